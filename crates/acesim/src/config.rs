@@ -1,0 +1,535 @@
+//! The machine description: what users write in TOML (or get from a preset).
+//!
+//! Every field has a default; the defaults are the NSIM-ACE Table 1 parameters where the
+//! paper gives them, and documented acesim choices otherwise (see docs/machine.md).
+
+use crate::error::{line_col, Error, Location, Result};
+use crate::units::{Bandwidth, Bounded, Size, Time};
+use serde::{Deserialize, Serialize};
+
+/// A machine as described by the user.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MachineConfig {
+    pub topology: TopologyConfig,
+    #[serde(default)]
+    pub router: RouterConfig,
+    /// Router-to-router links.
+    #[serde(default)]
+    pub link: LinkConfig,
+    /// Router-to-NIC links; the `[link]` values when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nic_link: Option<LinkConfig>,
+    #[serde(default)]
+    pub nic: NicConfig,
+    #[serde(default)]
+    pub node: NodeConfig,
+}
+
+/// The topology, one flat table whose `kind` says which fields apply.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopologyConfig {
+    /// `crossbar`, `mesh`, `torus`, `fat_tree` (k-ary n-tree) or `leaf_spine`.
+    pub kind: String,
+    /// crossbar: number of nodes; absent means "as many as ranks".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u32>,
+    /// mesh/torus: routers per dimension (1 to 6 dimensions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dims: Option<Vec<u32>>,
+    /// mesh/torus: wrap-around link per dimension (torus default all true, mesh all false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wrap: Option<Vec<bool>>,
+    /// mesh/torus: nodes attached to each router (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes_per_router: Option<u32>,
+    /// fat_tree: arity k (k nodes per leaf switch, k up and k down ports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub k: Option<u32>,
+    /// fat_tree: number of levels n (k^n nodes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n: Option<u32>,
+    /// leaf_spine: number of leaf switches; absent means "enough for the ranks".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leaves: Option<u32>,
+    /// leaf_spine: nodes attached to each leaf switch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes_per_leaf: Option<u32>,
+    /// leaf_spine: number of spine switches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spines: Option<u32>,
+    /// leaf_spine: parallel links between each leaf and each spine (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links_per_spine: Option<u32>,
+}
+
+/// A pipelined, input-buffered, virtual cut-through router.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RouterConfig {
+    /// Routing function: `auto` (dimension order on mesh/torus, up/down on trees).
+    pub routing: String,
+    pub routing_delay: Time,
+    pub vc_allocation_delay: Time,
+    pub switch_allocation_delay: Time,
+    pub switch_latency: Time,
+    /// Rate at which a packet crosses the crossbar; output rate is min(link, switch).
+    pub switch_throughput: Bandwidth,
+    /// Virtual channels per input port (a torus needs 2 for its dateline classes).
+    pub vcs: u32,
+    /// Input buffer per virtual channel, or `"unbounded"` (no backpressure).
+    pub buffer_per_vc: Bounded<Size>,
+}
+
+impl Default for RouterConfig {
+    fn default() -> Self {
+        RouterConfig {
+            routing: "auto".into(),
+            routing_delay: Time(4_000),
+            vc_allocation_delay: Time(4_000),
+            switch_allocation_delay: Time(4_000),
+            switch_latency: Time(128_000),
+            switch_throughput: Bandwidth(4_000_000_000),
+            vcs: 2,
+            buffer_per_vc: Bounded::Limit(Size(16 * 1024)),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LinkConfig {
+    pub bandwidth: Bandwidth,
+    /// Cable (propagation) latency.
+    pub latency: Time,
+}
+
+impl Default for LinkConfig {
+    fn default() -> Self {
+        LinkConfig {
+            bandwidth: Bandwidth(4_000_000_000),
+            latency: Time(600),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NicConfig {
+    /// NICs per node, each with its own DMA engines and link to the router.
+    pub count: u32,
+    /// Rate of each DMA engine (memory to NIC on send, NIC to memory on receive).
+    pub dma_rate: Bandwidth,
+    /// Largest packet on the wire, header included.
+    pub mtu: Size,
+    /// Header bytes carried by every data packet.
+    pub header: Size,
+    /// Size on the wire of a control packet (put acknowledgement, get request).
+    pub control_packet: Size,
+}
+
+impl Default for NicConfig {
+    fn default() -> Self {
+        NicConfig {
+            count: 1,
+            dma_rate: Bandwidth(2_800_000_000),
+            mtu: Size(2048),
+            header: Size(32),
+            control_packet: Size(32),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NodeConfig {
+    /// Communication-library overhead `T_pp`, paid on issue and on completion.
+    pub overhead: Time,
+    /// Memory bandwidth shared by the node's DMA engines, or `"unbounded"`.
+    pub memory_bandwidth: Bounded<Bandwidth>,
+}
+
+impl Default for NodeConfig {
+    fn default() -> Self {
+        NodeConfig {
+            overhead: Time(0),
+            memory_bandwidth: Bounded::Unbounded,
+        }
+    }
+}
+
+/// Machines shipped with acesim, by name.
+pub const PRESETS: &[(&str, &str)] = &[("table1", include_str!("../presets/table1.toml"))];
+
+/// Where a config came from, kept to point errors at the right line.
+#[derive(Debug, Clone)]
+pub struct MachineSource {
+    /// File path or `preset NAME`.
+    pub name: String,
+    pub text: String,
+    /// `--set` overrides applied on top, as given.
+    pub overrides: Vec<String>,
+}
+
+impl MachineSource {
+    /// Reads a machine file, or a preset when `spec` names one and is not a file.
+    pub fn open(spec: &str) -> Result<Self> {
+        if let Some((name, text)) = PRESETS.iter().find(|(n, _)| *n == spec) {
+            if !std::path::Path::new(spec).exists() {
+                return Ok(MachineSource {
+                    name: format!("preset {name}"),
+                    text: (*text).to_string(),
+                    overrides: vec![],
+                });
+            }
+        }
+        let text = std::fs::read_to_string(spec).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                let names: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
+                Error::input(
+                    Location::file(spec),
+                    format!(
+                        "no such machine file, and not a preset (presets: {})",
+                        names.join(", ")
+                    ),
+                )
+            } else {
+                Error::io(spec, e)
+            }
+        })?;
+        Ok(MachineSource {
+            name: spec.to_string(),
+            text,
+            overrides: vec![],
+        })
+    }
+
+    pub fn from_text(name: impl Into<String>, text: impl Into<String>) -> Self {
+        MachineSource {
+            name: name.into(),
+            text: text.into(),
+            overrides: vec![],
+        }
+    }
+
+    pub fn with_overrides(mut self, overrides: &[String]) -> Self {
+        self.overrides.extend(overrides.iter().cloned());
+        self
+    }
+
+    /// Parses the text, applies the overrides and checks every field.
+    pub fn load(&self) -> Result<MachineConfig> {
+        let base: MachineConfig = parse_toml(&self.name, &self.text)?;
+        let mut config = base;
+        let mut text = self.text.clone();
+        for ov in &self.overrides {
+            text = apply_override(&text, ov)?;
+            config = toml::from_str(&text).map_err(|e| {
+                Error::input(
+                    Location::file("command line").with_field(override_key(ov)),
+                    format!("--set {ov}: {}", e.message()),
+                )
+            })?;
+        }
+        validate(&config, |field| self.locate(&text, field))?;
+        Ok(config)
+    }
+
+    /// Location of a dotted field: the `--set` that changed it, or its place in the file.
+    fn locate(&self, text: &str, field: &str) -> Location {
+        if self.overrides.iter().any(|o| override_key(o) == field) {
+            return Location::file("command line").with_field(field);
+        }
+        let mut loc = Location::file(&self.name).with_field(field);
+        if let Ok(doc) = text.parse::<toml_edit::ImDocument<String>>() {
+            let mut item: Option<&toml_edit::Item> = None;
+            for (i, part) in field.split('.').enumerate() {
+                item = if i == 0 {
+                    doc.get(part)
+                } else {
+                    item.and_then(|it| it.get(part))
+                };
+            }
+            if let Some(span) = item.and_then(|it| it.span()) {
+                let (l, c) = line_col(text, span.start);
+                loc.line = Some(l);
+                loc.column = Some(c);
+            }
+        }
+        loc
+    }
+}
+
+fn parse_toml<T: serde::de::DeserializeOwned>(name: &str, text: &str) -> Result<T> {
+    toml::from_str(text).map_err(|e| {
+        let mut loc = Location::file(name);
+        if let Some(span) = e.span() {
+            let (l, c) = line_col(text, span.start);
+            loc.line = Some(l);
+            loc.column = Some(c);
+        }
+        Error::input(loc, e.message().trim().to_string())
+    })
+}
+
+fn override_key(ov: &str) -> &str {
+    ov.split_once('=').map_or(ov, |(k, _)| k.trim())
+}
+
+/// Applies `a.b.c=value` to the TOML text. The value is read as TOML when it parses
+/// (`2`, `true`, `[8, 8]`), else as a string (`100ns`, `4 GB/s`).
+pub fn apply_override(text: &str, ov: &str) -> Result<String> {
+    let cmdline = || Location::file("command line");
+    let (key, value) = ov.split_once('=').ok_or_else(|| {
+        Error::input(
+            cmdline(),
+            format!("--set {ov}: expected FIELD=VALUE, e.g. router.switch_latency=100ns"),
+        )
+    })?;
+    let key = key.trim();
+    let parts: Vec<&str> = key.split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err(Error::input(
+            cmdline(),
+            format!("--set {ov}: '{key}' is not a field path like router.vcs"),
+        ));
+    }
+    let mut doc: toml_edit::DocumentMut = text
+        .parse()
+        .map_err(|e| Error::input(cmdline(), format!("--set {ov}: {e}")))?;
+    let value_text = value.trim();
+    let parsed: toml_edit::Value = format!("v = {value_text}")
+        .parse::<toml_edit::DocumentMut>()
+        .ok()
+        .and_then(|d| d.get("v").and_then(|v| v.as_value().cloned()))
+        .unwrap_or_else(|| toml_edit::Value::from(value_text));
+    let mut table = doc.as_table_mut();
+    for part in &parts[..parts.len() - 1] {
+        let item = table
+            .entry(part)
+            .or_insert(toml_edit::Item::Table(toml_edit::Table::new()));
+        if let Some(inline) = item.as_inline_table() {
+            *item = toml_edit::Item::Table(inline.clone().into_table());
+        }
+        table = item.as_table_mut().ok_or_else(|| {
+            Error::input(
+                cmdline().with_field(key),
+                format!("--set {ov}: '{part}' is not a table"),
+            )
+        })?;
+    }
+    let last = parts[parts.len() - 1];
+    table.insert(last, toml_edit::Item::Value(parsed));
+    Ok(doc.to_string())
+}
+
+/// Checks ranges and combinations that TOML types cannot express.
+pub fn validate(c: &MachineConfig, locate: impl Fn(&str) -> Location) -> Result<()> {
+    let err = |field: &str, msg: String| Err(Error::input(locate(field), msg));
+    let t = &c.topology;
+    // Fields each kind accepts, so a stray `k = 4` on a torus is reported, not ignored.
+    let allowed: &[&str] = match t.kind.as_str() {
+        "crossbar" => &["nodes"],
+        "mesh" | "torus" => &["dims", "wrap", "nodes_per_router"],
+        "fat_tree" => &["k", "n"],
+        "leaf_spine" => &["leaves", "nodes_per_leaf", "spines", "links_per_spine"],
+        other => {
+            return err(
+                "topology.kind",
+                format!(
+                    "unknown topology '{other}' (expected crossbar, mesh, torus, fat_tree or leaf_spine)"
+                ),
+            )
+        }
+    };
+    let present = [
+        ("nodes", t.nodes.is_some()),
+        ("dims", t.dims.is_some()),
+        ("wrap", t.wrap.is_some()),
+        ("nodes_per_router", t.nodes_per_router.is_some()),
+        ("k", t.k.is_some()),
+        ("n", t.n.is_some()),
+        ("leaves", t.leaves.is_some()),
+        ("nodes_per_leaf", t.nodes_per_leaf.is_some()),
+        ("spines", t.spines.is_some()),
+        ("links_per_spine", t.links_per_spine.is_some()),
+    ];
+    for (name, is_set) in present {
+        if is_set && !allowed.contains(&name) {
+            return err(
+                &format!("topology.{name}"),
+                format!(
+                    "'{name}' does not apply to a {} (its fields: {})",
+                    t.kind,
+                    allowed.join(", ")
+                ),
+            );
+        }
+    }
+    let positive = |field: &str, v: Option<u32>| -> Result<()> {
+        if v == Some(0) {
+            return err(
+                &format!("topology.{field}"),
+                format!("{field} must be at least 1"),
+            );
+        }
+        Ok(())
+    };
+    match t.kind.as_str() {
+        "crossbar" => positive("nodes", t.nodes)?,
+        "mesh" | "torus" => {
+            let Some(dims) = &t.dims else {
+                return err(
+                    "topology",
+                    format!("a {} needs `dims`, e.g. dims = [8, 8]", t.kind),
+                );
+            };
+            if dims.is_empty() || dims.len() > 6 {
+                return err(
+                    "topology.dims",
+                    format!("a {} has 1 to 6 dimensions, not {}", t.kind, dims.len()),
+                );
+            }
+            if let Some(i) = dims.iter().position(|&d| d == 0) {
+                return err("topology.dims", format!("dimension {i} has size 0"));
+            }
+            if let Some(wrap) = &t.wrap {
+                if wrap.len() != dims.len() {
+                    return err(
+                        "topology.wrap",
+                        format!(
+                            "wrap has {} entries but dims has {} dimensions",
+                            wrap.len(),
+                            dims.len()
+                        ),
+                    );
+                }
+            }
+            positive("nodes_per_router", t.nodes_per_router)?;
+            let routers: u64 = dims.iter().map(|&d| d as u64).product();
+            if routers > 1 << 28 {
+                return err(
+                    "topology.dims",
+                    format!("{routers} routers is more than acesim supports (2^28)"),
+                );
+            }
+        }
+        "fat_tree" => {
+            let (Some(k), Some(n)) = (t.k, t.n) else {
+                return err(
+                    "topology",
+                    "a fat_tree needs `k` (arity) and `n` (levels)".into(),
+                );
+            };
+            if k < 2 {
+                return err("topology.k", "k must be at least 2".into());
+            }
+            if n < 1 {
+                return err("topology.n", "n must be at least 1".into());
+            }
+            if (k as f64).powi(n as i32) > (1u64 << 28) as f64 {
+                return err(
+                    "topology.n",
+                    format!("{k}^{n} nodes is more than acesim supports (2^28)"),
+                );
+            }
+        }
+        "leaf_spine" => {
+            let (Some(_), Some(_)) = (t.nodes_per_leaf, t.spines) else {
+                return err(
+                    "topology",
+                    "a leaf_spine needs `nodes_per_leaf` and `spines` (and optionally `leaves`)"
+                        .into(),
+                );
+            };
+            positive("nodes_per_leaf", t.nodes_per_leaf)?;
+            positive("spines", t.spines)?;
+            positive("leaves", t.leaves)?;
+            positive("links_per_spine", t.links_per_spine)?;
+        }
+        _ => unreachable!("kind checked above"),
+    }
+    if c.router.routing != "auto" {
+        return err(
+            "router.routing",
+            format!(
+                "unknown routing '{}' (this version has: auto)",
+                c.router.routing
+            ),
+        );
+    }
+    if c.router.vcs == 0 {
+        return err(
+            "router.vcs",
+            "a router needs at least 1 virtual channel".into(),
+        );
+    }
+    if c.router.vcs > 64 {
+        return err("router.vcs", "at most 64 virtual channels per port".into());
+    }
+    if c.nic.count == 0 {
+        return err("nic.count", "a node needs at least 1 NIC".into());
+    }
+    if c.nic.count > 64 {
+        return err("nic.count", "at most 64 NICs per node".into());
+    }
+    if c.nic.mtu.0 <= c.nic.header.0 {
+        return err(
+            "nic.mtu",
+            format!(
+                "MTU ({}) must be larger than the packet header ({}) to carry any payload",
+                c.nic.mtu, c.nic.header
+            ),
+        );
+    }
+    if c.nic.control_packet.0 == 0 {
+        return err(
+            "nic.control_packet",
+            "a control packet needs at least 1 byte".into(),
+        );
+    }
+    if let Bounded::Limit(buf) = c.router.buffer_per_vc {
+        let largest = c.nic.mtu.0.max(c.nic.control_packet.0);
+        if buf.0 < largest {
+            return err(
+                "router.buffer_per_vc",
+                format!(
+                    "a virtual cut-through buffer must hold a whole packet: {} is smaller than the largest packet ({} B)",
+                    buf, largest
+                ),
+            );
+        }
+        let torus_wraps = t.kind == "torus"
+            && t.dims.as_ref().is_some_and(|d| {
+                d.iter()
+                    .enumerate()
+                    .any(|(i, &n)| n > 2 && t.wrap.as_ref().map_or(true, |w| w[i]))
+            });
+        let mesh_wraps = t.kind == "mesh"
+            && t.dims.as_ref().is_some_and(|d| {
+                d.iter()
+                    .enumerate()
+                    .any(|(i, &n)| n > 2 && t.wrap.as_ref().is_some_and(|w| w[i]))
+            });
+        if (torus_wraps || mesh_wraps) && c.router.vcs < 2 {
+            return err(
+                "router.vcs",
+                "a torus with finite buffers needs at least 2 virtual channels (dateline classes) to be deadlock-free".into(),
+            );
+        }
+    }
+    Ok(())
+}
+
+impl MachineConfig {
+    /// Router-to-NIC link parameters.
+    pub fn nic_link(&self) -> &LinkConfig {
+        self.nic_link.as_ref().unwrap_or(&self.link)
+    }
+
+    /// The config as TOML text that loads back to an identical config.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).unwrap_or_else(|e| format!("# cannot serialize: {e}\n"))
+    }
+}

@@ -1,0 +1,23 @@
+//! acesim: an interconnection-network simulator for RDMA and MPI communication.
+//!
+//! Data flows one way: machine config -> topology + network model; program front end ->
+//! per-rank operation lists -> runtime <-> network -> results.
+
+pub mod config;
+pub mod engine;
+pub mod error;
+pub mod mgen;
+pub mod network;
+pub mod program;
+pub mod results;
+pub mod runtime;
+pub mod schedule;
+pub mod sim;
+pub mod topology;
+pub mod units;
+
+pub use config::{MachineConfig, MachineSource};
+pub use error::{Error, Result};
+pub use program::Program;
+pub use results::Results;
+pub use sim::simulate;

@@ -1,0 +1,596 @@
+//! The packet-level network: NICs with DMA engines, pipelined virtual cut-through routers
+//! with per-VC input buffers and credit flow control, and full-duplex links.
+//!
+//! Timing of one hop (DESIGN.md §2). A packet whose head reaches a router input at `h` and
+//! whose tail arrives at `t` is routed after the pipeline delay `d` (routing + VC allocation +
+//! switch allocation + switch latency), then waits for its output link and for a downstream
+//! buffer with room for the whole packet (VCT). It leaves at `now`; its tail leaves at
+//! `max(now + size/rate, t + d)`: cut-through when it does not wait, never faster than it
+//! arrived. A link carries one packet per direction at a time. Buffer space is returned to
+//! the upstream sender as a credit one cable latency after the tail has left.
+//!
+//! The runtime talks to this module only through `send_data`, `send_control` and the
+//! `Notice`s it reads back, so a flow-level model can stand in its place.
+
+use crate::config::MachineConfig;
+use crate::engine::Schedule;
+use crate::topology::{LinkClass, LinkEnd, Topology};
+use crate::units::{transfer_time, Ps};
+use std::collections::VecDeque;
+
+/// Packet is not in a router input buffer (it is in a NIC).
+const IN_NIC: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy)]
+pub enum NetEvent {
+    /// A packet's head reached the router input `packet.port`.
+    HeadArrive { pkt: u32 },
+    /// The router pipeline is done for the packet at the front of its input VC.
+    RouteDone { pkt: u32 },
+    /// A link finished sending a tail.
+    LinkFree { link: u32 },
+    /// Buffer space came back to the sender of `link`.
+    Credit { link: u32, vc: u8, bytes: u32 },
+    /// The tail of a packet reached its destination NIC.
+    NicTailArrive { pkt: u32 },
+    /// The send DMA engine of a NIC finished one packet.
+    TxDmaDone { nic: u32 },
+    /// A packet was written to the destination node's memory.
+    RxDmaDone { pkt: u32 },
+}
+
+/// What the network tells the runtime. `token` is the runtime's own id for the message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Notice {
+    /// The first DMA of a data message started.
+    TxStarted { token: u64 },
+    /// The last packet of a data message left the sender's memory.
+    TxDone { token: u64 },
+    /// The last packet of a data message is in the receiver's memory.
+    Landed { token: u64 },
+    /// A control packet reached its destination NIC.
+    ControlArrived { token: u64 },
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Packet {
+    msg: u32,
+    src_nic: u32,
+    dst_nic: u32,
+    /// Bytes on the wire (header included).
+    bytes: u32,
+    /// Payload bytes (moved by DMA).
+    payload: u32,
+    /// Router input port holding it, or `IN_NIC`.
+    port: u32,
+    vc: u8,
+    /// VC class chosen by routing for the next link.
+    out_class: u8,
+    control: bool,
+    head_at: Ps,
+    tail_at: Ps,
+    /// When it started waiting for its output link.
+    ready_at: Ps,
+}
+
+#[derive(Debug, Clone)]
+struct Message {
+    dst_nic: u32,
+    payload: u64,
+    packets: u32,
+    /// Packets whose send DMA has started.
+    dma_next: u32,
+    landed: u32,
+    token: u64,
+}
+
+/// Counters of one directed link.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LinkStats {
+    pub bytes: u64,
+    pub packets: u64,
+    /// Time the link was sending (head leaves to tail leaves).
+    pub busy_ps: Ps,
+    /// Time packets waited for this link after the router had routed them.
+    pub wait_ps: Ps,
+    /// Time the link sat idle while a packet waited for downstream buffer space.
+    pub stall_ps: Ps,
+}
+
+#[derive(Debug, Clone)]
+struct Link {
+    /// Serialization rate in bytes/s.
+    rate: u64,
+    latency: Ps,
+    /// Pipeline delay of the element that sends on this link (0 for a NIC).
+    sender_delay: Ps,
+    busy_until: Ps,
+    waiting: VecDeque<u32>,
+    stalled_since: Option<Ps>,
+    stats: LinkStats,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Nic {
+    tx_queue: VecDeque<u32>,
+    tx_busy: bool,
+    tx_payload: u32,
+    rx_free: Ps,
+}
+
+/// Parameters the network needs, resolved from the machine config.
+#[derive(Debug, Clone)]
+pub struct NetParams {
+    pub router_delay: Ps,
+    pub vcs: u8,
+    /// Input buffer per VC in bytes, `None` for unbounded.
+    pub buffer: Option<u64>,
+    pub dma_rate: u64,
+    pub memory_bandwidth: Option<u64>,
+    pub max_payload: u64,
+    pub header: u64,
+    pub control: u64,
+}
+
+impl NetParams {
+    pub fn from_config(c: &MachineConfig) -> NetParams {
+        let r = &c.router;
+        NetParams {
+            router_delay: r.routing_delay.0
+                + r.vc_allocation_delay.0
+                + r.switch_allocation_delay.0
+                + r.switch_latency.0,
+            vcs: r.vcs as u8,
+            buffer: r.buffer_per_vc.limit().map(|s| s.0),
+            dma_rate: c.nic.dma_rate.0,
+            memory_bandwidth: c.node.memory_bandwidth.limit().map(|b| b.0),
+            max_payload: c.nic.mtu.0 - c.nic.header.0,
+            header: c.nic.header.0,
+            control: c.nic.control_packet.0,
+        }
+    }
+
+    /// Packets needed for `payload` bytes (a zero-byte message still sends a header).
+    pub fn packets_for(&self, payload: u64) -> u64 {
+        payload.div_ceil(self.max_payload).max(1)
+    }
+}
+
+pub struct Network {
+    pub topo: Topology,
+    pub params: NetParams,
+    links: Vec<Link>,
+    /// Credits (free bytes in the downstream buffer) per link and VC.
+    credits: Vec<i64>,
+    /// Input FIFOs per router port and VC.
+    fifos: Vec<VecDeque<u32>>,
+    nics: Vec<Nic>,
+    node_mem_free: Vec<Ps>,
+    packets: Vec<Packet>,
+    free_packets: Vec<u32>,
+    messages: Vec<Message>,
+    pub notices: Vec<Notice>,
+    /// Packets created and not yet consumed.
+    pub live_packets: u64,
+    /// Link traversals (every link a packet crossed, NIC links included).
+    pub packet_hops: u64,
+    pub bytes_injected: u64,
+    pub bytes_delivered: u64,
+}
+
+impl Network {
+    pub fn new(topo: Topology, config: &MachineConfig) -> Network {
+        let params = NetParams::from_config(config);
+        let nl = topo.num_links();
+        let net_rate = config
+            .link
+            .bandwidth
+            .0
+            .min(config.router.switch_throughput.0);
+        let nic_link = config.nic_link();
+        let mut links = Vec::with_capacity(nl as usize);
+        for l in 0..nl {
+            let (rate, latency, sender_delay) = match topo.link_class(l) {
+                LinkClass::Network => (net_rate, config.link.latency.0, params.router_delay),
+                LinkClass::Ejection => (
+                    nic_link.bandwidth.0.min(config.router.switch_throughput.0),
+                    nic_link.latency.0,
+                    params.router_delay,
+                ),
+                LinkClass::Injection => (nic_link.bandwidth.0, nic_link.latency.0, 0),
+            };
+            links.push(Link {
+                rate,
+                latency,
+                sender_delay,
+                busy_until: 0,
+                waiting: VecDeque::new(),
+                stalled_since: None,
+                stats: LinkStats::default(),
+            });
+        }
+        let vcs = params.vcs as usize;
+        let credits = vec![params.buffer.map_or(i64::MAX, |b| b as i64); nl as usize * vcs];
+        let fifos = vec![VecDeque::new(); topo.num_ports() as usize * vcs];
+        let nics = vec![Nic::default(); topo.num_nics() as usize];
+        let node_mem_free = vec![0; topo.num_nodes as usize];
+        Network {
+            topo,
+            params,
+            links,
+            credits,
+            fifos,
+            nics,
+            node_mem_free,
+            packets: Vec::new(),
+            free_packets: Vec::new(),
+            messages: Vec::new(),
+            notices: Vec::new(),
+            live_packets: 0,
+            packet_hops: 0,
+            bytes_injected: 0,
+            bytes_delivered: 0,
+        }
+    }
+
+    pub fn link_stats(&self, link: u32) -> &LinkStats {
+        &self.links[link as usize].stats
+    }
+    pub fn link_rate(&self, link: u32) -> u64 {
+        self.links[link as usize].rate
+    }
+
+    /// Queues a data message on the send DMA engine of `src_nic` (FIFO: one message at a
+    /// time per NIC). Same-node messages go through the DMA engines, not the network.
+    pub fn send_data(
+        &mut self,
+        q: &mut impl Schedule<NetEvent>,
+        now: Ps,
+        src_nic: u32,
+        dst_nic: u32,
+        payload: u64,
+        token: u64,
+    ) {
+        let id = self.messages.len() as u32;
+        let packets = self.params.packets_for(payload) as u32;
+        self.messages.push(Message {
+            dst_nic,
+            payload,
+            packets,
+            dma_next: 0,
+            landed: 0,
+            token,
+        });
+        let nic = &mut self.nics[src_nic as usize];
+        nic.tx_queue.push_back(id);
+        if !nic.tx_busy {
+            self.start_tx_dma(q, now, src_nic);
+        }
+    }
+
+    /// Sends a control packet (no DMA) from `src_nic` to `dst_nic`.
+    pub fn send_control(
+        &mut self,
+        q: &mut impl Schedule<NetEvent>,
+        now: Ps,
+        src_nic: u32,
+        dst_nic: u32,
+        token: u64,
+    ) {
+        if self.topo.nic_node(src_nic) == self.topo.nic_node(dst_nic) {
+            // The NIC acknowledges a same-node transfer internally.
+            self.notices.push(Notice::ControlArrived { token });
+            return;
+        }
+        let id = self.messages.len() as u32;
+        self.messages.push(Message {
+            dst_nic,
+            payload: 0,
+            packets: 1,
+            dma_next: 1,
+            landed: 0,
+            token,
+        });
+        let bytes = self.params.control as u32;
+        let p = self.new_packet(id, src_nic, dst_nic, bytes, 0, true, now);
+        self.inject(q, now, p);
+    }
+
+    fn new_packet(
+        &mut self,
+        msg: u32,
+        src_nic: u32,
+        dst_nic: u32,
+        bytes: u32,
+        payload: u32,
+        control: bool,
+        now: Ps,
+    ) -> u32 {
+        let pkt = Packet {
+            msg,
+            src_nic,
+            dst_nic,
+            bytes,
+            payload,
+            port: IN_NIC,
+            vc: 0,
+            out_class: 0,
+            control,
+            head_at: now,
+            tail_at: now,
+            ready_at: now,
+        };
+        self.live_packets += 1;
+        if let Some(i) = self.free_packets.pop() {
+            self.packets[i as usize] = pkt;
+            i
+        } else {
+            self.packets.push(pkt);
+            (self.packets.len() - 1) as u32
+        }
+    }
+
+    fn free_packet(&mut self, p: u32) {
+        self.live_packets -= 1;
+        self.free_packets.push(p);
+    }
+
+    /// Time a DMA of `payload` bytes ends if it starts at `start` on `node`'s memory.
+    fn dma_end(&mut self, node: u32, start: Ps, payload: u64) -> Ps {
+        let end = start + transfer_time(payload, self.params.dma_rate);
+        match self.params.memory_bandwidth {
+            None => end,
+            Some(m) => {
+                let mem = &mut self.node_mem_free[node as usize];
+                let mem_start = start.max(*mem);
+                *mem = mem_start + transfer_time(payload, m);
+                end.max(*mem)
+            }
+        }
+    }
+
+    fn start_tx_dma(&mut self, q: &mut impl Schedule<NetEvent>, now: Ps, nic: u32) {
+        let Some(&m) = self.nics[nic as usize].tx_queue.front() else {
+            self.nics[nic as usize].tx_busy = false;
+            return;
+        };
+        let msg = &mut self.messages[m as usize];
+        let k = msg.dma_next as u64;
+        msg.dma_next += 1;
+        let maxp = self.params.max_payload;
+        let payload = (msg.payload - k * maxp).min(maxp);
+        if k == 0 {
+            self.notices.push(Notice::TxStarted { token: msg.token });
+        }
+        let node = self.topo.nic_node(nic);
+        let end = self.dma_end(node, now, payload);
+        let n = &mut self.nics[nic as usize];
+        n.tx_busy = true;
+        n.tx_payload = payload as u32;
+        q.at(end, NetEvent::TxDmaDone { nic });
+    }
+
+    /// Puts a packet that is complete in its NIC on the NIC's injection link.
+    fn inject(&mut self, q: &mut impl Schedule<NetEvent>, now: Ps, p: u32) {
+        let src = self.packets[p as usize].src_nic;
+        let link = self.topo.num_ports() + src;
+        self.bytes_injected += self.packets[p as usize].bytes as u64;
+        self.links[link as usize].waiting.push_back(p);
+        self.try_send(q, now, link);
+    }
+
+    pub fn handle(&mut self, q: &mut impl Schedule<NetEvent>, now: Ps, ev: NetEvent) {
+        match ev {
+            NetEvent::HeadArrive { pkt } => {
+                let p = &self.packets[pkt as usize];
+                let fifo = (p.port * self.params.vcs as u32 + p.vc as u32) as usize;
+                self.fifos[fifo].push_back(pkt);
+                if self.fifos[fifo].len() == 1 {
+                    q.at(now + self.params.router_delay, NetEvent::RouteDone { pkt });
+                }
+            }
+            NetEvent::RouteDone { pkt } => {
+                let p = self.packets[pkt as usize];
+                let router = self.topo.port_router[p.port as usize];
+                let hop = self.topo.route(router, p.src_nic, p.dst_nic);
+                let pm = &mut self.packets[pkt as usize];
+                pm.out_class = hop.class;
+                pm.ready_at = now;
+                self.links[hop.port as usize].waiting.push_back(pkt);
+                self.try_send(q, now, hop.port);
+            }
+            NetEvent::LinkFree { link } => self.try_send(q, now, link),
+            NetEvent::Credit { link, vc, bytes } => {
+                self.credits[(link * self.params.vcs as u32 + vc as u32) as usize] += bytes as i64;
+                self.try_send(q, now, link);
+            }
+            NetEvent::NicTailArrive { pkt } => {
+                let p = self.packets[pkt as usize];
+                if p.control {
+                    self.release_nic_buffer(q, now, &p);
+                    self.bytes_delivered += p.bytes as u64;
+                    let token = self.messages[p.msg as usize].token;
+                    self.notices.push(Notice::ControlArrived { token });
+                    self.free_packet(pkt);
+                } else {
+                    self.start_rx_dma(q, now, pkt);
+                }
+            }
+            NetEvent::TxDmaDone { nic } => {
+                let m = *self.nics[nic as usize]
+                    .tx_queue
+                    .front()
+                    .expect("a DMA finished with no message queued");
+                let payload = self.nics[nic as usize].tx_payload;
+                let msg = &self.messages[m as usize];
+                let (dst, token, last) = (msg.dst_nic, msg.token, msg.dma_next == msg.packets);
+                let bytes = (payload as u64 + self.params.header) as u32;
+                let p = self.new_packet(m, nic, dst, bytes, payload, false, now);
+                if self.topo.nic_node(nic) == self.topo.nic_node(dst) {
+                    // Same node: straight to the receive DMA engine, no network.
+                    self.start_rx_dma(q, now, p);
+                } else {
+                    self.inject(q, now, p);
+                }
+                if last {
+                    self.nics[nic as usize].tx_queue.pop_front();
+                    self.notices.push(Notice::TxDone { token });
+                }
+                self.start_tx_dma(q, now, nic);
+            }
+            NetEvent::RxDmaDone { pkt } => {
+                let p = self.packets[pkt as usize];
+                // Same-node packets never occupied a network buffer.
+                if self.topo.nic_node(p.src_nic) != self.topo.nic_node(p.dst_nic) {
+                    self.release_nic_buffer(q, now, &p);
+                }
+                self.bytes_delivered += p.bytes as u64;
+                let msg = &mut self.messages[p.msg as usize];
+                msg.landed += 1;
+                if msg.landed == msg.packets {
+                    self.notices.push(Notice::Landed { token: msg.token });
+                }
+                self.free_packet(pkt);
+            }
+        }
+    }
+
+    fn start_rx_dma(&mut self, q: &mut impl Schedule<NetEvent>, now: Ps, pkt: u32) {
+        let p = self.packets[pkt as usize];
+        let start = now.max(self.nics[p.dst_nic as usize].rx_free);
+        let node = self.topo.nic_node(p.dst_nic);
+        let end = self.dma_end(node, start, p.payload as u64);
+        self.nics[p.dst_nic as usize].rx_free = end;
+        q.at(end, NetEvent::RxDmaDone { pkt });
+    }
+
+    /// A packet left the NIC's input buffer: return its space to the last router.
+    fn release_nic_buffer(&mut self, q: &mut impl Schedule<NetEvent>, now: Ps, p: &Packet) {
+        let link = self.topo.nic_port[p.dst_nic as usize];
+        let lat = self.links[link as usize].latency;
+        q.at(
+            now + lat,
+            NetEvent::Credit {
+                link,
+                vc: p.vc,
+                bytes: p.bytes,
+            },
+        );
+    }
+
+    /// VCs of a class: the VCs are split evenly between the classes routing needs.
+    fn class_vcs(&self, class: u8) -> (u8, u8) {
+        let vcs = self.params.vcs;
+        let classes = self.topo.vc_classes.min(vcs);
+        let class = class.min(classes - 1);
+        let per = vcs / classes;
+        let lo = class * per;
+        let hi = if class + 1 == classes { vcs } else { lo + per };
+        (lo, hi)
+    }
+
+    /// Starts the first waiting packet that has buffer space downstream, if the link is idle.
+    fn try_send(&mut self, q: &mut impl Schedule<NetEvent>, now: Ps, link: u32) {
+        let l = &self.links[link as usize];
+        if l.busy_until > now || l.waiting.is_empty() {
+            return;
+        }
+        let vcs = self.params.vcs as u32;
+        let mut chosen = None;
+        for (i, &p) in l.waiting.iter().enumerate() {
+            let pkt = &self.packets[p as usize];
+            let (lo, hi) = self.class_vcs(pkt.out_class);
+            // VC allocation: the VC of the class with the most free space that fits the packet.
+            let mut best: Option<(i64, u8)> = None;
+            for vc in lo..hi {
+                let c = self.credits[(link * vcs + vc as u32) as usize];
+                if c >= pkt.bytes as i64 && best.is_none_or(|(bc, _)| c > bc) {
+                    best = Some((c, vc));
+                }
+            }
+            if let Some((_, vc)) = best {
+                chosen = Some((i, p, vc));
+                break;
+            }
+        }
+        let Some((i, p, vc)) = chosen else {
+            let l = &mut self.links[link as usize];
+            l.stalled_since.get_or_insert(now);
+            return;
+        };
+        self.links[link as usize].waiting.remove(i);
+        self.transmit(q, now, link, p, vc);
+    }
+
+    fn transmit(&mut self, q: &mut impl Schedule<NetEvent>, now: Ps, link: u32, p: u32, vc: u8) {
+        let vcs = self.params.vcs as u32;
+        let pkt = self.packets[p as usize];
+        let l = &mut self.links[link as usize];
+        let ser = transfer_time(pkt.bytes as u64, l.rate);
+        let tail_out = (now + ser).max(pkt.tail_at + l.sender_delay);
+        l.busy_until = tail_out;
+        if let Some(since) = l.stalled_since.take() {
+            l.stats.stall_ps += now - since;
+        }
+        l.stats.bytes += pkt.bytes as u64;
+        l.stats.packets += 1;
+        l.stats.busy_ps += tail_out - now;
+        l.stats.wait_ps += now - pkt.ready_at;
+        let latency = l.latency;
+        q.at(tail_out, NetEvent::LinkFree { link });
+        self.credits[(link * vcs + vc as u32) as usize] -= pkt.bytes as i64;
+        self.packet_hops += 1;
+
+        if pkt.port != IN_NIC {
+            // Leaving a router input buffer: free it and let the next packet be routed.
+            let fifo = (pkt.port * vcs + pkt.vc as u32) as usize;
+            let front = self.fifos[fifo].pop_front();
+            debug_assert_eq!(front, Some(p), "packet left from behind the head of its VC");
+            if let Some(up) = self.topo.link_into_port(pkt.port) {
+                let up_lat = self.links[up as usize].latency;
+                q.at(
+                    tail_out + up_lat,
+                    NetEvent::Credit {
+                        link: up,
+                        vc: pkt.vc,
+                        bytes: pkt.bytes,
+                    },
+                );
+            }
+            if let Some(&next) = self.fifos[fifo].front() {
+                let ready =
+                    (self.packets[next as usize].head_at + self.params.router_delay).max(tail_out);
+                q.at(ready, NetEvent::RouteDone { pkt: next });
+            }
+        }
+
+        let pm = &mut self.packets[p as usize];
+        pm.vc = vc;
+        pm.head_at = now + latency;
+        pm.tail_at = tail_out + latency;
+        match self.topo.link_end(link) {
+            Some(LinkEnd::RouterIn(port)) => {
+                pm.port = port;
+                q.at(now + latency, NetEvent::HeadArrive { pkt: p });
+            }
+            Some(LinkEnd::NicIn(_)) => {
+                pm.port = IN_NIC;
+                q.at(tail_out + latency, NetEvent::NicTailArrive { pkt: p });
+            }
+            None => unreachable!("routing chose an unconnected port"),
+        }
+    }
+
+    /// Describes packets stuck in the network (for a deadlock report).
+    pub fn stuck_summary(&self) -> Option<String> {
+        if self.live_packets == 0 {
+            return None;
+        }
+        let waiting: usize = self.links.iter().map(|l| l.waiting.len()).sum();
+        let buffered: usize = self.fifos.iter().map(|f| f.len()).sum();
+        Some(format!(
+            "{} packets stuck in the network ({} in router buffers, {} waiting for a link with no downstream buffer space)",
+            self.live_packets, buffered, waiting
+        ))
+    }
+}

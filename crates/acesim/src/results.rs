@@ -1,0 +1,272 @@
+//! What a run reports: the JSON summary and the per-link table.
+
+use crate::config::MachineConfig;
+use crate::network::Network;
+use crate::runtime::{Runtime, XferKind};
+use crate::topology::Peer;
+use crate::units::{format_time, Ps, PS_PER_S};
+use serde::Serialize;
+use std::fmt::Write as _;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RankResult {
+    pub rank: u32,
+    pub finish_ps: Ps,
+}
+
+/// One put or get. Times are picoseconds from the start of the run.
+#[derive(Debug, Clone, Serialize)]
+pub struct OperationResult {
+    pub kind: &'static str,
+    /// The rank that issued it.
+    pub rank: u32,
+    pub src: u32,
+    pub dst: u32,
+    pub size: u64,
+    pub tag: i64,
+    pub issue_ps: Ps,
+    /// First DMA of the data starts.
+    pub dma_start_ps: Option<Ps>,
+    /// Last byte in the destination's memory (`T_end`).
+    pub landed_ps: Option<Ps>,
+    pub complete_ps: Option<Ps>,
+    pub latency_ps: Option<Ps>,
+    /// `size / (complete - issue)`, bytes per second.
+    pub bandwidth_bytes_per_s: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RegionResult {
+    pub name: String,
+    /// Ranks that entered it (counting repeated entries).
+    pub count: u64,
+    pub min_ps: Ps,
+    pub max_ps: Ps,
+    pub mean_ps: f64,
+    pub first_begin_ps: Ps,
+    pub last_end_ps: Ps,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LinkResult {
+    pub link: u32,
+    pub name: String,
+    pub class: &'static str,
+    pub bandwidth_bytes_per_s: u64,
+    pub bytes: u64,
+    pub packets: u64,
+    pub busy_ps: Ps,
+    pub utilization: f64,
+    pub wait_ps: Ps,
+    pub stall_ps: Ps,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Results {
+    pub acesim_version: &'static str,
+    pub topology: String,
+    pub predicted_time_ps: Ps,
+    pub predicted_time: String,
+    pub ranks: u32,
+    pub events: u64,
+    pub packet_hops: u64,
+    pub bytes_injected: u64,
+    pub wall_seconds: f64,
+    pub per_rank: Vec<RankResult>,
+    pub operations: Vec<OperationResult>,
+    pub regions: Vec<RegionResult>,
+    /// Puts that landed but no poll consumed: (rank, tag, count).
+    pub unpolled_puts: Vec<(u32, i64, u32)>,
+    #[serde(skip)]
+    pub links: Vec<LinkResult>,
+}
+
+pub fn collect(
+    machine: &MachineConfig,
+    net: &Network,
+    rt: &Runtime,
+    events: u64,
+    wall: f64,
+) -> Results {
+    let predicted = rt.last_activity;
+    let ranks = rt.program.ranks;
+    let per_rank = (0..ranks)
+        .map(|r| RankResult {
+            rank: r,
+            finish_ps: rt.rank_finish(r).unwrap_or(predicted),
+        })
+        .collect();
+    let operations = rt
+        .xfers
+        .iter()
+        .map(|x| {
+            let latency = x.complete.map(|c| c - x.issue);
+            OperationResult {
+                kind: match x.kind {
+                    XferKind::Put => "put",
+                    XferKind::Get => "get",
+                },
+                rank: x.rank,
+                src: x.src_rank,
+                dst: x.dst_rank,
+                size: x.size,
+                tag: x.tag,
+                issue_ps: x.issue,
+                dma_start_ps: x.dma_start,
+                landed_ps: x.landed,
+                complete_ps: x.complete,
+                latency_ps: latency,
+                bandwidth_bytes_per_s: latency
+                    .filter(|&l| l > 0)
+                    .map(|l| x.size as f64 * PS_PER_S as f64 / l as f64),
+            }
+        })
+        .collect();
+    let mut regions: Vec<RegionResult> = Vec::new();
+    for (id, name) in rt.program.regions.iter().enumerate() {
+        let recs: Vec<_> = rt
+            .regions
+            .iter()
+            .filter(|r| r.region as usize == id)
+            .collect();
+        if recs.is_empty() {
+            continue;
+        }
+        let durs: Vec<Ps> = recs.iter().map(|r| r.end - r.begin).collect();
+        regions.push(RegionResult {
+            name: name.clone(),
+            count: recs.len() as u64,
+            min_ps: *durs.iter().min().unwrap_or(&0),
+            max_ps: *durs.iter().max().unwrap_or(&0),
+            mean_ps: durs.iter().sum::<Ps>() as f64 / durs.len() as f64,
+            first_begin_ps: recs.iter().map(|r| r.begin).min().unwrap_or(0),
+            last_end_ps: recs.iter().map(|r| r.end).max().unwrap_or(0),
+        });
+    }
+    let topo = &net.topo;
+    let links = (0..topo.num_links())
+        .filter(|&l| l >= topo.num_ports() || topo.peer[l as usize] != Peer::None)
+        .map(|l| {
+            let s = net.link_stats(l);
+            LinkResult {
+                link: l,
+                name: topo.link_name(l),
+                class: topo.link_class(l).name(),
+                bandwidth_bytes_per_s: net.link_rate(l),
+                bytes: s.bytes,
+                packets: s.packets,
+                busy_ps: s.busy_ps,
+                utilization: if predicted > 0 {
+                    s.busy_ps as f64 / predicted as f64
+                } else {
+                    0.0
+                },
+                wait_ps: s.wait_ps,
+                stall_ps: s.stall_ps,
+            }
+        })
+        .collect();
+    Results {
+        acesim_version: env!("CARGO_PKG_VERSION"),
+        topology: describe_topology(machine, topo),
+        predicted_time_ps: predicted,
+        predicted_time: format_time(predicted),
+        ranks,
+        events,
+        packet_hops: net.packet_hops,
+        bytes_injected: net.bytes_injected,
+        wall_seconds: wall,
+        per_rank,
+        operations,
+        regions,
+        unpolled_puts: rt.unpolled(),
+        links,
+    }
+}
+
+fn describe_topology(machine: &MachineConfig, topo: &crate::topology::Topology) -> String {
+    let t = &machine.topology;
+    let shape = match t.kind.as_str() {
+        "mesh" | "torus" => format!(
+            "{} {}",
+            t.kind,
+            t.dims.as_ref().map_or(String::new(), |d| d
+                .iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join("x"))
+        ),
+        other => other.to_string(),
+    };
+    format!(
+        "{shape}: {} routers, {} nodes, {} NICs/node",
+        topo.num_routers, topo.num_nodes, topo.nics_per_node
+    )
+}
+
+impl Results {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+
+    /// One row per directed link.
+    pub fn links_csv(&self) -> String {
+        let mut out = String::from("link,name,class,bandwidth_bytes_per_s,bytes,packets,busy_ps,utilization,wait_ps,stall_ps\n");
+        for l in &self.links {
+            let _ = writeln!(
+                out,
+                "{},{},{},{},{},{},{},{:.6},{},{}",
+                l.link,
+                l.name,
+                l.class,
+                l.bandwidth_bytes_per_s,
+                l.bytes,
+                l.packets,
+                l.busy_ps,
+                l.utilization,
+                l.wait_ps,
+                l.stall_ps
+            );
+        }
+        out
+    }
+
+    /// A short human summary.
+    pub fn summary(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "predicted execution time: {} ({} ps)",
+            self.predicted_time, self.predicted_time_ps
+        );
+        let _ = writeln!(s, "machine: {}", self.topology);
+        let _ = writeln!(
+            s,
+            "ranks: {}   operations: {}   events: {}   packet-hops: {}   wall: {:.3} s",
+            self.ranks,
+            self.operations.len(),
+            self.events,
+            self.packet_hops,
+            self.wall_seconds
+        );
+        for r in &self.regions {
+            let _ = writeln!(
+                s,
+                "region {}: {} entries, min {}, mean {}, max {}",
+                r.name,
+                r.count,
+                format_time(r.min_ps),
+                format_time(r.mean_ps as Ps),
+                format_time(r.max_ps)
+            );
+        }
+        if !self.unpolled_puts.is_empty() {
+            let n: u32 = self.unpolled_puts.iter().map(|u| u.2).sum();
+            let _ = writeln!(
+                s,
+                "note: {n} puts landed but were never polled (see unpolled_puts in --json)"
+            );
+        }
+        s
+    }
+}

@@ -1,0 +1,504 @@
+//! The plain-text schedule format (docs/schedule-format.md): reader and writer.
+
+use crate::error::{Error, Location, Result};
+use crate::program::{Op, OpKind, Program, SrcLoc, NONE};
+use crate::units::{parse_size, parse_time};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+/// A token and the 1-based column where it starts.
+#[derive(Debug, Clone)]
+struct Tok {
+    text: String,
+    col: usize,
+}
+
+/// Splits a line into tokens; `#` starts a comment, `"..."` quotes.
+fn tokenize(line: &str) -> std::result::Result<Vec<Tok>, (usize, String)> {
+    let mut toks = Vec::new();
+    let chars: Vec<char> = line.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == ' ' || c == '\t' || c == '\r' {
+            i += 1;
+            continue;
+        }
+        if c == '#' {
+            break;
+        }
+        let col = i + 1;
+        let mut text = String::new();
+        if c == '"' {
+            i += 1;
+            let mut closed = false;
+            while i < chars.len() {
+                match chars[i] {
+                    '"' => {
+                        closed = true;
+                        i += 1;
+                        break;
+                    }
+                    '\\' if i + 1 < chars.len() => {
+                        text.push(chars[i + 1]);
+                        i += 2;
+                    }
+                    ch => {
+                        text.push(ch);
+                        i += 1;
+                    }
+                }
+            }
+            if !closed {
+                return Err((col, "unterminated quoted string".into()));
+            }
+        } else {
+            while i < chars.len() && !matches!(chars[i], ' ' | '\t' | '\r') {
+                text.push(chars[i]);
+                i += 1;
+            }
+        }
+        toks.push(Tok { text, col });
+    }
+    Ok(toks)
+}
+
+struct Parser<'a> {
+    file: &'a str,
+    line: usize,
+}
+
+impl Parser<'_> {
+    fn err(&self, col: usize, field: Option<&str>, msg: impl Into<String>) -> Error {
+        let mut loc = Location::at(self.file, self.line, col);
+        loc.field = field.map(str::to_string);
+        Error::input(loc, msg)
+    }
+}
+
+/// Reads a schedule. `file` names it in errors.
+pub fn parse(file: &str, text: &str) -> Result<Program> {
+    let mut program: Option<Program> = None;
+    let mut current: Option<u32> = None;
+    // Per rank: handle name -> handle index; open regions.
+    let mut handle_names: Vec<HashMap<String, u32>> = Vec::new();
+    let mut open_regions: Vec<Vec<(u32, usize)>> = Vec::new();
+    let mut seen_rank: Vec<bool> = Vec::new();
+    let file_id_schedule;
+    let mut files: Vec<String> = vec![file.to_string()];
+    {
+        file_id_schedule = 0u32;
+    }
+    for (lineno, raw) in text.lines().enumerate() {
+        let p = Parser {
+            file,
+            line: lineno + 1,
+        };
+        let mut toks = tokenize(raw).map_err(|(c, m)| p.err(c, None, m))?;
+        if toks.is_empty() {
+            continue;
+        }
+        // Source location annotation.
+        let mut loc = SrcLoc {
+            file: file_id_schedule,
+            line: (lineno + 1) as u32,
+        };
+        let mut loc_text: Option<(String, usize)> = None;
+        if let Some(last) = toks.last() {
+            if let Some(at) = last.text.strip_prefix('@') {
+                let (f, l) = at.rsplit_once(':').ok_or_else(|| {
+                    p.err(
+                        last.col,
+                        None,
+                        format!("'{}' is not a source location like @prog.c:12", last.text),
+                    )
+                })?;
+                let l: u32 = l.parse().map_err(|_| {
+                    p.err(
+                        last.col,
+                        None,
+                        format!("'{}' is not a source location like @prog.c:12", last.text),
+                    )
+                })?;
+                let fid = match files.iter().position(|x| x == f) {
+                    Some(i) => i as u32,
+                    None => {
+                        files.push(f.to_string());
+                        (files.len() - 1) as u32
+                    }
+                };
+                loc = SrcLoc { file: fid, line: l };
+                loc_text = Some((format!("{f}:{l}"), last.col));
+                toks.pop();
+            }
+        }
+        let head = toks[0].text.as_str();
+        let args = &toks[1..];
+        // Errors about an operation's values point at its source line when it has one.
+        let op_err = |tok: &Tok, field: &str, msg: String| -> Error {
+            match &loc_text {
+                Some((src, _)) => {
+                    let (f, l) = src.rsplit_once(':').unwrap_or((src.as_str(), "0"));
+                    let mut location = Location::file(f).with_field(field);
+                    location.line = l.parse().ok();
+                    Error::input(location, format!("{msg} (schedule {file}:{})", lineno + 1))
+                }
+                None => p.err(tok.col, Some(field), msg),
+            }
+        };
+        if head == "ranks" {
+            if program.is_some() {
+                return Err(p.err(toks[0].col, Some("ranks"), "`ranks` given twice"));
+            }
+            let [n] = args else {
+                return Err(p.err(toks[0].col, Some("ranks"), "expected `ranks N`"));
+            };
+            let n: u32 = n.text.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+                p.err(
+                    n.col,
+                    Some("ranks"),
+                    format!("'{}' is not a positive rank count", n.text),
+                )
+            })?;
+            if n > 1 << 26 {
+                return Err(p.err(args[0].col, Some("ranks"), "more than 2^26 ranks"));
+            }
+            program = Some(Program::new(n));
+            handle_names = vec![HashMap::new(); n as usize];
+            open_regions = vec![Vec::new(); n as usize];
+            seen_rank = vec![false; n as usize];
+            continue;
+        }
+        let Some(prog) = program.as_mut() else {
+            return Err(p.err(toks[0].col, None, "the schedule must start with `ranks N`"));
+        };
+        let nranks = prog.ranks;
+        if head == "rank" {
+            let [r] = args else {
+                return Err(p.err(toks[0].col, Some("rank"), "expected `rank R`"));
+            };
+            let rv: u32 = r.text.parse().map_err(|_| {
+                p.err(
+                    r.col,
+                    Some("rank"),
+                    format!("'{}' is not a rank number", r.text),
+                )
+            })?;
+            if rv >= nranks {
+                return Err(p.err(
+                    r.col,
+                    Some("rank"),
+                    format!(
+                        "rank {rv} is out of range: there are {nranks} ranks (0..{})",
+                        nranks - 1
+                    ),
+                ));
+            }
+            if seen_rank[rv as usize] {
+                return Err(p.err(r.col, Some("rank"), format!("rank {rv} has a second block")));
+            }
+            seen_rank[rv as usize] = true;
+            current = Some(rv);
+            continue;
+        }
+        let Some(rank) = current else {
+            return Err(p.err(
+                toks[0].col,
+                None,
+                format!("`{head}` before any `rank R` line"),
+            ));
+        };
+        // Positional arguments and key=value options.
+        let mut pos: Vec<&Tok> = Vec::new();
+        let mut opts: Vec<(&str, &str, &Tok)> = Vec::new();
+        for t in args {
+            match t.text.split_once('=') {
+                Some((k, v)) => opts.push((k, v, t)),
+                None => pos.push(t),
+            }
+        }
+        let want = |n: usize, usage: &str| -> Result<()> {
+            if pos.len() != n {
+                return Err(p.err(toks[0].col, None, format!("expected `{usage}`")));
+            }
+            Ok(())
+        };
+        let allow = |keys: &[&str]| -> Result<()> {
+            for (k, _, t) in &opts {
+                if !keys.contains(k) {
+                    return Err(p.err(
+                        t.col,
+                        Some(k),
+                        format!(
+                            "`{head}` has no option `{k}` (options: {})",
+                            if keys.is_empty() {
+                                "none".to_string()
+                            } else {
+                                keys.join(", ")
+                            }
+                        ),
+                    ));
+                }
+            }
+            Ok(())
+        };
+        let opt = |key: &str| {
+            opts.iter()
+                .find(|(k, _, _)| *k == key)
+                .map(|(_, v, t)| (*v, *t))
+        };
+        let rank_arg = |t: &Tok, field: &str| -> Result<u32> {
+            let v: i64 = t.text.parse().map_err(|_| {
+                p.err(
+                    t.col,
+                    Some(field),
+                    format!("'{}' is not a rank number", t.text),
+                )
+            })?;
+            if v < 0 || v >= nranks as i64 {
+                return Err(op_err(
+                    t,
+                    field,
+                    format!(
+                        "rank {v} is out of range: there are {nranks} ranks (0..{})",
+                        nranks - 1
+                    ),
+                ));
+            }
+            Ok(v as u32)
+        };
+        let size_arg = |t: &Tok, field: &str| -> Result<u64> {
+            if t.text.starts_with('-') {
+                return Err(op_err(t, field, format!("size {} is negative", t.text)));
+            }
+            parse_size(&t.text).map_err(|m| op_err(t, field, m))
+        };
+        let tag_arg = |t: &Tok, v: &str| -> Result<i64> {
+            v.parse::<i64>()
+                .map_err(|_| p.err(t.col, Some("tag"), format!("'{v}' is not an integer tag")))
+        };
+        let nic_arg = |t: &Tok, v: &str| -> Result<u32> {
+            v.parse::<u32>()
+                .map_err(|_| p.err(t.col, Some("nic"), format!("'{v}' is not a NIC index")))
+        };
+        let r = rank as usize;
+        let kind = match head {
+            "compute" => {
+                want(1, "compute TIME")?;
+                allow(&[])?;
+                let t = pos[0];
+                if t.text.starts_with('-') {
+                    return Err(op_err(t, "time", format!("compute time {} is negative", t.text)));
+                }
+                let ps = parse_time(&t.text).map_err(|m| op_err(t, "time", m))?;
+                OpKind::Compute { ps }
+            }
+            "put" | "get" => {
+                want(2, &format!("{head} {} SIZE [options]", if head == "put" { "DST" } else { "SRC" }))?;
+                let peer_field = if head == "put" { "dst" } else { "src" };
+                let peer = rank_arg(pos[0], peer_field)?;
+                let size = size_arg(pos[1], "size")?;
+                let nic = match opt("nic") {
+                    Some((v, t)) => nic_arg(t, v)?,
+                    None => NONE,
+                };
+                let handle = match opt("handle") {
+                    Some((v, t)) => {
+                        if handle_names[r].contains_key(v) {
+                            return Err(p.err(t.col, Some("handle"), format!("handle '{v}' is already used on rank {rank}")));
+                        }
+                        let h = prog.handles[r];
+                        handle_names[r].insert(v.to_string(), h);
+                        prog.handles[r] += 1;
+                        h
+                    }
+                    None => NONE,
+                };
+                if head == "put" {
+                    allow(&["tag", "handle", "nic"])?;
+                    let tag = match opt("tag") {
+                        Some((v, t)) => tag_arg(t, v)?,
+                        None => 0,
+                    };
+                    OpKind::Put { dst: peer, size, tag, handle, nic }
+                } else {
+                    allow(&["handle", "nic"])?;
+                    OpKind::Get { src: peer, size, handle, nic }
+                }
+            }
+            "poll" => {
+                want(1, "poll TAG")?;
+                allow(&[])?;
+                OpKind::Poll { tag: tag_arg(pos[0], &pos[0].text)? }
+            }
+            "complete" => {
+                want(1, "complete HANDLE")?;
+                allow(&[])?;
+                let name = &pos[0].text;
+                let h = *handle_names[r].get(name.as_str()).ok_or_else(|| {
+                    op_err(pos[0], "handle", format!("handle '{name}' was not created by an earlier put or get on rank {rank}"))
+                })?;
+                OpKind::Complete { handle: h }
+            }
+            "region_begin" | "region_end" => {
+                want(1, &format!("{head} NAME"))?;
+                allow(&[])?;
+                let id = prog.region_id(&pos[0].text);
+                if head == "region_begin" {
+                    open_regions[r].push((id, lineno + 1));
+                    OpKind::RegionBegin { region: id }
+                } else {
+                    match open_regions[r].pop() {
+                        Some((open, _)) if open == id => OpKind::RegionEnd { region: id },
+                        Some((open, _)) => {
+                            return Err(op_err(pos[0], "region", format!(
+                                "region_end {} but the innermost open region is {}",
+                                pos[0].text, prog.regions[open as usize]
+                            )))
+                        }
+                        None => {
+                            return Err(op_err(pos[0], "region", format!("region_end {} without a region_begin", pos[0].text)))
+                        }
+                    }
+                }
+            }
+            other => {
+                return Err(p.err(
+                    toks[0].col,
+                    None,
+                    format!("unknown operation `{other}` (expected compute, put, get, poll, complete, region_begin, region_end)"),
+                ))
+            }
+        };
+        prog.ops[r].push(Op { kind, loc });
+    }
+    let mut prog = program
+        .ok_or_else(|| Error::input(Location::file(file), "empty schedule: expected `ranks N`"))?;
+    for (r, open) in open_regions.iter().enumerate() {
+        if let Some((id, line)) = open.last() {
+            return Err(Error::input(
+                Location::at(file, *line, 1).with_field("region"),
+                format!(
+                    "rank {r}: region {} is never closed",
+                    prog.regions[*id as usize]
+                ),
+            ));
+        }
+    }
+    prog.files = files;
+    Ok(prog)
+}
+
+fn quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-.:/".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+    }
+}
+
+/// Writes a program back as schedule text (handles are numbered from 1).
+pub fn write(prog: &Program) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# acesim schedule 1\nranks {}", prog.ranks);
+    for (r, ops) in prog.ops.iter().enumerate() {
+        if ops.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "rank {r}");
+        for op in ops {
+            let nic = |n: u32| {
+                if n == NONE {
+                    String::new()
+                } else {
+                    format!(" nic={n}")
+                }
+            };
+            let handle = |h: u32| {
+                if h == NONE {
+                    String::new()
+                } else {
+                    format!(" handle={}", h + 1)
+                }
+            };
+            let _ = match op.kind {
+                OpKind::Compute { ps } => write!(out, "compute {ps}ps"),
+                OpKind::Put {
+                    dst,
+                    size,
+                    tag,
+                    handle: h,
+                    nic: n,
+                } => {
+                    write!(out, "put {dst} {size} tag={tag}{}{}", handle(h), nic(n))
+                }
+                OpKind::Get {
+                    src,
+                    size,
+                    handle: h,
+                    nic: n,
+                } => {
+                    write!(out, "get {src} {size}{}{}", handle(h), nic(n))
+                }
+                OpKind::Poll { tag } => write!(out, "poll {tag}"),
+                OpKind::Complete { handle } => write!(out, "complete {}", handle + 1),
+                OpKind::RegionBegin { region } => write!(
+                    out,
+                    "region_begin {}",
+                    quote(&prog.regions[region as usize])
+                ),
+                OpKind::RegionEnd { region } => {
+                    write!(out, "region_end {}", quote(&prog.regions[region as usize]))
+                }
+            };
+            let _ = writeln!(out, " @{}", prog.describe_loc(op.loc));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_documented_example() {
+        let text = "# acesim schedule 1\nranks 2\nrank 0\ncompute 100us @fig1.c:9\nput 1 4 tag=0 handle=1 @fig1.c:10\ncomplete 1 @fig1.c:11\nrank 1\npoll 0 @fig1.c:13\n";
+        let p = parse("s.sched", text).unwrap();
+        assert_eq!(p.ranks, 2);
+        assert_eq!(p.ops[0].len(), 3);
+        assert_eq!(p.ops[0][0].kind, OpKind::Compute { ps: 100_000_000 });
+        assert_eq!(p.describe_loc(p.ops[0][1].loc), "fig1.c:10");
+        assert_eq!(p.ops[1][0].kind, OpKind::Poll { tag: 0 });
+        // Round trip through the writer.
+        let again = parse("w", &write(&p)).unwrap();
+        assert_eq!(again.ops, p.ops);
+    }
+
+    fn err(text: &str) -> String {
+        parse("bad.sched", text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn bad_input_names_line_column_and_field() {
+        assert_eq!(
+            err("ranks 2\nrank 0\nput 5 4\n"),
+            "bad.sched:3:5: field `dst`: rank 5 is out of range: there are 2 ranks (0..1)"
+        );
+        assert!(err("ranks 2\nrank 0\nput 1 -4\n")
+            .starts_with("bad.sched:3:7: field `size`: size -4 is negative"));
+        assert!(err("ranks 2\nrank 0\ncompute 10\n").contains("bad.sched:3:9: field `time`"));
+        assert!(
+            err("ranks 2\nrank 0\njump 1\n").starts_with("bad.sched:3:1: unknown operation `jump`")
+        );
+        assert!(err("rank 0\n").contains("must start with `ranks N`"));
+        assert!(err("ranks 2\nrank 0\ncomplete h\n").contains("handle 'h' was not created"));
+        assert!(err("ranks 2\nrank 0\nput 1 4 colour=red\n").contains("field `colour`"));
+        assert!(err("ranks 2\nrank 1\nregion_begin a\n").contains("never closed"));
+        assert!(err("ranks 2\nrank 0\nput 3 4 @p.c:7\n").starts_with("p.c:7: field `dst`"));
+        assert!(err("ranks 2\nrank 0\nregion_begin \"a b\n").contains("unterminated"));
+    }
+}

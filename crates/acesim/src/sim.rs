@@ -1,0 +1,68 @@
+//! One simulation run: machine + program -> results.
+
+use crate::config::MachineConfig;
+use crate::engine::{EventQueue, Schedule};
+use crate::error::{Error, Result};
+use crate::network::{NetEvent, Network};
+use crate::program::Program;
+use crate::results::{self, Results};
+use crate::runtime::{RtEvent, Runtime};
+use crate::topology::Topology;
+use crate::units::Ps;
+
+/// Every event of a run.
+#[derive(Debug, Clone, Copy)]
+pub enum Event {
+    Net(NetEvent),
+    Rt(RtEvent),
+}
+
+impl Schedule<NetEvent> for EventQueue<Event> {
+    #[inline]
+    fn at(&mut self, time: Ps, event: NetEvent) {
+        self.schedule(time, Event::Net(event));
+    }
+}
+
+impl Schedule<RtEvent> for EventQueue<Event> {
+    #[inline]
+    fn at(&mut self, time: Ps, event: RtEvent) {
+        self.schedule(time, Event::Rt(event));
+    }
+}
+
+/// Runs `program` on `machine` and returns the results (or why it could not finish).
+pub fn simulate(machine: &MachineConfig, program: Program) -> Result<Results> {
+    let started = std::time::Instant::now();
+    let topo = Topology::build(machine, program.ranks)?;
+    let mut net = Network::new(topo, machine);
+    let mut rt = Runtime::new(program, machine.node.overhead.0, machine.nic.count);
+    let mut q: EventQueue<Event> = EventQueue::default();
+    rt.start(&mut q);
+    let mut notices = Vec::new();
+    while let Some((now, ev)) = q.pop() {
+        match ev {
+            Event::Net(e) => net.handle(&mut q, now, e),
+            Event::Rt(e) => rt.handle(&mut q, &mut net, now, e),
+        }
+        // Reacting to a notice may produce more (a same-node ack arrives at once).
+        while !net.notices.is_empty() {
+            std::mem::swap(&mut notices, &mut net.notices);
+            for n in notices.drain(..) {
+                rt.on_notice(&mut q, &mut net, now, n);
+            }
+        }
+    }
+    let now = q.now();
+    if let Some(report) = rt.deadlock(now, &net) {
+        return Err(Error::Deadlock(Box::new(report)));
+    }
+    if net.bytes_injected != net.bytes_delivered {
+        return Err(Error::Internal(format!(
+            "bytes injected ({}) != bytes delivered ({})",
+            net.bytes_injected, net.bytes_delivered
+        )));
+    }
+    let wall = started.elapsed().as_secs_f64();
+    Ok(results::collect(machine, &net, &rt, q.processed(), wall))
+}

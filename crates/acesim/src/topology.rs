@@ -1,0 +1,569 @@
+//! Topologies as flat arrays of routers and ports, and their routing functions.
+//!
+//! Routers, ports, NICs and directed links are dense integer ids. Every router port is the
+//! start of one directed link (router -> peer); every NIC has one more (NIC -> router).
+//! Link id `p` is router port `p`; link id `num_ports + nic` is the NIC's injection link.
+
+use crate::config::MachineConfig;
+use crate::error::{Error, Location, Result};
+
+/// What sits at the other end of a router port.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Peer {
+    /// Another router's port (global port id).
+    Router(u32),
+    /// A NIC (global NIC id).
+    Nic(u32),
+    /// An unconnected port (e.g. the minus port of a mesh edge).
+    None,
+}
+
+/// Link classes reported in the statistics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkClass {
+    /// Router to router.
+    Network,
+    /// NIC to router (injection).
+    Injection,
+    /// Router to NIC (ejection).
+    Ejection,
+}
+
+impl LinkClass {
+    pub fn name(self) -> &'static str {
+        match self {
+            LinkClass::Network => "network",
+            LinkClass::Injection => "injection",
+            LinkClass::Ejection => "ejection",
+        }
+    }
+}
+
+/// Where a directed link delivers its packets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkEnd {
+    /// The input buffer of a router port (global port id).
+    RouterIn(u32),
+    /// The input buffer of a NIC.
+    NicIn(u32),
+}
+
+/// The shape-specific part, used by routing and for naming.
+#[derive(Debug, Clone)]
+pub enum Shape {
+    Crossbar,
+    /// Mesh/torus: routers per dimension, wrap per dimension.
+    Grid {
+        dims: Vec<u32>,
+        wrap: Vec<bool>,
+        strides: Vec<u32>,
+    },
+    /// k-ary n-tree: `k^(n-1)` switches per level.
+    FatTree {
+        k: u32,
+        n: u32,
+        per_level: u32,
+    },
+    /// Two-level tree: leaves first, then spines.
+    LeafSpine {
+        leaves: u32,
+        spines: u32,
+        links_per_spine: u32,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct Topology {
+    pub shape: Shape,
+    pub kind: String,
+    pub num_routers: u32,
+    pub num_nodes: u32,
+    pub nics_per_node: u32,
+    pub nodes_per_router: u32,
+    /// Router r's ports are `port_base[r] .. port_base[r + 1]`.
+    pub port_base: Vec<u32>,
+    /// Peer of every global port.
+    pub peer: Vec<Peer>,
+    /// Router owning every global port.
+    pub port_router: Vec<u32>,
+    /// Global port each NIC attaches to.
+    pub nic_port: Vec<u32>,
+    /// Number of VC classes routing needs to stay deadlock-free.
+    pub vc_classes: u8,
+}
+
+/// A routing decision: output port (global id) and VC class on the next link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hop {
+    pub port: u32,
+    pub class: u8,
+}
+
+impl Topology {
+    /// Builds the topology of `config` for a run of `ranks` ranks (one per node), which sizes
+    /// the crossbar and leaf/spine trees that leave their size open.
+    pub fn build(config: &MachineConfig, ranks: u32) -> Result<Topology> {
+        let t = &config.topology;
+        let nics = config.nic.count;
+        let bad = |field: &str, msg: String| {
+            Error::input(Location::file("machine").with_field(field), msg)
+        };
+        let mut b = Builder::default();
+        let shape = match t.kind.as_str() {
+            "crossbar" => {
+                let nodes = t.nodes.unwrap_or(ranks.max(1));
+                b.nodes_per_router = nodes;
+                b.add_router(nodes * nics);
+                for node in 0..nodes {
+                    for j in 0..nics {
+                        b.attach_nic(node * nics + j, 0, node * nics + j);
+                    }
+                }
+                b.num_nodes = nodes;
+                Shape::Crossbar
+            }
+            "mesh" | "torus" => {
+                let dims = t.dims.clone().unwrap_or_default();
+                let wrap = t
+                    .wrap
+                    .clone()
+                    .unwrap_or_else(|| vec![t.kind == "torus"; dims.len()]);
+                let npr = t.nodes_per_router.unwrap_or(1);
+                let mut strides = Vec::with_capacity(dims.len());
+                let mut s = 1u32;
+                for &d in &dims {
+                    strides.push(s);
+                    s = s
+                        .checked_mul(d)
+                        .ok_or_else(|| bad("topology.dims", "too many routers".into()))?;
+                }
+                let routers = s;
+                let net_ports = 2 * dims.len() as u32;
+                for _ in 0..routers {
+                    b.add_router(net_ports + npr * nics);
+                }
+                for r in 0..routers {
+                    for (d, &size) in dims.iter().enumerate() {
+                        let c = (r / strides[d]) % size;
+                        // Plus link of dimension d: port 2d of r to port 2d+1 of the neighbour.
+                        let has_plus = c + 1 < size || (wrap[d] && size > 1);
+                        if has_plus {
+                            let nc = (c + 1) % size;
+                            let nr = r - c * strides[d] + nc * strides[d];
+                            b.connect(r, 2 * d as u32, nr, 2 * d as u32 + 1);
+                        }
+                    }
+                    for i in 0..npr {
+                        for j in 0..nics {
+                            let node = r * npr + i;
+                            b.attach_nic(node * nics + j, r, net_ports + i * nics + j);
+                        }
+                    }
+                }
+                b.num_nodes = routers * npr;
+                b.nodes_per_router = npr;
+                if t.kind == "torus" || wrap.iter().any(|&w| w) {
+                    b.vc_classes = 2;
+                }
+                Shape::Grid {
+                    dims,
+                    wrap,
+                    strides,
+                }
+            }
+            "fat_tree" => {
+                let (k, n) = (t.k.unwrap_or(2), t.n.unwrap_or(1));
+                let per_level = k.pow(n - 1);
+                for l in 0..n {
+                    for _ in 0..per_level {
+                        let down = if l == 0 { k * nics } else { k };
+                        let up = if l + 1 < n { k } else { 0 };
+                        b.add_router(down + up);
+                    }
+                }
+                let down_ports = |l: u32| if l == 0 { k * nics } else { k };
+                for l in 0..n.saturating_sub(1) {
+                    for w in 0..per_level {
+                        let digit = (w / k.pow(l)) % k;
+                        for j in 0..k {
+                            let w2 = w - digit * k.pow(l) + j * k.pow(l);
+                            let r = l * per_level + w;
+                            let r2 = (l + 1) * per_level + w2;
+                            b.connect(r, down_ports(l) + j, r2, digit);
+                        }
+                    }
+                }
+                for node in 0..per_level * k {
+                    for j in 0..nics {
+                        b.attach_nic(node * nics + j, node / k, (node % k) * nics + j);
+                    }
+                }
+                b.num_nodes = per_level * k;
+                b.nodes_per_router = k;
+                Shape::FatTree { k, n, per_level }
+            }
+            "leaf_spine" => {
+                let m = t.nodes_per_leaf.unwrap_or(1);
+                let spines = t.spines.unwrap_or(1);
+                let q = t.links_per_spine.unwrap_or(1);
+                let leaves = t.leaves.unwrap_or_else(|| ranks.max(1).div_ceil(m));
+                for _ in 0..leaves {
+                    b.add_router(m * nics + spines * q);
+                }
+                for _ in 0..spines {
+                    b.add_router(leaves * q);
+                }
+                for leaf in 0..leaves {
+                    for s in 0..spines {
+                        for link in 0..q {
+                            b.connect(leaf, m * nics + s * q + link, leaves + s, leaf * q + link);
+                        }
+                    }
+                    for i in 0..m {
+                        for j in 0..nics {
+                            let node = leaf * m + i;
+                            b.attach_nic(node * nics + j, leaf, i * nics + j);
+                        }
+                    }
+                }
+                b.num_nodes = leaves * m;
+                b.nodes_per_router = m;
+                Shape::LeafSpine {
+                    leaves,
+                    spines,
+                    links_per_spine: q,
+                }
+            }
+            other => return Err(bad("topology.kind", format!("unknown topology '{other}'"))),
+        };
+        if ranks > b.num_nodes {
+            return Err(Error::input(
+                Location::file("command line").with_field("ranks"),
+                format!(
+                    "{ranks} ranks need {ranks} nodes (one rank per node) but this {} has {} nodes",
+                    t.kind, b.num_nodes
+                ),
+            ));
+        }
+        Ok(b.finish(shape, t.kind.clone(), nics))
+    }
+
+    pub fn num_ports(&self) -> u32 {
+        self.peer.len() as u32
+    }
+    pub fn num_nics(&self) -> u32 {
+        self.nic_port.len() as u32
+    }
+    pub fn num_links(&self) -> u32 {
+        self.num_ports() + self.num_nics()
+    }
+    pub fn nic_node(&self, nic: u32) -> u32 {
+        nic / self.nics_per_node
+    }
+    pub fn node_nic(&self, node: u32, index: u32) -> u32 {
+        node * self.nics_per_node + index
+    }
+    /// The router a NIC is attached to.
+    pub fn nic_router(&self, nic: u32) -> u32 {
+        self.port_router[self.nic_port[nic as usize] as usize]
+    }
+
+    /// Where link `link` delivers packets, or `None` for an unconnected port.
+    pub fn link_end(&self, link: u32) -> Option<LinkEnd> {
+        let np = self.num_ports();
+        if link >= np {
+            return Some(LinkEnd::RouterIn(self.nic_port[(link - np) as usize]));
+        }
+        match self.peer[link as usize] {
+            Peer::Router(p) => Some(LinkEnd::RouterIn(p)),
+            Peer::Nic(n) => Some(LinkEnd::NicIn(n)),
+            Peer::None => None,
+        }
+    }
+
+    /// The link that feeds the input buffer of router port `port`.
+    pub fn link_into_port(&self, port: u32) -> Option<u32> {
+        match self.peer[port as usize] {
+            Peer::Router(p) => Some(p),
+            Peer::Nic(n) => Some(self.num_ports() + n),
+            Peer::None => None,
+        }
+    }
+
+    pub fn link_class(&self, link: u32) -> LinkClass {
+        let np = self.num_ports();
+        if link >= np {
+            LinkClass::Injection
+        } else if let Peer::Nic(_) = self.peer[link as usize] {
+            LinkClass::Ejection
+        } else {
+            LinkClass::Network
+        }
+    }
+
+    /// Human-readable name of a directed link: `r3.p1->r4`, `nic5->r2`, `r2->nic5`.
+    pub fn link_name(&self, link: u32) -> String {
+        let np = self.num_ports();
+        if link >= np {
+            let nic = link - np;
+            return format!("nic{}->r{}", nic, self.nic_router(nic));
+        }
+        let r = self.port_router[link as usize];
+        let local = link - self.port_base[r as usize];
+        match self.peer[link as usize] {
+            Peer::Router(p) => format!("r{}.p{}->r{}", r, local, self.port_router[p as usize]),
+            Peer::Nic(n) => format!("r{r}.p{local}->nic{n}"),
+            Peer::None => format!("r{r}.p{local}->none"),
+        }
+    }
+
+    /// Routes a packet for `dst_nic` (coming from `src_nic`) at `router`.
+    pub fn route(&self, router: u32, src_nic: u32, dst_nic: u32) -> Hop {
+        let base = self.port_base[router as usize];
+        let dst_port = self.nic_port[dst_nic as usize];
+        if self.port_router[dst_port as usize] == router {
+            return Hop {
+                port: dst_port,
+                class: 0,
+            };
+        }
+        let dst_router = self.port_router[dst_port as usize];
+        match &self.shape {
+            Shape::Crossbar => Hop {
+                port: dst_port,
+                class: 0,
+            },
+            Shape::Grid {
+                dims,
+                wrap,
+                strides,
+            } => {
+                let src_router = self.nic_router(src_nic);
+                for (d, &size) in dims.iter().enumerate() {
+                    let c = (router / strides[d]) % size;
+                    let t = (dst_router / strides[d]) % size;
+                    if c == t {
+                        continue;
+                    }
+                    let s = (src_router / strides[d]) % size;
+                    let plus = if wrap[d] {
+                        let fwd = (t + size - c) % size;
+                        // Shortest direction; ties go plus so the choice is deterministic.
+                        fwd <= size - fwd
+                    } else {
+                        t > c
+                    };
+                    // Dateline: once a packet has wrapped in this dimension it uses class 1.
+                    let next = if plus {
+                        (c + 1) % size
+                    } else {
+                        (c + size - 1) % size
+                    };
+                    let wrapped = wrap[d] && if plus { next < s } else { next > s };
+                    let local = 2 * d as u32 + if plus { 0 } else { 1 };
+                    return Hop {
+                        port: base + local,
+                        class: wrapped as u8,
+                    };
+                }
+                unreachable!("a packet at a router other than its destination has a dimension left")
+            }
+            Shape::FatTree { k, n, per_level } => {
+                let (k, n, per_level) = (*k, *n, *per_level);
+                let level = router / per_level;
+                let w = router % per_level;
+                let dst_node = self.nic_node(dst_nic);
+                let digit = |x: u32, i: u32| (x / k.pow(i)) % k;
+                // This switch reaches dst downwards when digits level..n-2 of its index match
+                // digits level+1..n-1 of the destination node.
+                let covers = (level..n - 1).all(|j| digit(w, j) == digit(dst_node, j + 1));
+                if covers {
+                    // Going down from level l changes index digit l-1 to node digit l.
+                    Hop {
+                        port: base + digit(dst_node, level),
+                        class: 0,
+                    }
+                } else {
+                    // Up, spreading destinations over the up ports (d-mod-k).
+                    let down = if level == 0 {
+                        k * self.nics_per_node
+                    } else {
+                        k
+                    };
+                    Hop {
+                        port: base + down + digit(dst_node, level),
+                        class: 0,
+                    }
+                }
+            }
+            Shape::LeafSpine {
+                leaves,
+                spines,
+                links_per_spine,
+            } => {
+                let dst_node = self.nic_node(dst_nic);
+                let q = *links_per_spine;
+                let link = (dst_node / spines) % q;
+                if router < *leaves {
+                    let m_nics = self.nodes_per_router * self.nics_per_node;
+                    let s = dst_node % spines;
+                    Hop {
+                        port: base + m_nics + s * q + link,
+                        class: 0,
+                    }
+                } else {
+                    Hop {
+                        port: base + dst_router * q + link,
+                        class: 0,
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[derive(Default)]
+struct Builder {
+    port_base: Vec<u32>,
+    peer: Vec<Peer>,
+    port_router: Vec<u32>,
+    nic_port: Vec<(u32, u32)>,
+    num_nodes: u32,
+    nodes_per_router: u32,
+    vc_classes: u8,
+}
+
+impl Builder {
+    fn add_router(&mut self, ports: u32) {
+        let r = self.port_base.len() as u32;
+        self.port_base.push(self.peer.len() as u32);
+        for _ in 0..ports {
+            self.peer.push(Peer::None);
+            self.port_router.push(r);
+        }
+    }
+    fn global(&self, router: u32, local: u32) -> u32 {
+        self.port_base[router as usize] + local
+    }
+    fn connect(&mut self, r1: u32, p1: u32, r2: u32, p2: u32) {
+        let (g1, g2) = (self.global(r1, p1), self.global(r2, p2));
+        self.peer[g1 as usize] = Peer::Router(g2);
+        self.peer[g2 as usize] = Peer::Router(g1);
+    }
+    fn attach_nic(&mut self, nic: u32, router: u32, local: u32) {
+        let g = self.global(router, local);
+        self.peer[g as usize] = Peer::Nic(nic);
+        self.nic_port.push((nic, g));
+    }
+    fn finish(mut self, shape: Shape, kind: String, nics: u32) -> Topology {
+        self.nic_port.sort_unstable();
+        let num_routers = self.port_base.len() as u32;
+        self.port_base.push(self.peer.len() as u32);
+        Topology {
+            shape,
+            kind,
+            num_routers,
+            num_nodes: self.num_nodes,
+            nics_per_node: nics,
+            nodes_per_router: self.nodes_per_router,
+            port_base: self.port_base,
+            peer: self.peer,
+            port_router: self.port_router,
+            nic_port: self.nic_port.into_iter().map(|(_, p)| p).collect(),
+            vc_classes: self.vc_classes.max(1),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::MachineSource;
+
+    fn topo(toml: &str, ranks: u32) -> Topology {
+        let c = MachineSource::from_text("t", toml).load().unwrap();
+        Topology::build(&c, ranks).unwrap()
+    }
+
+    /// Follows the routing function from src to dst and returns the routers visited.
+    pub(crate) fn walk(t: &Topology, src: u32, dst: u32) -> Vec<u32> {
+        let mut r = t.nic_router(src);
+        let mut path = vec![r];
+        for _ in 0..10_000 {
+            let hop = t.route(r, src, dst);
+            assert_eq!(
+                t.port_router[hop.port as usize], r,
+                "route left from a foreign port"
+            );
+            match t.peer[hop.port as usize] {
+                Peer::Nic(n) => {
+                    assert_eq!(n, dst);
+                    return path;
+                }
+                Peer::Router(p) => {
+                    r = t.port_router[p as usize];
+                    path.push(r);
+                }
+                Peer::None => panic!("routed to an unconnected port"),
+            }
+        }
+        panic!("route did not terminate");
+    }
+
+    #[test]
+    fn torus_routes_are_minimal_and_reach_destination() {
+        let t = topo("[topology]\nkind='torus'\ndims=[5,4,3]", 60);
+        assert_eq!(t.num_nodes, 60);
+        for s in 0..60 {
+            for d in 0..60 {
+                let path = walk(&t, s, d);
+                let hops: u32 = [(5u32, 1u32), (4, 5), (3, 20)]
+                    .iter()
+                    .map(|&(n, st)| {
+                        let (a, b) = ((s / st) % n, (d / st) % n);
+                        let f = (b + n - a) % n;
+                        f.min(n - f)
+                    })
+                    .sum();
+                assert_eq!(path.len() as u32 - 1, hops, "{s}->{d}: {path:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn mesh_and_fat_tree_and_leaf_spine_route_everywhere() {
+        let mesh = topo(
+            "[topology]\nkind='mesh'\ndims=[4,3]\nnodes_per_router=2",
+            24,
+        );
+        let ft = topo("[topology]\nkind='fat_tree'\nk=3\nn=3", 27);
+        let ls = topo(
+            "[topology]\nkind='leaf_spine'\nnodes_per_leaf=4\nspines=3\nlinks_per_spine=2",
+            16,
+        );
+        for t in [&mesh, &ft, &ls] {
+            for s in 0..t.num_nics() {
+                for d in 0..t.num_nics() {
+                    let p = walk(t, s, d);
+                    let mut seen = p.clone();
+                    seen.sort_unstable();
+                    seen.dedup();
+                    assert_eq!(seen.len(), p.len(), "route revisits a router: {p:?}");
+                }
+            }
+        }
+        // Fat tree: nodes on one leaf meet at level 0; others climb to the common ancestor.
+        assert_eq!(walk(&ft, 0, 1).len(), 1);
+        assert_eq!(walk(&ft, 0, 3).len(), 3);
+        assert_eq!(walk(&ft, 0, 26).len(), 5);
+        assert_eq!(walk(&ls, 0, 5).len(), 3);
+        assert_eq!(ls.num_routers, 4 + 3);
+    }
+
+    #[test]
+    fn crossbar_sizes_to_ranks() {
+        let t = topo("[topology]\nkind='crossbar'", 8);
+        assert_eq!((t.num_routers, t.num_nodes, t.num_ports()), (1, 8, 8));
+        assert_eq!(walk(&t, 2, 5), vec![0]);
+    }
+}

@@ -1,0 +1,136 @@
+#!/bin/sh
+# Tests for the MGEN recorder: compiles the programs in this folder (and the
+# papers' examples) with mgen_runtime.c and checks the recorded schedules,
+# error reports and exit codes. Usage: mgen/tests/run.sh  (CC overrides cc)
+set -u
+
+TESTS=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$TESTS/../.." && pwd)
+CC=${CC:-cc}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+
+# Compile from the repo root so __FILE__ (hence @FILE:LINE) is a stable
+# relative path such as mgen/tests/features.c.
+build() { # name source
+    if (cd "$ROOT" && $CC -std=gnu11 -O1 -I mgen "$2" mgen/mgen_runtime.c \
+            -o "$TMP/$1.exe" -lm) 2>"$TMP/$1.cc"; then
+        ok "compile $2"
+    else
+        cat "$TMP/$1.cc"
+        bad "compile $2"
+    fi
+}
+
+# record NAME RANKS [user args...]: run in $TESTS (files are read relative
+# to the cwd), schedule to $TMP/NAME.sched, stderr to $TMP/NAME.err.
+record() {
+    n=$1 r=$2
+    shift 2
+    (cd "$TESTS" && "$TMP/$n.exe" --acesim-ranks "$r" \
+        --acesim-out "$TMP/$n.sched" -- "$@") >"$TMP/$n.out" 2>"$TMP/$n.err"
+}
+
+# expect_sched NAME RANKS EXPECTED-FILE [user args...]
+expect_sched() {
+    n=$1 r=$2 exp=$3
+    shift 3
+    if record "$n" "$r" "$@" && [ ! -s "$TMP/$n.out" ] &&
+        diff -u "$TESTS/expected/$exp" "$TMP/$n.sched"; then
+        ok "schedule $exp"
+    else
+        cat "$TMP/$n.err"
+        bad "schedule $exp"
+    fi
+}
+
+# expect_error NAME STATUS 'stderr pattern' [user args...]
+expect_error() {
+    n=$1 want=$2 pat=$3
+    shift 3
+    record "$n" 3 "$@"
+    got=$?
+    if [ "$got" -eq "$want" ] && grep -q -- "$pat" "$TMP/$n.err" &&
+        [ ! -e "$TMP/$n.sched" ]; then
+        ok "error $* -> $pat"
+    else
+        echo "  status $got (want $want), stderr:"
+        sed 's/^/  | /' "$TMP/$n.err"
+        bad "error $* -> $pat"
+    fi
+}
+
+# The runtime itself must be warning-free.
+if (cd "$ROOT" && $CC -std=gnu11 -O1 -Wall -Wextra -Werror -I mgen \
+        -c mgen/mgen_runtime.c -o "$TMP/rt.o"); then
+    ok "runtime -Wall -Wextra clean"
+else
+    bad "runtime -Wall -Wextra clean"
+fi
+
+build fig1 examples/papers/fig1.c
+build ring examples/papers/ring_put.c
+for t in features exit_early semantic errors perf; do
+    build "$t" "mgen/tests/$t.c"
+done
+
+expect_sched fig1 2 fig1.sched
+expect_sched ring 4 ring_put.sched
+expect_sched features 3 features.sched msgsize.txt extra
+expect_sched exit_early 3 exit_early.sched
+expect_sched semantic 1 semantic.sched
+
+# User output must go to stderr, never into the schedule or stdout.
+if grep -q "user output from rank 2: argc=3 calls=1" "$TMP/features.err"; then
+    ok "user stdout shown on stderr, globals fresh per rank"
+else
+    bad "user stdout shown on stderr, globals fresh per rank"
+fi
+
+# --acesim-out - writes the schedule to stdout.
+if (cd "$TESTS" && "$TMP/fig1.exe" --acesim-ranks=2 --acesim-out=-) \
+        2>/dev/null | diff -u "$TESTS/expected/fig1.sched" -; then
+    ok "schedule to stdout"
+else
+    bad "schedule to stdout"
+fi
+
+E=mgen/tests/errors.c
+expect_error errors 1 "^$E:17: MGEN_Comm_size: invalid communicator" comm
+expect_error errors 1 "^$E:19: MGEN_acp_copy: third-party copy" copy
+expect_error errors 1 "^$E:21: MGEN_Comp: negative time" negcomp
+expect_error errors 1 "^$E:23: MGEN_Comp: time is NaN" nancomp
+expect_error errors 1 "^$E:25: MGEN_Region_begin: region name contains a newline" region
+expect_error errors 1 "^rank 1: program exited with status 1$" comm
+expect_error errors 1 "^rank 1: program exited with status 3$" exit3
+expect_error errors 1 "^rank 1: program killed by signal 11 (segmentation fault)$" segv
+
+# Bad command lines exit with status 2.
+for args in "" "--acesim-ranks 2" "--acesim-out x" \
+    "--acesim-ranks 0 --acesim-out x" "--acesim-ranks 2x --acesim-out x" \
+    "--acesim-ranks 2 --acesim-out x stray" "--acesim-ranks"; do
+    # shellcheck disable=SC2086
+    (cd "$TMP" && ./fig1.exe $args) >/dev/null 2>&1
+    st=$?
+    if [ "$st" -eq 2 ]; then ok "usage error [$args]"; else bad "usage error [$args] (status $st)"; fi
+done
+
+# Performance: 512 ranks x 4000 calls.
+start=$(date +%s%N)
+if record perf 512 && [ "$(grep -c '^put ' "$TMP/perf.sched")" -eq 512000 ] &&
+    [ "$(grep -c '^rank ' "$TMP/perf.sched")" -eq 512 ]; then
+    ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    # Generous bound for slow CI machines; it takes ~0.5 s on a laptop.
+    if [ "$ms" -lt 5000 ]; then ok "512 ranks x 4000 calls in ${ms} ms"; else bad "512 ranks x 4000 calls too slow: ${ms} ms"; fi
+else
+    cat "$TMP/perf.err"
+    bad "512 ranks x 4000 calls"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
