@@ -176,6 +176,8 @@ pub struct Network {
     pub packet_hops: u64,
     pub bytes_injected: u64,
     pub bytes_delivered: u64,
+    /// Payload moved between NICs of one node (never on a link).
+    pub bytes_local: u64,
 }
 
 impl Network {
@@ -230,6 +232,7 @@ impl Network {
             packet_hops: 0,
             bytes_injected: 0,
             bytes_delivered: 0,
+            bytes_local: 0,
         }
     }
 
@@ -443,8 +446,10 @@ impl Network {
                 // Same-node packets never occupied a network buffer.
                 if self.topo.nic_node(p.src_nic) != self.topo.nic_node(p.dst_nic) {
                     self.release_nic_buffer(q, now, &p);
+                    self.bytes_delivered += p.bytes as u64;
+                } else {
+                    self.bytes_local += p.payload as u64;
                 }
-                self.bytes_delivered += p.bytes as u64;
                 let msg = &mut self.messages[p.msg as usize];
                 msg.landed += 1;
                 if msg.landed == msg.packets {
