@@ -214,6 +214,15 @@ fn run(a: RunArgs) -> acesim::Result<()> {
 /// reader never sees half a file.
 fn write_atomic(path: &Path, bytes: &[u8]) -> acesim::Result<()> {
     let name = path.display().to_string();
+    if name == "-" {
+        return std::io::Write::write_all(&mut std::io::stdout(), bytes)
+            .map_err(|e| Error::io("standard output", e));
+    }
+    // Devices, pipes and the like (/dev/stdout) are written in place: renaming over them
+    // would replace the device node with a file.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return std::fs::write(path, bytes).map_err(|e| Error::io(&name, e));
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),

@@ -504,7 +504,7 @@ pub fn validate(c: &MachineConfig, locate: impl Fn(&str) -> Location) -> Result<
             && t.dims.as_ref().is_some_and(|d| {
                 d.iter()
                     .enumerate()
-                    .any(|(i, &n)| n > 2 && t.wrap.as_ref().map_or(true, |w| w[i]))
+                    .any(|(i, &n)| n > 2 && t.wrap.as_ref().is_none_or(|w| w[i]))
             });
         let mesh_wraps = t.kind == "mesh"
             && t.dims.as_ref().is_some_and(|d| {

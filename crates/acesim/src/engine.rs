@@ -78,6 +78,12 @@ impl<E> EventQueue<E> {
     }
 }
 
+/// Lets a model schedule its own event type on a queue of a larger event type, so the
+/// network and the runtime do not know about each other.
+pub trait Schedule<E> {
+    fn at(&mut self, time: Ps, event: E);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,10 +100,4 @@ mod tests {
         assert_eq!(q.now(), 5);
         assert_eq!(q.processed(), 4);
     }
-}
-
-/// Lets a model schedule its own event type on a queue of a larger event type, so the
-/// network and the runtime do not know about each other.
-pub trait Schedule<E> {
-    fn at(&mut self, time: Ps, event: E);
 }

@@ -20,6 +20,8 @@ use std::collections::VecDeque;
 
 /// Packet is not in a router input buffer (it is in a NIC).
 const IN_NIC: u32 = u32::MAX;
+/// `new_packet` payload that asks for a control packet.
+const CONTROL: u32 = u32::MAX;
 
 #[derive(Debug, Clone, Copy)]
 pub enum NetEvent {
@@ -294,21 +296,18 @@ impl Network {
             landed: 0,
             token,
         });
-        let bytes = self.params.control as u32;
-        let p = self.new_packet(id, src_nic, dst_nic, bytes, 0, true, now);
+        let p = self.new_packet(id, src_nic, dst_nic, CONTROL, now);
         self.inject(q, now, p);
     }
 
-    fn new_packet(
-        &mut self,
-        msg: u32,
-        src_nic: u32,
-        dst_nic: u32,
-        bytes: u32,
-        payload: u32,
-        control: bool,
-        now: Ps,
-    ) -> u32 {
+    /// A packet that is complete in `src_nic` at `now`.
+    fn new_packet(&mut self, msg: u32, src_nic: u32, dst_nic: u32, payload: u32, now: Ps) -> u32 {
+        let control = payload == u32::MAX;
+        let (bytes, payload) = if control {
+            (self.params.control as u32, 0)
+        } else {
+            ((payload as u64 + self.params.header) as u32, payload)
+        };
         let pkt = Packet {
             msg,
             src_nic,
@@ -427,8 +426,7 @@ impl Network {
                 let payload = self.nics[nic as usize].tx_payload;
                 let msg = &self.messages[m as usize];
                 let (dst, token, last) = (msg.dst_nic, msg.token, msg.dma_next == msg.packets);
-                let bytes = (payload as u64 + self.params.header) as u32;
-                let p = self.new_packet(m, nic, dst, bytes, payload, false, now);
+                let p = self.new_packet(m, nic, dst, payload, now);
                 if self.topo.nic_node(nic) == self.topo.nic_node(dst) {
                     // Same node: straight to the receive DMA engine, no network.
                     self.start_rx_dma(q, now, p);

@@ -179,11 +179,11 @@ pub fn format_time_exact(ps: Ps) -> String {
         (PS_PER_US, "us"),
         (PS_PER_NS, "ns"),
     ] {
-        if ps != 0 && ps % div == 0 {
+        if ps != 0 && ps.is_multiple_of(div) {
             return format!("{} {unit}", ps / div);
         }
     }
-    if ps != 0 && ps % 100 == 0 {
+    if ps != 0 && ps.is_multiple_of(100) {
         // Keep "0.6 ns" readable instead of "600 ps".
         let ns = ps as f64 / PS_PER_NS as f64;
         return format!("{ns} ns");
@@ -193,12 +193,12 @@ pub fn format_time_exact(ps: Ps) -> String {
 
 fn format_scaled(value: u64, units: &[(u64, &str)], base: &str) -> String {
     for &(div, unit) in units {
-        if value != 0 && value % div == 0 {
+        if value != 0 && value.is_multiple_of(div) {
             return format!("{} {unit}", value / div);
         }
     }
     for &(div, unit) in units {
-        if value >= div && div >= 1000 && (value * 10) % div == 0 {
+        if value >= div && div >= 1000 && (value * 10).is_multiple_of(div) {
             return format!("{} {unit}", value as f64 / div as f64);
         }
     }
@@ -221,7 +221,7 @@ pub fn format_bandwidth(bps: u64) -> String {
 /// Formats a size exactly (e.g. `"2 KiB"`).
 pub fn format_size(bytes: u64) -> String {
     for (div, unit) in [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")] {
-        if bytes != 0 && bytes % div == 0 {
+        if bytes != 0 && bytes.is_multiple_of(div) {
             return format!("{} {unit}", bytes / div);
         }
     }
