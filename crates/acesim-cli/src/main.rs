@@ -60,7 +60,7 @@ struct MachineArgs {
 
 #[derive(Args)]
 struct RunArgs {
-    /// The program: MGEN C (.c) or schedule text (any other extension).
+    /// The program: MGEN C (.c), GOAL (.goal) or schedule text (any other extension).
     program: PathBuf,
     #[command(flatten)]
     machine: MachineArgs,
@@ -174,7 +174,11 @@ fn load_program(path: &Path, ranks: Option<u32>, args: &[String]) -> acesim::Res
         return mgen::load(path, ranks, args);
     }
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(&name, e))?;
-    let program = schedule::parse(&name, &text)?;
+    let program = if path.extension().is_some_and(|e| e == "goal") {
+        acesim::goal::parse(&name, &text)?
+    } else {
+        schedule::parse(&name, &text)?
+    };
     if let Some(r) = ranks {
         if r != program.ranks {
             return Err(Error::input(

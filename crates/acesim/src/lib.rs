@@ -6,6 +6,7 @@
 pub mod config;
 pub mod engine;
 pub mod error;
+pub mod goal;
 pub mod mgen;
 pub mod network;
 pub mod program;

@@ -48,6 +48,37 @@ pub enum OpKind {
     RegionEnd {
         region: u32,
     },
+    /// Eager message send: costs the overhead, completes when the data has left memory.
+    Send {
+        dst: u32,
+        size: u64,
+        tag: i64,
+    },
+    /// Receive: completes `T_pp` after a matching message is in memory. `src`/`tag` may be
+    /// `ANY` (-1).
+    Recv {
+        src: i64,
+        size: u64,
+        tag: i64,
+    },
+}
+
+/// Wildcard source or tag of a receive.
+pub const ANY: i64 = -1;
+
+/// Dependencies of one rank's operations in a dependency-graph program (GOAL): an operation
+/// is ready when every operation it `requires` has completed and every operation it
+/// `irequires` has started.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RankDeps {
+    /// Per operation: how many operations it requires / irequires.
+    pub requires: Vec<u32>,
+    pub irequires: Vec<u32>,
+    /// Operations released when operation i completes / starts.
+    pub after_complete: Vec<Vec<u32>>,
+    pub after_start: Vec<Vec<u32>>,
+    /// Labels of the operations, for reports.
+    pub labels: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +98,9 @@ pub struct Program {
     pub regions: Vec<String>,
     /// Source file names by id (for locations).
     pub files: Vec<String>,
+    /// Present for dependency-graph programs (GOAL); absent for sequential programs, where
+    /// each operation starts when the one before it has returned.
+    pub deps: Option<Vec<RankDeps>>,
 }
 
 impl Program {
@@ -77,6 +111,7 @@ impl Program {
             handles: vec![0; ranks as usize],
             regions: Vec::new(),
             files: Vec::new(),
+            deps: None,
         }
     }
 
@@ -120,6 +155,17 @@ impl Program {
                 format!("region_begin {}", self.regions[region as usize])
             }
             OpKind::RegionEnd { region } => format!("region_end {}", self.regions[region as usize]),
+            OpKind::Send { dst, size, tag } => format!("send {dst} {size} tag={tag}"),
+            OpKind::Recv { src, size, tag } => {
+                let any = |v: i64| {
+                    if v == ANY {
+                        "any".to_string()
+                    } else {
+                        v.to_string()
+                    }
+                };
+                format!("recv {} {size} tag={}", any(src), any(tag))
+            }
         }
     }
 }

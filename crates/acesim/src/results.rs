@@ -2,7 +2,7 @@
 
 use crate::config::MachineConfig;
 use crate::network::Network;
-use crate::runtime::{Runtime, XferKind};
+use crate::runtime::Runtime;
 use crate::topology::Peer;
 use crate::units::{format_time, Ps, PS_PER_S};
 use serde::Serialize;
@@ -77,6 +77,8 @@ pub struct Results {
     pub regions: Vec<RegionResult>,
     /// Puts that landed but no poll consumed: (rank, tag, count).
     pub unpolled_puts: Vec<(u32, i64, u32)>,
+    /// Messages that no receive matched: (src, dst, tag).
+    pub unmatched_messages: Vec<(u32, u32, i64)>,
     #[serde(skip)]
     pub links: Vec<LinkResult>,
 }
@@ -102,10 +104,7 @@ pub fn collect(
         .map(|x| {
             let latency = x.complete.map(|c| c - x.issue);
             OperationResult {
-                kind: match x.kind {
-                    XferKind::Put => "put",
-                    XferKind::Get => "get",
-                },
+                kind: x.kind.name(),
                 rank: x.rank,
                 src: x.src_rank,
                 dst: x.dst_rank,
@@ -180,6 +179,7 @@ pub fn collect(
         operations,
         regions,
         unpolled_puts: rt.unpolled(),
+        unmatched_messages: rt.unmatched_messages(),
         links,
     }
 }
@@ -258,6 +258,13 @@ impl Results {
                 format_time(r.min_ps),
                 format_time(r.mean_ps as Ps),
                 format_time(r.max_ps)
+            );
+        }
+        if !self.unmatched_messages.is_empty() {
+            let _ = writeln!(
+                s,
+                "note: {} messages were never received (see unmatched_messages in --json)",
+                self.unmatched_messages.len()
             );
         }
         if !self.unpolled_puts.is_empty() {

@@ -1,7 +1,7 @@
 //! The plain-text schedule format (docs/schedule-format.md): reader and writer.
 
 use crate::error::{Error, Location, Result};
-use crate::program::{Op, OpKind, Program, SrcLoc, NONE};
+use crate::program::{Op, OpKind, Program, SrcLoc, ANY, NONE};
 use crate::units::{parse_size, parse_time};
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -326,6 +326,29 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                     OpKind::Get { src: peer, size, handle, nic }
                 }
             }
+            "send" => {
+                want(2, "send DST SIZE [tag=T]")?;
+                allow(&["tag"])?;
+                let dst = rank_arg(pos[0], "dst")?;
+                let size = size_arg(pos[1], "size")?;
+                let tag = match opt("tag") {
+                    Some((v, t)) => tag_arg(t, v)?,
+                    None => 0,
+                };
+                OpKind::Send { dst, size, tag }
+            }
+            "recv" => {
+                want(2, "recv SRC SIZE [tag=T]")?;
+                allow(&["tag"])?;
+                let src = if pos[0].text == "any" { ANY } else { rank_arg(pos[0], "src")? as i64 };
+                let size = size_arg(pos[1], "size")?;
+                let tag = match opt("tag") {
+                    Some(("any", _)) => ANY,
+                    Some((v, t)) => tag_arg(t, v)?,
+                    None => 0,
+                };
+                OpKind::Recv { src, size, tag }
+            }
             "poll" => {
                 want(1, "poll TAG")?;
                 allow(&[])?;
@@ -366,7 +389,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                 return Err(p.err(
                     toks[0].col,
                     None,
-                    format!("unknown operation `{other}` (expected compute, put, get, poll, complete, region_begin, region_end)"),
+                    format!("unknown operation `{other}` (expected compute, put, get, poll, complete, send, recv, region_begin, region_end)"),
                 ))
             }
         };
@@ -452,6 +475,17 @@ pub fn write(prog: &Program) -> String {
                 ),
                 OpKind::RegionEnd { region } => {
                     write!(out, "region_end {}", quote(&prog.regions[region as usize]))
+                }
+                OpKind::Send { dst, size, tag } => write!(out, "send {dst} {size} tag={tag}"),
+                OpKind::Recv { src, size, tag } => {
+                    let any = |v: i64| {
+                        if v == ANY {
+                            "any".to_string()
+                        } else {
+                            v.to_string()
+                        }
+                    };
+                    write!(out, "recv {} {size} tag={}", any(src), any(tag))
                 }
             };
             let _ = writeln!(out, " @{}", prog.describe_loc(op.loc));

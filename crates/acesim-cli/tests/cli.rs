@@ -1,0 +1,323 @@
+//! The `acesim` command end to end: good runs, bad input, exit codes, output files.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn acesim(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_acesim"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("acesim runs")
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Runs a failing command in a scratch folder and checks the exit code, the message and
+/// that no output file was left behind.
+fn fails(files: &[(&str, &str)], args: &[&str], code: i32, needles: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--json", "out.json", "--links-csv", "links.csv"]);
+    let o = acesim(&all, dir.path());
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(code), "{args:?}: {err}");
+    for n in needles {
+        assert!(err.contains(n), "{args:?}: expected `{n}` in:\n{err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!dir.path().join("out.json").exists(), "no partial output");
+    assert!(!dir.path().join("links.csv").exists(), "no partial output");
+}
+
+const RING: &str = "ranks 2\nrank 0\nput 1 4 tag=0\nrank 1\npoll 0\n";
+
+#[test]
+fn the_papers_programs_run_and_write_their_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let fig1 = repo().join("examples/papers/fig1.c");
+    let o = acesim(
+        &[
+            "run",
+            fig1.to_str().unwrap(),
+            "--machine",
+            "table1",
+            "--ranks",
+            "2",
+            "--json",
+            "r.json",
+            "--links-csv",
+            "l.csv",
+        ],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("predicted execution time: 100.302 us"),
+        "{out}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
+    assert_eq!(json["predicted_time_ps"], 100_302_258);
+    for key in [
+        "ranks",
+        "events",
+        "wall_seconds",
+        "per_rank",
+        "operations",
+        "regions",
+    ] {
+        assert!(json.get(key).is_some(), "JSON has {key}");
+    }
+    let op = &json["operations"][0];
+    for key in [
+        "issue_ps",
+        "dma_start_ps",
+        "landed_ps",
+        "complete_ps",
+        "bandwidth_bytes_per_s",
+    ] {
+        assert!(op.get(key).is_some(), "operation has {key}");
+    }
+    assert_eq!(json["per_rank"][1]["finish_ps"], 100_153_058);
+    let csv = std::fs::read_to_string(dir.path().join("l.csv")).unwrap();
+    assert!(csv.starts_with("link,name,class,bandwidth_bytes_per_s,bytes,packets,busy_ps,utilization,wait_ps,stall_ps\n"));
+    assert_eq!(
+        csv.lines().count(),
+        1 + 4,
+        "two NICs: two injection and two ejection links"
+    );
+}
+
+#[test]
+fn runs_are_deterministic_apart_from_wall_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let sched = repo().join("examples/schedules/hotspot.sched");
+    let machine = repo().join("examples/machines/torus-4x4.toml");
+    let mut outs = Vec::new();
+    for name in ["a.json", "b.json"] {
+        let o = acesim(
+            &[
+                "run",
+                sched.to_str().unwrap(),
+                "-m",
+                machine.to_str().unwrap(),
+                "--json",
+                name,
+                "-q",
+            ],
+            dir.path(),
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join(name)).unwrap()).unwrap();
+        v["wall_seconds"] = 0.into();
+        outs.push(v.to_string());
+    }
+    assert_eq!(outs[0], outs[1]);
+}
+
+#[test]
+fn set_overrides_any_field() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("r.sched"), RING).unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "r.sched", "--json", "-", "-q"];
+        args.extend(extra);
+        let o = acesim(&args, dir.path());
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["predicted_time_ps"].as_u64().unwrap()
+    };
+    let base = run(&[]);
+    // One router on each way: 28 ns less switch latency, twice.
+    assert_eq!(
+        run(&["--set", "router.switch_latency=100ns"]),
+        base - 2 * 28_000
+    );
+    assert_eq!(run(&["--set", "node.overhead=1us"]), base + 2_000_000);
+}
+
+#[test]
+fn goal_files_run_with_dependencies() {
+    let dir = tempfile::tempdir().unwrap();
+    let goal = "num_ranks 2\nrank 0 {\nl1: calc 100\nl2: send 8b to 1 tag 5\nl2 requires l1\n}\nrank 1 {\nl1: recv 8b from 0 tag 5\n}\n";
+    std::fs::write(dir.path().join("t.goal"), goal).unwrap();
+    let o = acesim(&["run", "t.goal", "--json", "-", "-q"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // 100 ns calc, 8 B DMA (2858 ps), 2 cables + router + 40 B at 4 GB/s, 8 B DMA.
+    let landed = 100_000 + 2_858 + 1_200 + 140_000 + 10_000 + 2_858;
+    assert_eq!(v["per_rank"][1]["finish_ps"], landed);
+    assert_eq!(v["operations"][0]["kind"], "send");
+    // The real traces shipped with the project run to completion.
+    for f in [
+        "loggopsim_binary_tree_32.goal",
+        "schedgen_schedule.goal",
+        "loggopsim2_schedule.goal",
+    ] {
+        let path = repo().join("../shared/traces/goal").join(f);
+        if !path.exists() {
+            continue;
+        }
+        let o = acesim(&["run", path.to_str().unwrap(), "-q"], dir.path());
+        assert!(o.status.success(), "{f}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn machine_errors_name_file_line_and_field() {
+    let torus = "[topology]\nkind = \"torus\"\ndims = [4, 0]\n";
+    fails(
+        &[("m.toml", torus), ("r.sched", RING)],
+        &["run", "r.sched", "-m", "m.toml"],
+        2,
+        &["m.toml:3:8: field `topology.dims`: dimension 1 has size 0"],
+    );
+    let typo = "[topology]\nkind = \"crossbar\"\n[router]\nswich_latency = \"1 ns\"\n";
+    fails(
+        &[("m.toml", typo), ("r.sched", RING)],
+        &["run", "r.sched", "-m", "m.toml"],
+        2,
+        &["m.toml:4:1", "unknown field `swich_latency`"],
+    );
+    let unit = "[topology]\nkind = \"crossbar\"\n[link]\nlatency = \"5 parsecs\"\n";
+    fails(
+        &[("m.toml", unit), ("r.sched", RING)],
+        &["run", "r.sched", "-m", "m.toml"],
+        2,
+        &["m.toml:4:11", "not a time unit"],
+    );
+    let mtu = "[topology]\nkind = \"crossbar\"\n[nic]\nmtu = \"16 B\"\nheader = \"32 B\"\n";
+    fails(
+        &[("m.toml", mtu), ("r.sched", RING)],
+        &["run", "r.sched", "-m", "m.toml"],
+        2,
+        &["field `nic.mtu`", "larger than the packet header"],
+    );
+    fails(
+        &[("r.sched", RING)],
+        &["run", "r.sched", "--set", "router.vcs=lots"],
+        2,
+        &["command line", "router.vcs"],
+    );
+    fails(
+        &[("r.sched", RING)],
+        &["run", "r.sched", "--set", "router.vcs=0"],
+        2,
+        &["command line: field `router.vcs`"],
+    );
+    fails(
+        &[("r.sched", RING)],
+        &["run", "r.sched", "-m", "nosuch"],
+        2,
+        &["nosuch: no such machine file, and not a preset"],
+    );
+    let small = "[topology]\nkind = \"mesh\"\ndims = [2]\n";
+    let three = "ranks 3\n";
+    fails(
+        &[("m.toml", small), ("r.sched", three)],
+        &["run", "r.sched", "-m", "m.toml"],
+        2,
+        &["3 ranks need 3 nodes", "has 2 nodes"],
+    );
+}
+
+#[test]
+fn program_errors_name_file_line_and_field() {
+    fails(
+        &[("r.sched", "ranks 2\nrank 0\nput 7 4\n")],
+        &["run", "r.sched"],
+        2,
+        &["r.sched:3:5: field `dst`: rank 7 is out of range"],
+    );
+    fails(
+        &[("r.sched", "ranks 2\nrank 0\nput 1 -4\n")],
+        &["run", "r.sched"],
+        2,
+        &["r.sched:3:7: field `size`", "negative"],
+    );
+    fails(
+        &[("r.sched", RING)],
+        &["run", "r.sched", "--ranks", "4"],
+        2,
+        &["--ranks 4 but r.sched is a schedule for 2 ranks"],
+    );
+    let bad_c = "#include \"mgen.h\"\nint MGEN_Main(int argc, char **argv) {\n  MGEN_rdma_put(1, 4 0);\n}\n";
+    fails(
+        &[("p.c", bad_c)],
+        &["run", "p.c", "--ranks", "2"],
+        2,
+        &["the C compiler", "p.c:3"],
+    );
+    let range_c = "#include \"mgen.h\"\nint MGEN_Main(int argc, char **argv) {\n  int me; MGEN_Comm_rank(MGEN_COMM_WORLD, &me);\n  if (me == 0) MGEN_rdma_put(5, 4, 0);\n  return 0;\n}\n";
+    fails(
+        &[("p.c", range_c)],
+        &["run", "p.c", "--ranks", "2"],
+        2,
+        &["p.c:4: field `dst`: rank 5 is out of range"],
+    );
+    fails(
+        &[("p.c", range_c)],
+        &["run", "p.c"],
+        2,
+        &["--ranks is needed"],
+    );
+    fails(
+        &[(
+            "t.goal",
+            "num_ranks 2\nrank 0 {\nl1: send 1b to 9 tag 0\n}\n",
+        )],
+        &["run", "t.goal"],
+        2,
+        &["t.goal:3:16: field `dst`"],
+    );
+}
+
+#[test]
+fn a_program_that_cannot_finish_exits_3_with_a_report() {
+    let c = "#include \"mgen.h\"\nint MGEN_Main(int argc, char **argv) {\n  int me; MGEN_Comm_rank(MGEN_COMM_WORLD, &me);\n  if (me == 1) MGEN_rdma_poll(42);\n  return 0;\n}\n";
+    fails(
+        &[("p.c", c)],
+        &["run", "p.c", "--ranks", "2"],
+        3,
+        &[
+            "deadlock",
+            "rank 1: `poll 42` at p.c:4 waits for a put with tag 42",
+        ],
+    );
+    let goal = "num_ranks 2\nrank 0 {\nl1: recv 1b from 1 tag 0\n}\nrank 1 {\nl1: recv 1b from 0 tag 0\n}\n";
+    fails(
+        &[("t.goal", goal)],
+        &["run", "t.goal"],
+        3,
+        &["rank 0: `l1: recv 1 1 tag=0` at t.goal:3 waits for a message from rank 1 with tag 0"],
+    );
+}
+
+#[test]
+fn record_writes_the_schedule_of_a_c_program() {
+    let dir = tempfile::tempdir().unwrap();
+    let ring = repo().join("examples/papers/ring_put.c");
+    let o = acesim(
+        &["record", ring.to_str().unwrap(), "--ranks", "3"],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("ranks 3\nrank 0\nput 1 4 tag=0 handle=1 @"),
+        "{text}"
+    );
+    assert!(text.contains("rank 2\nput 0 4 tag=0 handle=1 @"), "{text}");
+}

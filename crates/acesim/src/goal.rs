@@ -1,0 +1,493 @@
+//! GOAL schedules (the LogGOPSim / Schedgen text format): per-rank operations with
+//! dependencies.
+//!
+//! ```text
+//! num_ranks 2
+//! rank 0 {
+//!   l1: calc 100
+//!   l2: send 8b to 1 tag 0
+//!   l2 requires l1
+//! }
+//! rank 1 {
+//!   l1: recv 8b from 0 tag 0
+//! }
+//! ```
+//!
+//! `calc` times are nanoseconds (LogGOPSim's unit); sizes are bytes (`8b` or `8`). `cpu` and
+//! `nic` options are accepted and ignored: all operations of a rank share its CPU and its
+//! NICs are chosen round-robin. A receive `from -1` or with `tag -1` matches any source/tag.
+
+use crate::error::{Error, Location, Result};
+use crate::program::{Op, OpKind, Program, RankDeps, SrcLoc, ANY};
+use crate::units::PS_PER_NS;
+use std::collections::HashMap;
+
+struct Pending {
+    label: String,
+    line: usize,
+    /// (label, line, column, is_irequires)
+    deps: Vec<(String, usize, usize, bool)>,
+}
+
+fn err(file: &str, line: usize, col: usize, field: Option<&str>, msg: impl Into<String>) -> Error {
+    let mut loc = Location::at(file, line, col);
+    loc.field = field.map(str::to_string);
+    Error::input(loc, msg)
+}
+
+/// Column (1-based) of the `n`th whitespace-separated word of a line.
+fn word_col(line: &str, n: usize) -> usize {
+    let mut count = 0;
+    let mut in_word = false;
+    for (i, c) in line.char_indices() {
+        if c.is_whitespace() {
+            in_word = false;
+        } else if !in_word {
+            if count == n {
+                return i + 1;
+            }
+            count += 1;
+            in_word = true;
+        }
+    }
+    line.len() + 1
+}
+
+/// Reads a GOAL file.
+pub fn parse(file: &str, text: &str) -> Result<Program> {
+    let mut prog: Option<Program> = None;
+    let mut deps: Vec<RankDeps> = Vec::new();
+    let mut current: Option<(u32, usize)> = None;
+    let mut pending: Vec<Pending> = Vec::new();
+    let mut labels: HashMap<String, u32> = HashMap::new();
+    let mut seen: Vec<bool> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let content = raw.split("//").next().unwrap_or("");
+        let content = content.split('#').next().unwrap_or("").trim();
+        if content.is_empty() {
+            continue;
+        }
+        let words: Vec<&str> = content.split_whitespace().collect();
+        let col = |n: usize| word_col(raw, n);
+        if words[0] == "num_ranks" {
+            if prog.is_some() {
+                return Err(err(
+                    file,
+                    line,
+                    1,
+                    Some("num_ranks"),
+                    "`num_ranks` given twice",
+                ));
+            }
+            let n: u32 = words
+                .get(1)
+                .and_then(|w| w.parse().ok())
+                .filter(|&n| n > 0 && n <= 1 << 26)
+                .ok_or_else(|| {
+                    err(
+                        file,
+                        line,
+                        col(1),
+                        Some("num_ranks"),
+                        "expected `num_ranks N` with N a positive integer",
+                    )
+                })?;
+            let mut p = Program::new(n);
+            p.files.push(file.to_string());
+            prog = Some(p);
+            deps = vec![RankDeps::default(); n as usize];
+            seen = vec![false; n as usize];
+            continue;
+        }
+        let Some(p) = prog.as_mut() else {
+            return Err(err(
+                file,
+                line,
+                1,
+                None,
+                "a GOAL file starts with `num_ranks N`",
+            ));
+        };
+        if words[0] == "rank" {
+            if current.is_some() {
+                return Err(err(
+                    file,
+                    line,
+                    1,
+                    None,
+                    "`rank` inside another rank block (missing `}`?)",
+                ));
+            }
+            if words.len() != 3 || words[2] != "{" {
+                return Err(err(file, line, 1, None, "expected `rank R {`"));
+            }
+            let r: u32 = words[1].parse().map_err(|_| {
+                err(
+                    file,
+                    line,
+                    col(1),
+                    Some("rank"),
+                    format!("'{}' is not a rank number", words[1]),
+                )
+            })?;
+            if r >= p.ranks {
+                return Err(err(
+                    file,
+                    line,
+                    col(1),
+                    Some("rank"),
+                    format!("rank {r} is out of range: num_ranks is {}", p.ranks),
+                ));
+            }
+            if seen[r as usize] {
+                return Err(err(
+                    file,
+                    line,
+                    col(1),
+                    Some("rank"),
+                    format!("rank {r} has a second block"),
+                ));
+            }
+            seen[r as usize] = true;
+            current = Some((r, line));
+            pending.clear();
+            labels.clear();
+            continue;
+        }
+        let Some((rank, _)) = current else {
+            return Err(err(
+                file,
+                line,
+                1,
+                None,
+                format!("`{}` outside a rank block", words[0]),
+            ));
+        };
+        if words[0] == "}" {
+            resolve(file, p, &mut deps[rank as usize], rank, &pending, &labels)?;
+            current = None;
+            continue;
+        }
+        // Dependency line: `lX requires lY` / `lX irequires lY`.
+        if words.len() == 3 && (words[1] == "requires" || words[1] == "irequires") {
+            let Some(&op) = labels.get(words[0]) else {
+                return Err(err(
+                    file,
+                    line,
+                    1,
+                    Some("label"),
+                    format!("label {} is not defined before this line", words[0]),
+                ));
+            };
+            pending[op as usize].deps.push((
+                words[2].to_string(),
+                line,
+                col(2),
+                words[1] == "irequires",
+            ));
+            continue;
+        }
+        // Operation line: `lX: kind ...`.
+        let Some(label) = words[0].strip_suffix(':') else {
+            return Err(err(
+                file,
+                line,
+                1,
+                None,
+                format!("expected `LABEL: operation` or `LABEL requires LABEL`, found `{content}`"),
+            ));
+        };
+        if labels.contains_key(label) {
+            return Err(err(
+                file,
+                line,
+                1,
+                Some("label"),
+                format!("label {label} is defined twice in rank {rank}"),
+            ));
+        }
+        let kind = parse_op(file, line, raw, &words[1..], p.ranks)?;
+        let r = rank as usize;
+        labels.insert(label.to_string(), p.ops[r].len() as u32);
+        p.ops[r].push(Op {
+            kind,
+            loc: SrcLoc {
+                file: 0,
+                line: line as u32,
+            },
+        });
+        pending.push(Pending {
+            label: label.to_string(),
+            line,
+            deps: Vec::new(),
+        });
+    }
+    let Some(mut p) = prog else {
+        return Err(Error::input(
+            Location::file(file),
+            "empty GOAL file: expected `num_ranks N`",
+        ));
+    };
+    if let Some((r, line)) = current {
+        return Err(err(
+            file,
+            line,
+            1,
+            None,
+            format!("rank {r} block is not closed with `}}`"),
+        ));
+    }
+    // Ranks without a block have no operations.
+    for (r, d) in deps.iter_mut().enumerate() {
+        if !seen[r] {
+            *d = RankDeps::default();
+        }
+    }
+    p.deps = Some(deps);
+    Ok(p)
+}
+
+fn parse_op(file: &str, line: usize, raw: &str, w: &[&str], ranks: u32) -> Result<OpKind> {
+    let col = |n: usize| word_col(raw, n + 1);
+    let bad = |n: usize, field: &str, msg: String| err(file, line, col(n), Some(field), msg);
+    let size = |n: usize| -> Result<u64> {
+        let t = w.get(n).copied().unwrap_or("");
+        if t.starts_with('-') {
+            return Err(bad(n, "size", format!("size {t} is negative")));
+        }
+        t.trim_end_matches(['b', 'B'])
+            .parse()
+            .map_err(|_| bad(n, "size", format!("'{t}' is not a size in bytes like 8b")))
+    };
+    let int = |n: usize, field: &str| -> Result<i64> {
+        let t = w.get(n).copied().unwrap_or("");
+        t.parse()
+            .map_err(|_| bad(n, field, format!("'{t}' is not an integer {field}")))
+    };
+    // Trailing `cpu N` / `nic N` pairs are accepted and ignored.
+    let check_tail = |from: usize| -> Result<()> {
+        let mut i = from;
+        while i < w.len() {
+            if (w[i] == "cpu" || w[i] == "nic")
+                && i + 1 < w.len()
+                && w[i + 1].parse::<u32>().is_ok()
+            {
+                i += 2;
+            } else {
+                return Err(bad(
+                    i,
+                    "option",
+                    format!("unexpected `{}` (options: cpu N, nic N)", w[i]),
+                ));
+            }
+        }
+        Ok(())
+    };
+    match w.first().copied() {
+        Some("calc") => {
+            let t = w.get(1).copied().unwrap_or("");
+            if t.starts_with('-') {
+                return Err(bad(1, "time", format!("calc time {t} is negative")));
+            }
+            let ns: u64 = t
+                .parse()
+                .map_err(|_| bad(1, "time", format!("'{t}' is not a time in nanoseconds")))?;
+            check_tail(2)?;
+            Ok(OpKind::Compute {
+                ps: ns.saturating_mul(PS_PER_NS),
+            })
+        }
+        Some(k @ ("send" | "recv")) => {
+            let (dir, field) = if k == "send" {
+                ("to", "dst")
+            } else {
+                ("from", "src")
+            };
+            if w.len() < 6 || w[2] != dir || w[4] != "tag" {
+                return Err(bad(
+                    0,
+                    "operation",
+                    format!("expected `{k} SIZEb {dir} RANK tag TAG`"),
+                ));
+            }
+            let size = size(1)?;
+            let peer = int(3, field)?;
+            let tag = int(5, "tag")?;
+            check_tail(6)?;
+            if k == "send" {
+                if peer < 0 || peer >= ranks as i64 {
+                    return Err(bad(
+                        3,
+                        field,
+                        format!("rank {peer} is out of range: num_ranks is {ranks}"),
+                    ));
+                }
+                Ok(OpKind::Send {
+                    dst: peer as u32,
+                    size,
+                    tag,
+                })
+            } else {
+                if peer < ANY || peer >= ranks as i64 {
+                    return Err(bad(
+                        3,
+                        field,
+                        format!("rank {peer} is out of range: num_ranks is {ranks}"),
+                    ));
+                }
+                Ok(OpKind::Recv {
+                    src: peer,
+                    size,
+                    tag: if tag < 0 { ANY } else { tag },
+                })
+            }
+        }
+        Some(other) => Err(bad(
+            0,
+            "operation",
+            format!("unknown GOAL operation `{other}` (expected send, recv or calc)"),
+        )),
+        None => Err(bad(
+            0,
+            "operation",
+            "missing operation after the label".to_string(),
+        )),
+    }
+}
+
+/// Turns a rank's labels into dependency lists and rejects cycles.
+fn resolve(
+    file: &str,
+    p: &Program,
+    d: &mut RankDeps,
+    rank: u32,
+    pending: &[Pending],
+    labels: &HashMap<String, u32>,
+) -> Result<()> {
+    let n = pending.len();
+    *d = RankDeps {
+        requires: vec![0; n],
+        irequires: vec![0; n],
+        after_complete: vec![Vec::new(); n],
+        after_start: vec![Vec::new(); n],
+        labels: pending.iter().map(|x| x.label.clone()).collect(),
+    };
+    for (op, pend) in pending.iter().enumerate() {
+        for (dep, line, col, is_i) in &pend.deps {
+            let Some(&target) = labels.get(dep) else {
+                return Err(err(
+                    file,
+                    *line,
+                    *col,
+                    Some("label"),
+                    format!("rank {rank}: label {dep} is not defined"),
+                ));
+            };
+            if target as usize == op {
+                return Err(err(
+                    file,
+                    *line,
+                    *col,
+                    Some("label"),
+                    format!("{} depends on itself", pend.label),
+                ));
+            }
+            if *is_i {
+                d.irequires[op] += 1;
+                d.after_start[target as usize].push(op as u32);
+            } else {
+                d.requires[op] += 1;
+                d.after_complete[target as usize].push(op as u32);
+            }
+        }
+    }
+    // Kahn's algorithm over both edge kinds: whatever is left is on a cycle.
+    let mut indeg: Vec<u32> = (0..n).map(|i| d.requires[i] + d.irequires[i]).collect();
+    let mut stack: Vec<usize> = (0..n).filter(|&i| indeg[i] == 0).collect();
+    let mut seen = 0;
+    while let Some(i) = stack.pop() {
+        seen += 1;
+        for &j in d.after_complete[i].iter().chain(&d.after_start[i]) {
+            indeg[j as usize] -= 1;
+            if indeg[j as usize] == 0 {
+                stack.push(j as usize);
+            }
+        }
+    }
+    if seen < n {
+        let on_cycle: Vec<&str> = (0..n)
+            .filter(|&i| indeg[i] > 0)
+            .map(|i| pending[i].label.as_str())
+            .take(8)
+            .collect();
+        let first = (0..n).find(|&i| indeg[i] > 0).unwrap_or(0);
+        return Err(err(
+            file,
+            pending[first].line,
+            1,
+            Some("requires"),
+            format!(
+                "rank {rank}: the dependencies form a cycle (involving {})",
+                on_cycle.join(", ")
+            ),
+        ));
+    }
+    let _ = p;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_labels_dependencies_and_operations() {
+        let p = parse("t.goal", "num_ranks 2\nrank 0 {\nl1: calc 100\nl2: send 8b to 1 tag 3\nl2 requires l1\n}\nrank 1 {\nl1: recv 8b from 0 tag 3 cpu 0\n}\n").unwrap();
+        assert_eq!(p.ops[0][0].kind, OpKind::Compute { ps: 100_000 });
+        assert_eq!(
+            p.ops[0][1].kind,
+            OpKind::Send {
+                dst: 1,
+                size: 8,
+                tag: 3
+            }
+        );
+        let d = &p.deps.as_ref().unwrap()[0];
+        assert_eq!(d.requires, vec![0, 1]);
+        assert_eq!(d.after_complete[0], vec![1]);
+        assert_eq!(
+            p.ops[1][0].kind,
+            OpKind::Recv {
+                src: 0,
+                size: 8,
+                tag: 3
+            }
+        );
+    }
+
+    fn e(text: &str) -> String {
+        parse("bad.goal", text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn bad_goal_input_is_located() {
+        assert!(e("rank 0 {\n}\n").contains("starts with `num_ranks N`"));
+        assert_eq!(
+            e("num_ranks 2\nrank 0 {\nl1: send 8b to 5 tag 0\n}\n"),
+            "bad.goal:3:16: field `dst`: rank 5 is out of range: num_ranks is 2"
+        );
+        assert!(e("num_ranks 2\nrank 0 {\nl1: calc 1\nl1 requires l9\n}\n")
+            .starts_with("bad.goal:4:13: field `label`: rank 0: label l9 is not defined"));
+        assert!(e(
+            "num_ranks 2\nrank 0 {\nl1: calc 1\nl2: calc 1\nl1 requires l2\nl2 irequires l1\n}\n"
+        )
+        .contains("cycle"));
+        assert!(
+            e("num_ranks 2\nrank 0 {\nl1: jump 1\n}\n").contains("unknown GOAL operation `jump`")
+        );
+        assert!(e("num_ranks 2\nrank 0 {\nl1: calc 1\n").contains("not closed"));
+        assert!(e("num_ranks 2\nrank 0 {\nl1: send -8b to 1 tag 0\n}\n").contains("negative"));
+        assert!(e("num_ranks 2\nrank 0 {\nl1: calc 1 gpu 2\n}\n").contains("unexpected `gpu`"));
+    }
+}
