@@ -127,6 +127,9 @@ pub struct NicConfig {
     pub header: Size,
     /// Size on the wire of a control packet (put acknowledgement, get request).
     pub control_packet: Size,
+    /// Packets the NIC can hold ready to send; its send DMA engine pauses while they fill
+    /// it (backpressure reaches memory instead of queueing without bound in the NIC).
+    pub injection_queue: u32,
 }
 
 impl Default for NicConfig {
@@ -137,6 +140,7 @@ impl Default for NicConfig {
             mtu: Size(2048),
             header: Size(32),
             control_packet: Size(32),
+            injection_queue: 4,
         }
     }
 }
@@ -481,6 +485,12 @@ pub fn validate(c: &MachineConfig, locate: impl Fn(&str) -> Location) -> Result<
                 "MTU ({}) must be larger than the packet header ({}) to carry any payload",
                 c.nic.mtu, c.nic.header
             ),
+        );
+    }
+    if c.nic.injection_queue == 0 {
+        return err(
+            "nic.injection_queue",
+            "the NIC needs room for at least 1 packet".into(),
         );
     }
     if c.nic.control_packet.0 == 0 {

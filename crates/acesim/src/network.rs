@@ -116,6 +116,8 @@ struct Link {
 struct Nic {
     tx_queue: VecDeque<u32>,
     tx_busy: bool,
+    /// The send DMA engine waits for room in the injection queue.
+    tx_stalled: bool,
     tx_payload: u32,
     rx_free: Ps,
 }
@@ -132,6 +134,8 @@ pub struct NetParams {
     pub max_payload: u64,
     pub header: u64,
     pub control: u64,
+    /// Packets a NIC holds ready to send; its send DMA pauses when they fill it.
+    pub injection_queue: usize,
 }
 
 impl NetParams {
@@ -149,6 +153,7 @@ impl NetParams {
             max_payload: c.nic.mtu.0 - c.nic.header.0,
             header: c.nic.header.0,
             control: c.nic.control_packet.0,
+            injection_queue: c.nic.injection_queue as usize,
         }
     }
 
@@ -268,7 +273,7 @@ impl Network {
         });
         let nic = &mut self.nics[src_nic as usize];
         nic.tx_queue.push_back(id);
-        if !nic.tx_busy {
+        if !nic.tx_busy && !nic.tx_stalled {
             self.start_tx_dma(q, now, src_nic);
         }
     }
@@ -437,7 +442,15 @@ impl Network {
                     self.nics[nic as usize].tx_queue.pop_front();
                     self.notices.push(Notice::TxDone { token });
                 }
-                self.start_tx_dma(q, now, nic);
+                let link = (self.topo.num_ports() + nic) as usize;
+                if self.links[link].waiting.len() >= self.params.injection_queue {
+                    // The NIC's send buffer is full (backpressure): the DMA engine waits.
+                    let n = &mut self.nics[nic as usize];
+                    n.tx_busy = false;
+                    n.tx_stalled = true;
+                } else {
+                    self.start_tx_dma(q, now, nic);
+                }
             }
             NetEvent::RxDmaDone { pkt } => {
                 let p = self.packets[pkt as usize];
@@ -544,7 +557,14 @@ impl Network {
         self.credits[(link * vcs + vc as u32) as usize] -= pkt.bytes as i64;
         self.packet_hops += 1;
 
-        if pkt.port != IN_NIC {
+        if pkt.port == IN_NIC {
+            // Leaving the NIC: room in its send buffer for a stalled DMA engine.
+            let n = &mut self.nics[pkt.src_nic as usize];
+            if n.tx_stalled {
+                n.tx_stalled = false;
+                self.start_tx_dma(q, now, pkt.src_nic);
+            }
+        } else {
             // Leaving a router input buffer: free it and let the next packet be routed.
             let fifo = (pkt.port * vcs + pkt.vc as u32) as usize;
             let front = self.fifos[fifo].pop_front();

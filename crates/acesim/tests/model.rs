@@ -378,3 +378,33 @@ fn a_poll_that_nothing_satisfies_is_reported_with_its_source_line() {
         ),
     }
 }
+
+#[test]
+fn backpressure_reaches_the_send_dma_engine() {
+    // Rank 0's first put goes into a hot spot that drains at a third of its DMA rate; its
+    // NIC's send buffer fills, the DMA engine waits, and the second put (to an idle node)
+    // starts only when the first has been DMA'd out entirely.
+    let m = machine(
+        "[topology]\nkind='mesh'\ndims=[3]\nnodes_per_router=2",
+        &[
+            "router.vcs=1",
+            "router.buffer_per_vc=4KiB",
+            "nic.dma_rate=1.5GB/s",
+        ],
+    );
+    let hot = "put 5 1MB\n";
+    let sched = format!("ranks 6\nrank 0\n{hot}put 1 64KB\nrank 2\n{hot}rank 4\n{hot}");
+    let res = run(&m, &sched);
+    let second = res.operations.iter().find(|o| o.dst == 1).unwrap();
+    let unhindered = transfer_time(1_000_000, 1_500_000_000);
+    let dma_start = second.dma_start_ps.unwrap();
+    assert!(
+        dma_start as f64 > 2.0 * unhindered as f64,
+        "DMA waited for the hot spot: {dma_start} vs {unhindered}"
+    );
+    let n = res.links.iter().find(|l| l.name == "nic0->r0").unwrap();
+    assert!(
+        n.stall_ps > unhindered,
+        "the injection link stalled on credits"
+    );
+}
