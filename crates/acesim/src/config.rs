@@ -381,7 +381,12 @@ pub fn validate(c: &MachineConfig, locate: impl Fn(&str) -> Location) -> Result<
         Ok(())
     };
     match t.kind.as_str() {
-        "crossbar" => positive("nodes", t.nodes)?,
+        "crossbar" => {
+            positive("nodes", t.nodes)?;
+            if t.nodes.is_some_and(|n| n > 1 << 20) {
+                return err("topology.nodes", "a crossbar has at most 2^20 ports".into());
+            }
+        }
         "mesh" | "torus" => {
             let Some(dims) = &t.dims else {
                 return err(
@@ -451,6 +456,17 @@ pub fn validate(c: &MachineConfig, locate: impl Fn(&str) -> Location) -> Result<
             positive("spines", t.spines)?;
             positive("leaves", t.leaves)?;
             positive("links_per_spine", t.links_per_spine)?;
+            let m = t.nodes_per_leaf.unwrap_or(1) as u64;
+            let spines = t.spines.unwrap_or(1) as u64 * t.links_per_spine.unwrap_or(1) as u64;
+            if m + spines > 1 << 16 {
+                return err(
+                    "topology.spines",
+                    "a leaf switch has at most 2^16 ports".into(),
+                );
+            }
+            if t.leaves.unwrap_or(1) as u64 * m > 1 << 28 {
+                return err("topology.leaves", "more than 2^28 nodes".into());
+            }
         }
         _ => unreachable!("kind checked above"),
     }

@@ -19,7 +19,7 @@
 
 use crate::error::{Error, Location, Result};
 use crate::program::{Op, OpKind, Program, RankDeps, SrcLoc, ANY};
-use crate::units::PS_PER_NS;
+use crate::units::{MAX_SIZE, MAX_TIME, PS_PER_NS};
 use std::collections::HashMap;
 
 struct Pending {
@@ -256,9 +256,18 @@ fn parse_op(file: &str, line: usize, raw: &str, w: &[&str], ranks: u32) -> Resul
         if t.starts_with('-') {
             return Err(bad(n, "size", format!("size {t} is negative")));
         }
-        t.trim_end_matches(['b', 'B'])
+        let v: u64 = t
+            .trim_end_matches(['b', 'B'])
             .parse()
-            .map_err(|_| bad(n, "size", format!("'{t}' is not a size in bytes like 8b")))
+            .map_err(|_| bad(n, "size", format!("'{t}' is not a size in bytes like 8b")))?;
+        if v > MAX_SIZE {
+            return Err(bad(
+                n,
+                "size",
+                format!("{t} is larger than acesim supports (1 TiB)"),
+            ));
+        }
+        Ok(v)
     };
     let int = |n: usize, field: &str| -> Result<i64> {
         let t = w.get(n).copied().unwrap_or("");

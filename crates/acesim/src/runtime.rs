@@ -550,7 +550,7 @@ impl Runtime {
             st.nic_next += 1;
             i
         } else {
-            nic % self.nics_per_node
+            nic // checked against nic.count before the run
         };
         let (src_rank, dst_rank) = match kind {
             XferKind::Put | XferKind::Msg => (rank, peer),

@@ -2,9 +2,9 @@
 
 use crate::config::MachineConfig;
 use crate::engine::{EventQueue, Schedule};
-use crate::error::{Error, Result};
+use crate::error::{Error, Location, Result};
 use crate::network::{NetEvent, Network};
-use crate::program::Program;
+use crate::program::{OpKind, Program, NONE};
 use crate::results::{self, Results};
 use crate::runtime::{RtEvent, Runtime};
 use crate::topology::Topology;
@@ -31,10 +31,34 @@ impl Schedule<RtEvent> for EventQueue<Event> {
     }
 }
 
+/// Checks what a program asks of the machine (NIC indices) before running it.
+pub fn check_program(machine: &MachineConfig, program: &Program) -> Result<()> {
+    let nics = machine.nic.count;
+    for (rank, ops) in program.ops.iter().enumerate() {
+        for op in ops {
+            if let OpKind::Put { nic, .. } | OpKind::Get { nic, .. } = op.kind {
+                if nic != NONE && nic >= nics {
+                    let (file, line) = program
+                        .describe_loc(op.loc)
+                        .rsplit_once(':')
+                        .map_or((String::new(), None), |(f, l)| {
+                            (f.to_string(), l.parse().ok())
+                        });
+                    let mut loc = Location::file(file).with_field("nic");
+                    loc.line = line;
+                    return Err(Error::input(loc, format!("rank {rank}: nic={nic} but the machine has {nics} NIC(s) per node (nic.count)")));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Runs `program` on `machine` and returns the results (or why it could not finish).
 pub fn simulate(machine: &MachineConfig, program: Program) -> Result<Results> {
     let started = std::time::Instant::now();
     let topo = Topology::build(machine, program.ranks)?;
+    check_program(machine, &program)?;
     let mut net = Network::new(topo, machine);
     let mut rt = Runtime::new(program, machine.node.overhead.0, machine.nic.count);
     let mut q: EventQueue<Event> = EventQueue::default();

@@ -108,6 +108,29 @@ impl Topology {
         let bad = |field: &str, msg: String| {
             Error::input(Location::file("machine").with_field(field), msg)
         };
+        // Size check before building, in 64 bits, so nothing below can overflow.
+        let nodes: u64 = match t.kind.as_str() {
+            "crossbar" => t.nodes.unwrap_or(ranks.max(1)) as u64,
+            "mesh" | "torus" => {
+                t.dims.iter().flatten().map(|&d| d as u64).product::<u64>()
+                    * t.nodes_per_router.unwrap_or(1) as u64
+            }
+            "fat_tree" => (t.k.unwrap_or(2) as u64).saturating_pow(t.n.unwrap_or(1)),
+            _ => {
+                let m = t.nodes_per_leaf.unwrap_or(1) as u64;
+                t.leaves
+                    .map_or((ranks.max(1) as u64).div_ceil(m), |l| l as u64)
+                    * m
+            }
+        };
+        if nodes.saturating_mul(nics as u64) > 1 << 28 {
+            return Err(bad(
+                "nic.count",
+                format!(
+                    "{nodes} nodes with {nics} NICs each is more than acesim supports (2^28 NICs)"
+                ),
+            ));
+        }
         let mut b = Builder::default();
         let shape = match t.kind.as_str() {
             "crossbar" => {

@@ -116,8 +116,20 @@ pub fn parse_time(s: &str) -> Result<Ps, String> {
     }
     let factor = time_unit(unit)
         .ok_or_else(|| format!("'{unit}' is not a time unit (ps, ns, us, ms, s)"))?;
-    Decimal::parse(num)?.times_whole(factor, "picoseconds", s.trim())
+    let ps = Decimal::parse(num)?.times_whole(factor, "picoseconds", s.trim())?;
+    if ps > MAX_TIME {
+        return Err(format!(
+            "'{}' is longer than acesim simulates (10^6 s)",
+            s.trim()
+        ));
+    }
+    Ok(ps)
 }
+
+/// Longest time a single quantity may have (10^6 s), so that sums never overflow.
+pub const MAX_TIME: Ps = 1_000_000 * PS_PER_S;
+/// Largest size of one transfer (1 TiB), so packet counts fit in 32 bits.
+pub const MAX_SIZE: u64 = 1 << 40;
 
 /// Parses a size such as `"2 KiB"`, `"48 B"` or `"4096"` (bytes) into bytes.
 pub fn parse_size(s: &str) -> Result<u64, String> {
@@ -334,6 +346,10 @@ mod tests {
             .contains("not a time unit"));
         assert!(parse_time("-3 ns").unwrap_err().contains("negative"));
         assert!(parse_time("abc ns").is_err());
+        assert!(parse_time("18446744073709551615ps")
+            .unwrap_err()
+            .contains("longer than"));
+        assert!(parse_size("2 TiB").unwrap_err().contains("larger than"));
     }
 
     #[test]
