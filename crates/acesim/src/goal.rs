@@ -303,9 +303,15 @@ fn parse_op(file: &str, line: usize, raw: &str, w: &[&str], ranks: u32) -> Resul
                 .parse()
                 .map_err(|_| bad(1, "time", format!("'{t}' is not a time in nanoseconds")))?;
             check_tail(2)?;
-            Ok(OpKind::Compute {
-                ps: ns.saturating_mul(PS_PER_NS),
-            })
+            let ps = ns.saturating_mul(PS_PER_NS);
+            if ps > MAX_TIME {
+                return Err(bad(
+                    1,
+                    "time",
+                    format!("calc {t} ns is longer than acesim simulates (10^6 s)"),
+                ));
+            }
+            Ok(OpKind::Compute { ps })
         }
         Some(k @ ("send" | "recv")) => {
             let (dir, field) = if k == "send" {
@@ -498,5 +504,6 @@ mod tests {
         assert!(e("num_ranks 2\nrank 0 {\nl1: calc 1\n").contains("not closed"));
         assert!(e("num_ranks 2\nrank 0 {\nl1: send -8b to 1 tag 0\n}\n").contains("negative"));
         assert!(e("num_ranks 2\nrank 0 {\nl1: calc 1 gpu 2\n}\n").contains("unexpected `gpu`"));
+        assert!(e("num_ranks 2\nrank 0 {\nl1: calc 99999999999999999\n}\n").contains("longer than"));
     }
 }
