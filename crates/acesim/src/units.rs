@@ -136,7 +136,11 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     let (num, unit) = split_number_unit(s);
     let factor = size_unit(unit)
         .ok_or_else(|| format!("'{unit}' is not a size unit (B, KB, MB, GB, KiB, MiB, GiB)"))?;
-    Decimal::parse(num)?.times_whole(factor, "bytes", s.trim())
+    let bytes = Decimal::parse(num)?.times_whole(factor, "bytes", s.trim())?;
+    if bytes > MAX_SIZE {
+        return Err(format!("'{}' is larger than acesim supports (1 TiB)", s.trim()));
+    }
+    Ok(bytes)
 }
 
 /// Parses a bandwidth such as `"4 GB/s"` or `"2.8GB/s"` into bytes per second.
