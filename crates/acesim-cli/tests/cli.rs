@@ -223,6 +223,33 @@ fn machine_errors_name_file_line_and_field() {
         2,
         &["nosuch: no such machine file, and not a preset"],
     );
+    fails(
+        &[("r.sched", RING)],
+        &[
+            "run",
+            "r.sched",
+            "--set",
+            "topology.kind=\"torus\"",
+            "--set",
+            "topology.dims=[4096,4096,64]",
+            "--set",
+            "nic.count=64",
+        ],
+        2,
+        &["2^28"],
+    );
+    fails(
+        &[("r.sched", "ranks 2\nrank 0\nput 1 4 nic=3\n")],
+        &["run", "r.sched"],
+        2,
+        &["r.sched:3: field `nic`: rank 0: nic=3 but the machine has 1 NIC(s) per node"],
+    );
+    fails(
+        &[("r.sched", "ranks 2\nrank 0\nput 1 2TiB\n")],
+        &["run", "r.sched"],
+        2,
+        &["larger than acesim supports"],
+    );
     let small = "[topology]\nkind = \"mesh\"\ndims = [2]\n";
     let three = "ranks 3\n";
     fails(

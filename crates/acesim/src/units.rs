@@ -138,7 +138,10 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("'{unit}' is not a size unit (B, KB, MB, GB, KiB, MiB, GiB)"))?;
     let bytes = Decimal::parse(num)?.times_whole(factor, "bytes", s.trim())?;
     if bytes > MAX_SIZE {
-        return Err(format!("'{}' is larger than acesim supports (1 TiB)", s.trim()));
+        return Err(format!(
+            "'{}' is larger than acesim supports (1 TiB)",
+            s.trim()
+        ));
     }
     Ok(bytes)
 }
