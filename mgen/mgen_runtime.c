@@ -39,6 +39,30 @@ static int g_out_fd = -1;
 static int g_flushed = 0;
 static MGEN_acp_handle g_next_handle = 1;
 
+/* Requests: MGEN_Request value N is recorded as rN; N = 1, 2, 3... */
+struct req_rec {
+    int source, tag; /* what a status reports (irecv); any/any for isend */
+};
+static struct req_rec *g_reqs = NULL; /* index N-1 */
+static int g_nreqs = 0, g_reqs_cap = 0;
+
+/* Communicators: index 0 is world, index i >= 1 is ci, whose MGEN_Comm
+ * value is MGEN_COMM_WORLD + i. */
+#define MGEN_MAX_COMMS (1 << 20)
+enum { COMM_DUP = 1, COMM_SPLIT = 2 };
+struct comm_rec {
+    int parent; /* communicator index it was made from */
+    int kind;   /* COMM_DUP or COMM_SPLIT */
+    int known;  /* split: MGEN_Comm_split_info was called */
+    int rank, size;
+    int freed;
+};
+static struct comm_rec *g_comms = NULL; /* index i-1 */
+static int g_ncomms = 0, g_comms_cap = 0;
+
+/* Algorithm set by MGEN_Coll_algo for the next collective call. */
+static char g_next_algo[64];
+
 /* Growable in-memory buffer of this rank's block. */
 static char *g_buf = NULL;
 static size_t g_len = 0, g_cap = 0;
@@ -230,52 +254,121 @@ double MGEN_Wtime(void)
     return 0.0; /* recorded programs have no meaningful wall clock */
 }
 
-static void check_comm(const char *file, int line, const char *func,
-                       MGEN_Comm comm)
+/* Validate a communicator and return its index (0 = world). */
+static int comm_index(const char *file, int line, const char *func,
+                      MGEN_Comm comm)
 {
     check_running(file, line, func);
-    if (comm != MGEN_COMM_WORLD)
+    if (comm == MGEN_COMM_WORLD)
+        return 0;
+    if (comm == MGEN_COMM_NULL)
+        fail(file, line, func, "invalid communicator MGEN_COMM_NULL");
+    long i = (long)comm - (long)MGEN_COMM_WORLD;
+    if (i < 1 || i > g_ncomms)
+        fail(file, line, func, "invalid communicator %d", comm);
+    if (g_comms[i - 1].freed)
+        fail(file, line, func, "communicator c%ld has been freed", i);
+    return (int)i;
+}
+
+/* " comm=cN", or "" for world (the schedule's default). */
+static const char *comm_opt(int idx)
+{
+    static char tok[32];
+    if (idx == 0)
+        return "";
+    snprintf(tok, sizeof tok, " comm=c%d", idx);
+    return tok;
+}
+
+/* This rank's rank and size in communicator idx, if known: world and its
+ * dups always, split communicators (and their dups) after
+ * MGEN_Comm_split_info. Returns 1 if known; else 0, with *rank set to the
+ * index of the split communicator whose geometry is missing. */
+static int comm_known(int idx, int *rank, int *size)
+{
+    int i = idx;
+    while (i != 0 && g_comms[i - 1].kind == COMM_DUP)
+        i = g_comms[i - 1].parent;
+    if (i == 0) {
+        *rank = g_rank;
+        *size = g_size;
+        return 1;
+    }
+    if (!g_comms[i - 1].known) {
+        *rank = i;
+        return 0;
+    }
+    *rank = g_comms[i - 1].rank;
+    *size = g_comms[i - 1].size;
+    return 1;
+}
+
+static void comm_geometry(const char *file, int line, const char *func,
+                          int idx, int *rank, int *size)
+{
+    if (!comm_known(idx, rank, size))
         fail(file, line, func,
-             "invalid communicator %d (only MGEN_COMM_WORLD is supported)",
-             comm);
+             "rank/size of split communicator c%d is not known while "
+             "recording; use world ranks, or state them with "
+             "MGEN_Comm_split_info", *rank);
 }
 
 int mgen_comm_rank_at(const char *file, int line, MGEN_Comm comm, int *rank)
 {
-    check_comm(file, line, "MGEN_Comm_rank", comm);
+    int idx = comm_index(file, line, "MGEN_Comm_rank", comm), r, n;
     if (!rank)
         fail(file, line, "MGEN_Comm_rank", "rank pointer is NULL");
-    *rank = g_rank;
+    comm_geometry(file, line, "MGEN_Comm_rank", idx, &r, &n);
+    *rank = r;
     return MGEN_SUCCESS;
 }
 
 int mgen_comm_size_at(const char *file, int line, MGEN_Comm comm, int *size)
 {
-    check_comm(file, line, "MGEN_Comm_size", comm);
+    int idx = comm_index(file, line, "MGEN_Comm_size", comm), r, n;
     if (!size)
         fail(file, line, "MGEN_Comm_size", "size pointer is NULL");
-    *size = g_size;
+    comm_geometry(file, line, "MGEN_Comm_size", idx, &r, &n);
+    *size = n;
     return MGEN_SUCCESS;
+}
+
+/* Byte size of a datatype, or 0 if it is not one. */
+static int type_size(MGEN_Datatype type)
+{
+    switch (type) {
+    case MGEN_BYTE:   return 1;
+    case MGEN_CHAR:   return (int)sizeof(char);
+    case MGEN_INT:    return (int)sizeof(int);
+    case MGEN_DOUBLE: return (int)sizeof(double);
+    case MGEN_FLOAT:  return (int)sizeof(float);
+    case MGEN_LONG:   return (int)sizeof(long);
+    default:          return 0;
+    }
 }
 
 int mgen_type_size_at(const char *file, int line, MGEN_Datatype type,
                       int *size)
 {
-    int s;
-    switch (type) {
-    case MGEN_BYTE:   s = 1; break;
-    case MGEN_CHAR:   s = (int)sizeof(char); break;
-    case MGEN_INT:    s = (int)sizeof(int); break;
-    case MGEN_DOUBLE: s = (int)sizeof(double); break;
-    case MGEN_FLOAT:  s = (int)sizeof(float); break;
-    case MGEN_LONG:   s = (int)sizeof(long); break;
-    default:
+    int s = type_size(type);
+    if (s == 0)
         fail(file, line, "MGEN_Type_size", "invalid datatype %d", type);
-    }
     if (!size)
         fail(file, line, "MGEN_Type_size", "size pointer is NULL");
     *size = s;
     return MGEN_SUCCESS;
+}
+
+/* count * size of type, in bytes; negative counts stay negative (the
+ * loader reports them with the location). */
+static long long bytes_of(const char *file, int line, const char *func,
+                          int count, MGEN_Datatype type)
+{
+    int s = type_size(type);
+    if (s == 0)
+        fail(file, line, func, "invalid datatype %d", type);
+    return (long long)count * s;
 }
 
 /* ---- RDMA operations -----------------------------------------------------
@@ -367,6 +460,535 @@ void mgen_region_begin_at(const char *file, int line, const char *name)
 void mgen_region_end_at(const char *file, int line, const char *name)
 {
     region(file, line, "MGEN_Region_end", "region_end", name);
+}
+
+/* ---- Messages --------------------------------------------------------------
+ * Ranks, sizes and tags are recorded as given (the loader checks them);
+ * the runtime rejects invalid communicators, datatypes and requests. */
+
+/* `any` for the -1 wildcard (MGEN_ANY_SOURCE / MGEN_ANY_TAG), else v. */
+static const char *int_or_any(int v, char buf[16])
+{
+    if (v == -1)
+        return "any";
+    snprintf(buf, 16, "%d", v);
+    return buf;
+}
+
+/* ACP_PUT_TAG belongs to RDMA puts: a message with it would never meet a
+ * put, so only MGEN_Recv (recorded as a poll) may name it. */
+static void check_msg_tag(const char *file, int line, const char *func,
+                          int tag)
+{
+    if (tag == ACP_PUT_TAG)
+        fail(file, line, func,
+             "tag ACP_PUT_TAG is reserved for RDMA puts (only MGEN_Recv "
+             "may wait for it, recorded as a poll)");
+}
+
+static void set_status(MGEN_Status *st, int source, int tag)
+{
+    if (st) {
+        st->MGEN_SOURCE = source;
+        st->MGEN_TAG = tag;
+        st->MGEN_ERROR = MGEN_SUCCESS;
+    }
+}
+
+static int new_request(const char *file, int line, const char *func,
+                       MGEN_Request *req, int source, int tag)
+{
+    if (!req)
+        fail(file, line, func, "request pointer is NULL");
+    if (g_nreqs == INT_MAX)
+        fail(file, line, func, "too many requests");
+    if (g_nreqs == g_reqs_cap) {
+        int cap = g_reqs_cap ? g_reqs_cap * 2 : 64;
+        struct req_rec *p = realloc(g_reqs, (size_t)cap * sizeof *p);
+        if (!p)
+            oom();
+        g_reqs = p;
+        g_reqs_cap = cap;
+    }
+    g_reqs[g_nreqs].source = source;
+    g_reqs[g_nreqs].tag = tag;
+    *req = ++g_nreqs;
+    return *req;
+}
+
+/* Validate a request value (0 = MGEN_REQUEST_NULL) and return it. */
+static int request_value(const char *file, int line, const char *func,
+                         MGEN_Request r)
+{
+    if (r < 0 || r > g_nreqs)
+        fail(file, line, func, "invalid request %d", r);
+    return r;
+}
+
+/* Status of a completed request (MPI's empty status for the null one). */
+static void request_status(MGEN_Status *st, int r)
+{
+    if (r == 0)
+        set_status(st, MGEN_ANY_SOURCE, MGEN_ANY_TAG);
+    else
+        set_status(st, g_reqs[r - 1].source, g_reqs[r - 1].tag);
+}
+
+int mgen_send_at(const char *file, int line, const void *buf, int count,
+                 MGEN_Datatype type, int dest, int tag, MGEN_Comm comm)
+{
+    (void)buf;
+    int c = comm_index(file, line, "MGEN_Send", comm);
+    long long b = bytes_of(file, line, "MGEN_Send", count, type);
+    check_msg_tag(file, line, "MGEN_Send", tag);
+    emit(file, line, "send %d %lld tag=%d%s", dest, b, tag, comm_opt(c));
+    return MGEN_SUCCESS;
+}
+
+int mgen_recv_at(const char *file, int line, void *buf, int count,
+                 MGEN_Datatype type, int source, int tag, MGEN_Comm comm,
+                 MGEN_Status *status)
+{
+    (void)buf;
+    char s1[16], s2[16];
+    int c = comm_index(file, line, "MGEN_Recv", comm);
+    long long b = bytes_of(file, line, "MGEN_Recv", count, type);
+    if (tag == ACP_PUT_TAG)
+        /* NSIM idiom: wait until the put from `source` has landed. */
+        emit(file, line, "poll %d", ACP_PUT_TAG);
+    else
+        emit(file, line, "recv %s %lld tag=%s%s", int_or_any(source, s1), b,
+             int_or_any(tag, s2), comm_opt(c));
+    set_status(status, source, tag);
+    return MGEN_SUCCESS;
+}
+
+int mgen_isend_at(const char *file, int line, const void *buf, int count,
+                  MGEN_Datatype type, int dest, int tag, MGEN_Comm comm,
+                  MGEN_Request *req)
+{
+    (void)buf;
+    int c = comm_index(file, line, "MGEN_Isend", comm);
+    long long b = bytes_of(file, line, "MGEN_Isend", count, type);
+    check_msg_tag(file, line, "MGEN_Isend", tag);
+    int r = new_request(file, line, "MGEN_Isend", req, MGEN_ANY_SOURCE,
+                        MGEN_ANY_TAG);
+    emit(file, line, "isend %d %lld req=r%d tag=%d%s", dest, b, r, tag,
+         comm_opt(c));
+    return MGEN_SUCCESS;
+}
+
+int mgen_irecv_at(const char *file, int line, void *buf, int count,
+                  MGEN_Datatype type, int source, int tag, MGEN_Comm comm,
+                  MGEN_Request *req)
+{
+    (void)buf;
+    char s1[16], s2[16];
+    int c = comm_index(file, line, "MGEN_Irecv", comm);
+    long long b = bytes_of(file, line, "MGEN_Irecv", count, type);
+    check_msg_tag(file, line, "MGEN_Irecv", tag);
+    int r = new_request(file, line, "MGEN_Irecv", req, source, tag);
+    emit(file, line, "irecv %s %lld req=r%d tag=%s%s",
+         int_or_any(source, s1), b, r, int_or_any(tag, s2), comm_opt(c));
+    return MGEN_SUCCESS;
+}
+
+int mgen_sendrecv_at(const char *file, int line,
+                     const void *sbuf, int scount, MGEN_Datatype stype,
+                     int dest, int sendtag,
+                     void *rbuf, int rcount, MGEN_Datatype rtype,
+                     int source, int recvtag,
+                     MGEN_Comm comm, MGEN_Status *status)
+{
+    (void)sbuf;
+    (void)rbuf;
+    char s1[16], s2[16];
+    const char *f = "MGEN_Sendrecv";
+    int c = comm_index(file, line, f, comm);
+    long long sb = bytes_of(file, line, f, scount, stype);
+    long long rb = bytes_of(file, line, f, rcount, rtype);
+    check_msg_tag(file, line, f, sendtag);
+    check_msg_tag(file, line, f, recvtag);
+    emit(file, line, "sendrecv %d %lld %s %lld sendtag=%d recvtag=%s%s", dest,
+         sb, int_or_any(source, s1), rb, sendtag, int_or_any(recvtag, s2),
+         comm_opt(c));
+    set_status(status, source, recvtag);
+    return MGEN_SUCCESS;
+}
+
+int mgen_wait_at(const char *file, int line, MGEN_Request *req,
+                 MGEN_Status *status)
+{
+    check_running(file, line, "MGEN_Wait");
+    if (!req)
+        fail(file, line, "MGEN_Wait", "request pointer is NULL");
+    int r = request_value(file, line, "MGEN_Wait", *req);
+    if (r != 0)
+        emit(file, line, "wait r%d", r);
+    request_status(status, r);
+    *req = MGEN_REQUEST_NULL;
+    return MGEN_SUCCESS;
+}
+
+int mgen_waitall_at(const char *file, int line, int n, MGEN_Request *reqs,
+                    MGEN_Status *statuses)
+{
+    const char *f = "MGEN_Waitall";
+    check_running(file, line, f);
+    if (n < 0)
+        fail(file, line, f, "negative count %d", n);
+    if (n > 0 && !reqs)
+        fail(file, line, f, "request array is NULL");
+    int live = 0;
+    for (int i = 0; i < n; i++)
+        live += request_value(file, line, f, reqs[i]) != 0;
+    if (live > 0) {
+        buf_printf("waitall");
+        for (int i = 0; i < n; i++)
+            if (reqs[i] != 0)
+                buf_printf(" r%d", reqs[i]);
+        buf_location(file, line);
+    }
+    for (int i = 0; i < n; i++) {
+        request_status(statuses ? &statuses[i] : NULL, reqs[i]);
+        reqs[i] = MGEN_REQUEST_NULL;
+    }
+    return MGEN_SUCCESS;
+}
+
+/* The recorded program cannot know which request the simulation will
+ * finish first: Waitany waits for the first non-null one. */
+int mgen_waitany_at(const char *file, int line, int n, MGEN_Request *reqs,
+                    int *index, MGEN_Status *status)
+{
+    const char *f = "MGEN_Waitany";
+    check_running(file, line, f);
+    if (n < 0)
+        fail(file, line, f, "negative count %d", n);
+    if (n > 0 && !reqs)
+        fail(file, line, f, "request array is NULL");
+    if (!index)
+        fail(file, line, f, "index pointer is NULL");
+    for (int i = 0; i < n; i++)
+        request_value(file, line, f, reqs[i]);
+    *index = MGEN_UNDEFINED;
+    for (int i = 0; i < n; i++) {
+        if (reqs[i] != 0) {
+            emit(file, line, "wait r%d", reqs[i]);
+            request_status(status, reqs[i]);
+            reqs[i] = MGEN_REQUEST_NULL;
+            *index = i;
+            return MGEN_SUCCESS;
+        }
+    }
+    request_status(status, 0);
+    return MGEN_SUCCESS;
+}
+
+/* A recorded program cannot observe simulated time, so Test is a Wait
+ * that always reports completion. */
+int mgen_test_at(const char *file, int line, MGEN_Request *req, int *flag,
+                 MGEN_Status *status)
+{
+    check_running(file, line, "MGEN_Test");
+    if (!req)
+        fail(file, line, "MGEN_Test", "request pointer is NULL");
+    if (!flag)
+        fail(file, line, "MGEN_Test", "flag pointer is NULL");
+    int r = request_value(file, line, "MGEN_Test", *req);
+    if (r != 0)
+        emit(file, line, "wait r%d", r);
+    request_status(status, r);
+    *req = MGEN_REQUEST_NULL;
+    *flag = 1;
+    return MGEN_SUCCESS;
+}
+
+/* ---- Communicators ---------------------------------------------------------- */
+
+static int new_comm(const char *file, int line, const char *func,
+                    int parent, int kind)
+{
+    if (g_ncomms == MGEN_MAX_COMMS)
+        fail(file, line, func, "too many communicators (%d)", MGEN_MAX_COMMS);
+    if (g_ncomms == g_comms_cap) {
+        int cap = g_comms_cap ? g_comms_cap * 2 : 16;
+        struct comm_rec *p = realloc(g_comms, (size_t)cap * sizeof *p);
+        if (!p)
+            oom();
+        g_comms = p;
+        g_comms_cap = cap;
+    }
+    struct comm_rec *c = &g_comms[g_ncomms++];
+    memset(c, 0, sizeof *c);
+    c->parent = parent;
+    c->kind = kind;
+    return g_ncomms;
+}
+
+int mgen_comm_split_at(const char *file, int line, MGEN_Comm comm,
+                       int color, int key, MGEN_Comm *newcomm)
+{
+    const char *f = "MGEN_Comm_split";
+    int p = comm_index(file, line, f, comm);
+    if (!newcomm)
+        fail(file, line, f, "newcomm pointer is NULL");
+    /* A name is used even for `undefined`, so names stay aligned across
+     * ranks running the same program. */
+    int i = new_comm(file, line, f, p, COMM_SPLIT);
+    char ctok[16];
+    if (color == MGEN_UNDEFINED)
+        snprintf(ctok, sizeof ctok, "undefined");
+    else
+        snprintf(ctok, sizeof ctok, "%d", color);
+    emit(file, line, "comm_split %s %d as=c%d%s", ctok, key, i, comm_opt(p));
+    if (color == MGEN_UNDEFINED) {
+        g_comms[i - 1].freed = 1;
+        *newcomm = MGEN_COMM_NULL;
+    } else {
+        *newcomm = (MGEN_Comm)(MGEN_COMM_WORLD + i);
+    }
+    return MGEN_SUCCESS;
+}
+
+int mgen_comm_dup_at(const char *file, int line, MGEN_Comm comm,
+                     MGEN_Comm *newcomm)
+{
+    int p = comm_index(file, line, "MGEN_Comm_dup", comm);
+    if (!newcomm)
+        fail(file, line, "MGEN_Comm_dup", "newcomm pointer is NULL");
+    int i = new_comm(file, line, "MGEN_Comm_dup", p, COMM_DUP);
+    emit(file, line, "comm_dup as=c%d%s", i, comm_opt(p));
+    *newcomm = (MGEN_Comm)(MGEN_COMM_WORLD + i);
+    return MGEN_SUCCESS;
+}
+
+int mgen_comm_free_at(const char *file, int line, MGEN_Comm *comm)
+{
+    check_running(file, line, "MGEN_Comm_free");
+    if (!comm)
+        fail(file, line, "MGEN_Comm_free", "communicator pointer is NULL");
+    int i = comm_index(file, line, "MGEN_Comm_free", *comm);
+    if (i == 0)
+        fail(file, line, "MGEN_Comm_free", "cannot free MGEN_COMM_WORLD");
+    g_comms[i - 1].freed = 1;
+    *comm = MGEN_COMM_NULL;
+    return MGEN_SUCCESS;
+}
+
+int mgen_comm_split_info_at(const char *file, int line, MGEN_Comm comm,
+                            int rank, int size)
+{
+    const char *f = "MGEN_Comm_split_info";
+    int i = comm_index(file, line, f, comm);
+    if (i == 0)
+        fail(file, line, f, "MGEN_COMM_WORLD was not made by MGEN_Comm_split");
+    if (g_comms[i - 1].kind != COMM_SPLIT)
+        fail(file, line, f, "c%d was made by MGEN_Comm_dup: it has the rank "
+             "and size of the communicator it was made from", i);
+    if (size < 1 || rank < 0 || rank >= size)
+        fail(file, line, f, "rank %d out of range for size %d", rank, size);
+    int pr, ps;
+    if (comm_known(g_comms[i - 1].parent, &pr, &ps) && size > ps)
+        fail(file, line, f, "size %d is larger than the parent "
+             "communicator's size %d", size, ps);
+    g_comms[i - 1].known = 1;
+    g_comms[i - 1].rank = rank;
+    g_comms[i - 1].size = size;
+    return MGEN_SUCCESS;
+}
+
+/* ---- Collectives -------------------------------------------------------------- */
+
+/* An algorithm or transport name must be one plain schedule token. */
+static void check_name(const char *file, int line, const char *func,
+                       const char *what, const char *name)
+{
+    size_t n = strlen(name);
+    int ok = n > 0 && n < sizeof g_next_algo;
+    for (const char *p = name; *p && ok; p++)
+        ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+             (*p >= '0' && *p <= '9') || *p == '_' || *p == '-' || *p == '.';
+    if (!ok)
+        fail(file, line, func, "invalid %s name \"%s\" (letters, digits, "
+             "'_', '-', '.'; at most %d characters)", what, name,
+             (int)sizeof g_next_algo - 1);
+}
+
+/* " algo=NAME" for a collective: the explicit one, else the one set by
+ * MGEN_Coll_algo (used up), else "". */
+static const char *algo_opt(const char *explicit_algo)
+{
+    static char tok[sizeof g_next_algo + 8];
+    const char *a = explicit_algo ? explicit_algo : g_next_algo;
+    if (*a)
+        snprintf(tok, sizeof tok, " algo=%s", a);
+    else
+        tok[0] = '\0';
+    g_next_algo[0] = '\0';
+    return tok;
+}
+
+static void check_op(const char *file, int line, const char *func, MGEN_Op op)
+{
+    if (op != MGEN_SUM && op != MGEN_MAX && op != MGEN_MIN && op != MGEN_PROD)
+        fail(file, line, func, "invalid operation %d", op);
+}
+
+int mgen_coll_algo_at(const char *file, int line, const char *algo)
+{
+    check_running(file, line, "MGEN_Coll_algo");
+    if (!algo) {
+        g_next_algo[0] = '\0';
+        return MGEN_SUCCESS;
+    }
+    check_name(file, line, "MGEN_Coll_algo", "algorithm", algo);
+    snprintf(g_next_algo, sizeof g_next_algo, "%s", algo);
+    return MGEN_SUCCESS;
+}
+
+int mgen_barrier_at(const char *file, int line, MGEN_Comm comm)
+{
+    int c = comm_index(file, line, "MGEN_Barrier", comm);
+    emit(file, line, "barrier%s%s", comm_opt(c), algo_opt(NULL));
+    return MGEN_SUCCESS;
+}
+
+int mgen_barrier_algo_at(const char *file, int line, MGEN_Comm comm,
+                         const char *algo, const char *transport)
+{
+    const char *f = "MGEN_Barrier_algo";
+    int c = comm_index(file, line, f, comm);
+    if (algo)
+        check_name(file, line, f, "algorithm", algo);
+    if (transport && strcmp(transport, "msg") != 0 &&
+        strcmp(transport, "rdma") != 0)
+        fail(file, line, f, "invalid transport \"%s\" (msg or rdma)",
+             transport);
+    emit(file, line, "barrier%s%s%s%s", comm_opt(c), algo_opt(algo),
+         transport ? " transport=" : "", transport ? transport : "");
+    return MGEN_SUCCESS;
+}
+
+int mgen_bcast_at(const char *file, int line, void *buf, int count,
+                  MGEN_Datatype type, int root, MGEN_Comm comm)
+{
+    (void)buf;
+    int c = comm_index(file, line, "MGEN_Bcast", comm);
+    long long b = bytes_of(file, line, "MGEN_Bcast", count, type);
+    emit(file, line, "bcast %lld root=%d%s%s", b, root, comm_opt(c),
+         algo_opt(NULL));
+    return MGEN_SUCCESS;
+}
+
+int mgen_reduce_at(const char *file, int line, const void *sbuf, void *rbuf,
+                   int count, MGEN_Datatype type, MGEN_Op op, int root,
+                   MGEN_Comm comm)
+{
+    (void)sbuf;
+    (void)rbuf;
+    int c = comm_index(file, line, "MGEN_Reduce", comm);
+    long long b = bytes_of(file, line, "MGEN_Reduce", count, type);
+    check_op(file, line, "MGEN_Reduce", op);
+    emit(file, line, "reduce %lld root=%d%s%s", b, root, comm_opt(c),
+         algo_opt(NULL));
+    return MGEN_SUCCESS;
+}
+
+int mgen_allreduce_at(const char *file, int line, const void *sbuf,
+                      void *rbuf, int count, MGEN_Datatype type, MGEN_Op op,
+                      MGEN_Comm comm)
+{
+    (void)sbuf;
+    (void)rbuf;
+    int c = comm_index(file, line, "MGEN_Allreduce", comm);
+    long long b = bytes_of(file, line, "MGEN_Allreduce", count, type);
+    check_op(file, line, "MGEN_Allreduce", op);
+    emit(file, line, "allreduce %lld%s%s", b, comm_opt(c), algo_opt(NULL));
+    return MGEN_SUCCESS;
+}
+
+/* Per-rank size of an (all)gather/alltoall contribution: MGEN_IN_PLACE
+ * as the send buffer means the receive count/type describe it. */
+static long long contribution(const char *file, int line, const char *func,
+                              const void *sbuf, int scount,
+                              MGEN_Datatype stype, int rcount,
+                              MGEN_Datatype rtype)
+{
+    if (sbuf == MGEN_IN_PLACE)
+        return bytes_of(file, line, func, rcount, rtype);
+    return bytes_of(file, line, func, scount, stype);
+}
+
+int mgen_alltoall_at(const char *file, int line, const void *sbuf,
+                     int scount, MGEN_Datatype stype, void *rbuf, int rcount,
+                     MGEN_Datatype rtype, MGEN_Comm comm)
+{
+    (void)rbuf;
+    int c = comm_index(file, line, "MGEN_Alltoall", comm);
+    long long b = contribution(file, line, "MGEN_Alltoall", sbuf, scount,
+                               stype, rcount, rtype);
+    emit(file, line, "alltoall %lld%s%s", b, comm_opt(c), algo_opt(NULL));
+    return MGEN_SUCCESS;
+}
+
+int mgen_allgather_at(const char *file, int line, const void *sbuf,
+                      int scount, MGEN_Datatype stype, void *rbuf,
+                      int rcount, MGEN_Datatype rtype, MGEN_Comm comm)
+{
+    (void)rbuf;
+    int c = comm_index(file, line, "MGEN_Allgather", comm);
+    long long b = contribution(file, line, "MGEN_Allgather", sbuf, scount,
+                               stype, rcount, rtype);
+    emit(file, line, "allgather %lld%s%s", b, comm_opt(c), algo_opt(NULL));
+    return MGEN_SUCCESS;
+}
+
+int mgen_gather_at(const char *file, int line, const void *sbuf, int scount,
+                   MGEN_Datatype stype, void *rbuf, int rcount,
+                   MGEN_Datatype rtype, int root, MGEN_Comm comm)
+{
+    (void)rbuf;
+    int c = comm_index(file, line, "MGEN_Gather", comm);
+    long long b = contribution(file, line, "MGEN_Gather", sbuf, scount,
+                               stype, rcount, rtype);
+    emit(file, line, "gather %lld root=%d%s%s", b, root, comm_opt(c),
+         algo_opt(NULL));
+    return MGEN_SUCCESS;
+}
+
+int mgen_scatter_at(const char *file, int line, const void *sbuf, int scount,
+                    MGEN_Datatype stype, void *rbuf, int rcount,
+                    MGEN_Datatype rtype, int root, MGEN_Comm comm)
+{
+    (void)sbuf;
+    int c = comm_index(file, line, "MGEN_Scatter", comm);
+    /* MGEN_IN_PLACE as the root's receive buffer: the send count/type
+     * describe each rank's part. */
+    long long b = rbuf == MGEN_IN_PLACE
+        ? bytes_of(file, line, "MGEN_Scatter", scount, stype)
+        : bytes_of(file, line, "MGEN_Scatter", rcount, rtype);
+    emit(file, line, "scatter %lld root=%d%s%s", b, root, comm_opt(c),
+         algo_opt(NULL));
+    return MGEN_SUCCESS;
+}
+
+/* ---- NSIM compatibility ----------------------------------------------------
+ * acesim's receiving NIC sends a put's control packet itself, so the
+ * NSIM sender-side control message records nothing. */
+
+int mgen_isend_acp_put_ctrl_at(const char *file, int line, int dest,
+                               MGEN_Comm comm, MGEN_Request *rq, int flag,
+                               t_NsimRoutingInfo *info)
+{
+    (void)dest;
+    (void)flag;
+    (void)info;
+    comm_index(file, line, "LMGEN_Isend_acp_put_ctrl", comm);
+    if (!rq)
+        fail(file, line, "LMGEN_Isend_acp_put_ctrl", "request pointer is NULL");
+    *rq = MGEN_REQUEST_NULL;
+    return MGEN_SUCCESS;
 }
 
 /* ---- Recorder main --------------------------------------------------------- */

@@ -27,5 +27,42 @@ int MGEN_Main(int argc, char **argv)
         exit(3);
     else if (strcmp(what, "segv") == 0)
         raise(SIGSEGV);
+    /* MPI-style calls (new cases go below, keeping the lines above). */
+    MGEN_Comm sub = MGEN_COMM_NULL;
+    MGEN_Request rq = 77;
+    if (strcmp(what, "splitrank") == 0) {
+        MGEN_Comm_split(MGEN_COMM_WORLD, rank % 2, 0, &sub);
+        MGEN_Comm_rank(sub, &dummy);
+    } else if (strcmp(what, "badcomm") == 0) {
+        MGEN_Send(NULL, 1, MGEN_INT, 0, 0, 12345);
+    } else if (strcmp(what, "nullcomm") == 0) {
+        MGEN_Barrier(sub);
+    } else if (strcmp(what, "freed") == 0) {
+        MGEN_Comm_dup(MGEN_COMM_WORLD, &sub);
+        MGEN_Comm keep = sub;
+        MGEN_Comm_free(&sub);
+        MGEN_Bcast(NULL, 1, MGEN_INT, 0, keep);
+    } else if (strcmp(what, "badreq") == 0) {
+        MGEN_Wait(&rq, MGEN_STATUS_IGNORE);
+    } else if (strcmp(what, "badtype") == 0) {
+        MGEN_Allreduce(NULL, NULL, 1, 0, MGEN_SUM, MGEN_COMM_WORLD);
+    } else if (strcmp(what, "badop") == 0) {
+        MGEN_Allreduce(NULL, NULL, 1, MGEN_INT, 0, MGEN_COMM_WORLD);
+    } else if (strcmp(what, "puttag") == 0) {
+        MGEN_Irecv(NULL, 1, MGEN_INT, 0, ACP_PUT_TAG, MGEN_COMM_WORLD, &rq);
+    } else if (strcmp(what, "badalgo") == 0) {
+        MGEN_Coll_algo("two words");
+    } else if (strcmp(what, "badtransport") == 0) {
+        MGEN_Barrier_algo(MGEN_COMM_WORLD, "ring", "udp");
+    } else if (strcmp(what, "splitinfo") == 0) {
+        MGEN_Comm_dup(MGEN_COMM_WORLD, &sub);
+        MGEN_Comm_split_info(sub, 0, 1);
+    } else if (strcmp(what, "splitrange") == 0) {
+        MGEN_Comm_split(MGEN_COMM_WORLD, 0, 0, &sub);
+        MGEN_Comm_split_info(sub, 0, 4);
+    } else if (strcmp(what, "freeworld") == 0) {
+        sub = MGEN_COMM_WORLD;
+        MGEN_Comm_free(&sub);
+    }
     return 0;
 }

@@ -66,16 +66,47 @@ expect_error() {
 }
 
 # The runtime itself must be warning-free.
-if (cd "$ROOT" && $CC -std=gnu11 -O1 -Wall -Wextra -Werror -I mgen \
-        -c mgen/mgen_runtime.c -o "$TMP/rt.o"); then
-    ok "runtime -Wall -Wextra clean"
+if (cd "$ROOT" && $CC -std=gnu11 -O1 -Wall -Wextra -Wpedantic -Werror \
+        -I mgen -c mgen/mgen_runtime.c -o "$TMP/rt.o"); then
+    ok "runtime -Wall -Wextra -Wpedantic clean"
 else
-    bad "runtime -Wall -Wextra clean"
+    bad "runtime -Wall -Wextra -Wpedantic clean"
 fi
+
+# So must a user program using every call (the header's variadic MGEN_Send
+# / MGEN_Recv macros included), in strict C99 too.
+for std in gnu11 c99; do
+    if (cd "$ROOT" && $CC -std=$std -O1 -Wall -Wextra -Wpedantic -Werror \
+            -I mgen -c mgen/tests/mpi.c -o "$TMP/mpi-$std.o"); then
+        ok "mpi.c -std=$std -Wall -Wextra -Wpedantic clean"
+    else
+        bad "mpi.c -std=$std -Wall -Wextra -Wpedantic clean"
+    fi
+done
+
+# A wrong argument count of MGEN_Send/MGEN_Recv is a compile error that
+# names the accepted counts.
+for call in "MGEN_Send(0, 1, MGEN_INT, 0)|MGEN_Send_takes_5_or_6_arguments" \
+    "MGEN_Recv(0, 1, MGEN_INT, 0, 0)|MGEN_Recv_takes_6_or_7_arguments" \
+    "MGEN_Recv(0, 1, MGEN_INT, 0, 0, MGEN_COMM_WORLD, 0, 0)|MGEN_Recv_takes_6_or_7_arguments"; do
+    printf '#include "mgen.h"\nint MGEN_Main(int c, char **v) { (void)c; (void)v; %s; return 0; }\n' \
+        "${call%%|*}" >"$TMP/arity.c"
+    if ! $CC -std=gnu11 -Werror=implicit-function-declaration -I "$ROOT/mgen" \
+            -c "$TMP/arity.c" -o "$TMP/arity.o" 2>"$TMP/arity.err" &&
+        grep -q "${call#*|}" "$TMP/arity.err"; then
+        ok "arity error: ${call%%|*}"
+    else
+        cat "$TMP/arity.err"
+        bad "arity error: ${call%%|*}"
+    fi
+done
 
 build fig1 examples/papers/fig1.c
 build ring examples/papers/ring_put.c
-for t in features exit_early semantic errors perf; do
+build get_put_ring examples/papers/get_put_ring.c
+build pingpong examples/mpi/pingpong.c
+build collectives examples/mpi/collectives.c
+for t in features exit_early semantic errors perf mpi; do
     build "$t" "mgen/tests/$t.c"
 done
 
@@ -84,6 +115,24 @@ expect_sched ring 4 ring_put.sched
 expect_sched features 3 features.sched msgsize.txt extra
 expect_sched exit_early 3 exit_early.sched
 expect_sched semantic 1 semantic.sched
+expect_sched mpi 2 mpi.sched
+expect_sched get_put_ring 3 get_put_ring.sched
+expect_sched pingpong 2 pingpong.sched 64
+expect_sched collectives 4 collectives.sched
+
+# pingpong's default size is 8 bytes; 10 round trips each way.
+if record pingpong 2 && [ "$(grep -c '^send 1 8 tag=0 ' "$TMP/pingpong.sched")" -eq 10 ] &&
+    [ "$(grep -c '^recv 0 8 tag=0 ' "$TMP/pingpong.sched")" -eq 10 ]; then
+    ok "pingpong default size"
+else
+    bad "pingpong default size"
+fi
+# collectives needs a square rank count.
+if ! record collectives 3 && grep -q "not a square grid" "$TMP/collectives.err"; then
+    ok "collectives rejects 3 ranks"
+else
+    bad "collectives rejects 3 ranks"
+fi
 
 # User output must go to stderr, never into the schedule or stdout.
 if grep -q "user output from rank 2: argc=3 calls=1" "$TMP/features.err"; then
@@ -109,6 +158,19 @@ expect_error errors 1 "^$E:25: MGEN_Region_begin: region name contains a newline
 expect_error errors 1 "^rank 1: program exited with status 1$" comm
 expect_error errors 1 "^rank 1: program exited with status 3$" exit3
 expect_error errors 1 "^rank 1: program killed by signal 11 (segmentation fault)$" segv
+expect_error errors 1 "^$E:35: MGEN_Comm_rank: rank/size of split communicator c1 is not known while recording; use world ranks, or state them with MGEN_Comm_split_info$" splitrank
+expect_error errors 1 "^$E:37: MGEN_Send: invalid communicator 12345$" badcomm
+expect_error errors 1 "^$E:39: MGEN_Barrier: invalid communicator MGEN_COMM_NULL$" nullcomm
+expect_error errors 1 "^$E:44: MGEN_Bcast: communicator c1 has been freed$" freed
+expect_error errors 1 "^$E:46: MGEN_Wait: invalid request 77$" badreq
+expect_error errors 1 "^$E:48: MGEN_Allreduce: invalid datatype 0$" badtype
+expect_error errors 1 "^$E:50: MGEN_Allreduce: invalid operation 0$" badop
+expect_error errors 1 "^$E:52: MGEN_Irecv: tag ACP_PUT_TAG is reserved for RDMA puts" puttag
+expect_error errors 1 "^$E:54: MGEN_Coll_algo: invalid algorithm name \"two words\"" badalgo
+expect_error errors 1 "^$E:56: MGEN_Barrier_algo: invalid transport \"udp\" (msg or rdma)$" badtransport
+expect_error errors 1 "^$E:59: MGEN_Comm_split_info: c1 was made by MGEN_Comm_dup" splitinfo
+expect_error errors 1 "^$E:62: MGEN_Comm_split_info: size 4 is larger than the parent communicator's size 3$" splitrange
+expect_error errors 1 "^$E:65: MGEN_Comm_free: cannot free MGEN_COMM_WORLD$" freeworld
 
 # Bad command lines exit with status 2.
 for args in "" "--acesim-ranks 2" "--acesim-out x" \

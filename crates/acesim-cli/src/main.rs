@@ -53,9 +53,16 @@ struct MachineArgs {
     /// Override a machine field, e.g. --set router.switch_latency=100ns (repeatable).
     #[arg(long = "set", value_name = "FIELD=VALUE")]
     set: Vec<String>,
-    /// Number of ranks (one per node); schedules carry their own.
+    /// Number of ranks; schedules carry their own.
     #[arg(long)]
     ranks: Option<u32>,
+    /// Ranks per node (sharing its NICs and DMA engines); same as --set placement.ranks_per_node=N.
+    #[arg(long = "ranks-per-node")]
+    ranks_per_node: Option<u32>,
+    /// Placement of ranks on nodes: block, cyclic, random (see placement.seed) or a file with
+    /// one node number per rank.
+    #[arg(long)]
+    placement: Option<String>,
 }
 
 #[derive(Args)]
@@ -119,7 +126,7 @@ fn dispatch(cli: Cli) -> acesim::Result<()> {
         Command::Machine(m) => {
             let config = load_machine(&m)?;
             let ranks = m.ranks.unwrap_or(1);
-            let topo = acesim::topology::Topology::build(&config, ranks)?;
+            let (topo, _) = acesim::sim::layout(&config, ranks)?;
             println!(
                 "# {}: {} routers, {} nodes, {} NICs per node, {} directed links",
                 topo.kind,
@@ -137,7 +144,12 @@ fn dispatch(cli: Cli) -> acesim::Result<()> {
                 Some(p) => load_program(p, machine.ranks, &[])?.ranks,
                 None => machine.ranks.unwrap_or(1),
             };
-            acesim::topology::Topology::build(&config, ranks)?;
+            acesim::sim::layout(&config, ranks)?;
+            if let Some(p) = &program {
+                let mut prog = load_program(p, machine.ranks, &[])?;
+                acesim::sim::check_program(&config, &prog)?;
+                acesim::mpi::link(&mut prog, &config.collectives)?;
+            }
             println!("ok");
             Ok(())
         }
@@ -155,9 +167,33 @@ fn check_ranks(r: u32) -> acesim::Result<()> {
 }
 
 fn load_machine(m: &MachineArgs) -> acesim::Result<acesim::MachineConfig> {
+    let mut sets = m.set.clone();
+    if let Some(n) = m.ranks_per_node {
+        sets.push(format!("placement.ranks_per_node={n}"));
+    }
+    match m.placement.as_deref() {
+        None => {}
+        Some(p @ ("block" | "cyclic" | "random")) => sets.push(format!("placement.policy={p}")),
+        Some(file) => {
+            sets.push("placement.policy=file".into());
+            sets.push(format!("placement.file={}", toml_string(file)));
+        }
+    }
     MachineSource::open(&m.machine)?
-        .with_overrides(&m.set)
+        .with_overrides(&sets)
         .load()
+}
+
+/// A TOML string literal for a value given on the command line.
+fn toml_string(s: &str) -> String {
+    let escaped: String = s
+        .chars()
+        .flat_map(|c| match c {
+            '\\' | '"' => vec!['\\', c],
+            c => vec![c],
+        })
+        .collect();
+    format!("\"{escaped}\"")
 }
 
 fn load_program(path: &Path, ranks: Option<u32>, args: &[String]) -> acesim::Result<Program> {
@@ -196,7 +232,12 @@ fn load_program(path: &Path, ranks: Option<u32>, args: &[String]) -> acesim::Res
 fn run(a: RunArgs) -> acesim::Result<()> {
     let config = load_machine(&a.machine)?;
     let program = load_program(&a.program, a.machine.ranks, &a.args)?;
-    let schedule_text = a.schedule_out.as_ref().map(|_| schedule::write(&program));
+    let schedule_text = match &a.schedule_out {
+        Some(_) => Some(schedule::write(&program).map_err(|m| {
+            Error::input(Location::file("command line").with_field("schedule-out"), m)
+        })?),
+        None => None,
+    };
     let results = acesim::simulate(&config, program)?;
     // Outputs are written only after the run succeeded, each atomically.
     if let (Some(p), Some(t)) = (&a.schedule_out, &schedule_text) {

@@ -256,7 +256,7 @@ fn machine_errors_name_file_line_and_field() {
         &[("m.toml", small), ("r.sched", three)],
         &["run", "r.sched", "-m", "m.toml"],
         2,
-        &["3 ranks need 3 nodes", "has 2 nodes"],
+        &["3 ranks at 1 per node need 3 nodes but this mesh has 2 nodes"],
     );
 }
 

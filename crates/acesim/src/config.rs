@@ -24,6 +24,118 @@ pub struct MachineConfig {
     pub nic: NicConfig,
     #[serde(default)]
     pub node: NodeConfig,
+    #[serde(default)]
+    pub mpi: MpiConfig,
+    #[serde(default)]
+    pub collectives: CollectivesConfig,
+    #[serde(default)]
+    pub placement: PlacementConfig,
+}
+
+/// Message-passing protocol parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MpiConfig {
+    /// Messages up to this size are sent eagerly; larger ones use rendezvous.
+    pub eager_threshold: Size,
+    /// CPU time to issue a send; `node.overhead` when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub send_overhead: Option<Time>,
+    /// Time from a message's arrival to the receive's completion; `node.overhead` when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recv_overhead: Option<Time>,
+}
+
+impl Default for MpiConfig {
+    fn default() -> Self {
+        MpiConfig {
+            eager_threshold: Size(16 * 1024),
+            send_overhead: None,
+            recv_overhead: None,
+        }
+    }
+}
+
+/// Default algorithm of each collective (`auto`: chosen by message size and rank count).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CollectivesConfig {
+    pub barrier: String,
+    /// `msg` (messages) or `rdma` (puts and polls, as in NSIM-ACE).
+    pub barrier_transport: String,
+    pub bcast: String,
+    pub reduce: String,
+    pub allreduce: String,
+    pub alltoall: String,
+    pub allgather: String,
+    pub gather: String,
+    pub scatter: String,
+    /// Segment size of pipelined algorithms.
+    pub segment: Size,
+    /// Compute time charged per reduced byte.
+    pub reduce_time_per_byte: Time,
+}
+
+impl Default for CollectivesConfig {
+    fn default() -> Self {
+        let auto = || "auto".to_string();
+        CollectivesConfig {
+            barrier: auto(),
+            barrier_transport: "msg".into(),
+            bcast: auto(),
+            reduce: auto(),
+            allreduce: auto(),
+            alltoall: auto(),
+            allgather: auto(),
+            gather: auto(),
+            scatter: auto(),
+            segment: Size(64 * 1024),
+            reduce_time_per_byte: Time(0),
+        }
+    }
+}
+
+impl CollectivesConfig {
+    /// The configured algorithm for a collective kind name.
+    pub fn algorithm(&self, kind: &str) -> &str {
+        match kind {
+            "barrier" => &self.barrier,
+            "bcast" => &self.bcast,
+            "reduce" => &self.reduce,
+            "allreduce" => &self.allreduce,
+            "alltoall" => &self.alltoall,
+            "allgather" => &self.allgather,
+            "gather" => &self.gather,
+            "scatter" => &self.scatter,
+            _ => "auto",
+        }
+    }
+}
+
+/// How ranks are placed on nodes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PlacementConfig {
+    /// Ranks sharing a node (and its NICs and DMA engines).
+    pub ranks_per_node: u32,
+    /// `block` (ranks 0..k on node 0), `cyclic` (round-robin over nodes), `random`, `file`.
+    pub policy: String,
+    /// Seed of the `random` policy.
+    pub seed: u64,
+    /// `file` policy: one node number per line, line i for rank i.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+}
+
+impl Default for PlacementConfig {
+    fn default() -> Self {
+        PlacementConfig {
+            ranks_per_node: 1,
+            policy: "block".into(),
+            seed: 1,
+            file: None,
+        }
+    }
 }
 
 /// The topology, one flat table whose `kind` says which fields apply.
@@ -130,6 +242,9 @@ pub struct NicConfig {
     /// Packets the NIC can hold ready to send; its send DMA engine pauses while they fill
     /// it (backpressure reaches memory instead of queueing without bound in the NIC).
     pub injection_queue: u32,
+    /// How a rank picks among its node's NICs: `round_robin` (per rank, transfer by
+    /// transfer) or `by_rank` (the rank's index on its node).
+    pub selection: String,
 }
 
 impl Default for NicConfig {
@@ -141,6 +256,7 @@ impl Default for NicConfig {
             header: Size(32),
             control_packet: Size(32),
             injection_queue: 4,
+            selection: "round_robin".into(),
         }
     }
 }
@@ -501,6 +617,64 @@ pub fn validate(c: &MachineConfig, locate: impl Fn(&str) -> Location) -> Result<
                 "MTU ({}) must be larger than the packet header ({}) to carry any payload",
                 c.nic.mtu, c.nic.header
             ),
+        );
+    }
+    if c.nic.selection != "round_robin" && c.nic.selection != "by_rank" {
+        return err(
+            "nic.selection",
+            format!(
+                "unknown NIC selection '{}' (expected round_robin or by_rank)",
+                c.nic.selection
+            ),
+        );
+    }
+    let pl = &c.placement;
+    if pl.ranks_per_node == 0 || pl.ranks_per_node > 4096 {
+        return err(
+            "placement.ranks_per_node",
+            "ranks_per_node must be between 1 and 4096".into(),
+        );
+    }
+    match pl.policy.as_str() {
+        "block" | "cyclic" | "random" => {
+            if pl.file.is_some() {
+                return err(
+                    "placement.file",
+                    format!(
+                        "a placement file needs policy = \"file\", not \"{}\"",
+                        pl.policy
+                    ),
+                );
+            }
+        }
+        "file" => {
+            if pl.file.is_none() {
+                return err(
+                    "placement.file",
+                    "policy = \"file\" needs `file`, a path with one node number per rank".into(),
+                );
+            }
+        }
+        other => {
+            return err(
+                "placement.policy",
+                format!("unknown placement '{other}' (expected block, cyclic, random or file)"),
+            )
+        }
+    }
+    if c.collectives.barrier_transport != "msg" && c.collectives.barrier_transport != "rdma" {
+        return err(
+            "collectives.barrier_transport",
+            format!(
+                "unknown transport '{}' (expected msg or rdma)",
+                c.collectives.barrier_transport
+            ),
+        );
+    }
+    if c.collectives.segment.0 == 0 {
+        return err(
+            "collectives.segment",
+            "the segment size must be at least 1 byte".into(),
         );
     }
     if c.nic.injection_queue == 0 {

@@ -342,6 +342,7 @@ fn parse_op(file: &str, line: usize, raw: &str, w: &[&str], ranks: u32) -> Resul
                     dst: peer as u32,
                     size,
                     tag,
+                    comm: 0,
                 })
             } else {
                 if peer < ANY || peer >= ranks as i64 {
@@ -354,6 +355,7 @@ fn parse_op(file: &str, line: usize, raw: &str, w: &[&str], ranks: u32) -> Resul
                 Ok(OpKind::Recv {
                     src: peer,
                     size,
+                    comm: 0,
                     tag: if tag < 0 { ANY } else { tag },
                 })
             }
@@ -465,7 +467,8 @@ mod tests {
             OpKind::Send {
                 dst: 1,
                 size: 8,
-                tag: 3
+                tag: 3,
+                comm: 0
             }
         );
         let d = &p.deps.as_ref().unwrap()[0];
@@ -476,7 +479,8 @@ mod tests {
             OpKind::Recv {
                 src: 0,
                 size: 8,
-                tag: 3
+                tag: 3,
+                comm: 0
             }
         );
     }

@@ -3,12 +3,15 @@
 //! Data flows one way: machine config -> topology + network model; program front end ->
 //! per-rank operation lists -> runtime <-> network -> results.
 
+pub mod collectives;
 pub mod config;
 pub mod engine;
 pub mod error;
 pub mod goal;
 pub mod mgen;
+pub mod mpi;
 pub mod network;
+pub mod placement;
 pub mod program;
 pub mod results;
 pub mod runtime;

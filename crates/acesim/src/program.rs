@@ -5,6 +5,12 @@ use crate::units::Ps;
 /// No handle / no explicit NIC.
 pub const NONE: u32 = u32::MAX;
 
+/// Wildcard source or tag of a receive.
+pub const ANY: i64 = -1;
+
+/// `CommSplit` color that leaves the rank out of every new communicator.
+pub const UNDEFINED: i64 = i64::MIN;
+
 /// Where an operation came from in the user's source (schedule line or C line).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SrcLoc {
@@ -13,13 +19,16 @@ pub struct SrcLoc {
     pub line: u32,
 }
 
+/// One operation of a rank. Ranks in point-to-point operations are communicator ranks
+/// until `mpi::link` has run, world ranks after; `comm` is a rank-local handle before
+/// linking and a message context after.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OpKind {
     /// Compute for a time (`MGEN_Comp`).
     Compute {
         ps: Ps,
     },
-    /// RDMA put to `dst`, non-blocking. `handle` indexes the rank's handle table.
+    /// RDMA put to `dst`, non-blocking. `handle` indexes the rank's request table.
     Put {
         dst: u32,
         size: u64,
@@ -48,23 +57,83 @@ pub enum OpKind {
     RegionEnd {
         region: u32,
     },
-    /// Eager message send: costs the overhead, completes when the data has left memory.
+    /// Blocking send: returns when the data has left this rank's memory.
     Send {
         dst: u32,
         size: u64,
         tag: i64,
+        comm: u32,
     },
-    /// Receive: completes `T_pp` after a matching message is in memory. `src`/`tag` may be
-    /// `ANY` (-1).
+    /// Blocking receive: returns the receive overhead after a matching message is in memory.
+    /// `src` and `tag` may be `ANY`.
     Recv {
         src: i64,
         size: u64,
         tag: i64,
+        comm: u32,
+    },
+    /// Non-blocking send; `req` indexes the rank's request table.
+    Isend {
+        dst: u32,
+        size: u64,
+        tag: i64,
+        comm: u32,
+        req: u32,
+    },
+    /// Non-blocking receive.
+    Irecv {
+        src: i64,
+        size: u64,
+        tag: i64,
+        comm: u32,
+        req: u32,
+    },
+    /// Block until a request (isend, irecv, put or get) has completed.
+    Wait {
+        req: u32,
+    },
+    /// Block until all / any of the `count` requests at `Program::req_lists[list..]`.
+    WaitAll {
+        list: u32,
+        count: u32,
+    },
+    WaitAny {
+        list: u32,
+        count: u32,
+    },
+    /// Non-blocking probe of a request.
+    Test {
+        req: u32,
+    },
+    /// A collective call (`Program::coll_calls[call]`), before linking expands it.
+    Coll {
+        call: u32,
+    },
+    /// Start and end of an expanded collective call (`Program::collectives[call]`).
+    CollBegin {
+        call: u32,
+    },
+    CollEnd {
+        call: u32,
+    },
+    /// Communicator creation (collective over `parent`); `result` is a rank-local handle.
+    CommSplit {
+        parent: u32,
+        color: i64,
+        key: i64,
+        result: u32,
+    },
+    CommDup {
+        parent: u32,
+        result: u32,
     },
 }
 
-/// Wildcard source or tag of a receive.
-pub const ANY: i64 = -1;
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Op {
+    pub kind: OpKind,
+    pub loc: SrcLoc,
+}
 
 /// Dependencies of one rank's operations in a dependency-graph program (GOAL): an operation
 /// is ready when every operation it `requires` has completed and every operation it
@@ -81,10 +150,41 @@ pub struct RankDeps {
     pub labels: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Op {
-    pub kind: OpKind,
-    pub loc: SrcLoc,
+/// A collective call as a rank wrote it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CollCall {
+    /// `barrier`, `bcast`, ... (or `comm_split`/`comm_dup`, charged as collectives).
+    pub kind: String,
+    /// Algorithm name, or empty for the machine's default.
+    pub algorithm: String,
+    /// `msg`/`rdma` for barriers, or empty for the machine's default.
+    pub transport: String,
+    pub size: u64,
+    /// Root (communicator rank).
+    pub root: u32,
+    /// Segment size of pipelined algorithms, 0 for the machine's default.
+    pub segment: u64,
+    /// Rank-local communicator handle.
+    pub comm: u32,
+}
+
+/// A collective call once its communicator is known (one per call, shared by its ranks).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Collective {
+    pub kind: String,
+    pub algorithm: String,
+    pub comm: u32,
+    pub size: u64,
+    pub root: u32,
+    /// Sequence number of the call on its communicator.
+    pub seq: u32,
+}
+
+/// A communicator: its ranks (world ranks, in communicator order).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Communicator {
+    pub name: String,
+    pub members: Vec<u32>,
 }
 
 /// A program for every rank, ready to run.
@@ -92,7 +192,7 @@ pub struct Op {
 pub struct Program {
     pub ranks: u32,
     pub ops: Vec<Vec<Op>>,
-    /// Number of handles each rank uses.
+    /// Number of requests/handles each rank uses.
     pub handles: Vec<u32>,
     /// Region names by id.
     pub regions: Vec<String>,
@@ -101,6 +201,17 @@ pub struct Program {
     /// Present for dependency-graph programs (GOAL); absent for sequential programs, where
     /// each operation starts when the one before it has returned.
     pub deps: Option<Vec<RankDeps>>,
+    /// Request lists of `WaitAll`/`WaitAny`.
+    pub req_lists: Vec<u32>,
+    /// Collective calls as written (before linking).
+    pub coll_calls: Vec<CollCall>,
+    /// Rank-local communicator handles per rank (handle 0 is the world).
+    pub comm_handles: Vec<u32>,
+    /// After linking: the communicators (0 is the world) and the collective calls.
+    pub comms: Vec<Communicator>,
+    pub collectives: Vec<Collective>,
+    /// True once communicators and collectives are resolved (see `mpi::link`).
+    pub linked: bool,
 }
 
 impl Program {
@@ -109,9 +220,8 @@ impl Program {
             ranks,
             ops: vec![Vec::new(); ranks as usize],
             handles: vec![0; ranks as usize],
-            regions: Vec::new(),
-            files: Vec::new(),
-            deps: None,
+            comm_handles: vec![1; ranks as usize],
+            ..Default::default()
         }
     }
 
@@ -131,6 +241,20 @@ impl Program {
         (self.files.len() - 1) as u32
     }
 
+    /// A new request slot of `rank`.
+    pub fn new_handle(&mut self, rank: u32) -> u32 {
+        let h = self.handles[rank as usize];
+        self.handles[rank as usize] += 1;
+        h
+    }
+
+    /// Stores a request list and returns its start.
+    pub fn req_list(&mut self, reqs: &[u32]) -> u32 {
+        let start = self.req_lists.len() as u32;
+        self.req_lists.extend_from_slice(reqs);
+        start
+    }
+
     /// `file:line` of an operation.
     pub fn describe_loc(&self, loc: SrcLoc) -> String {
         match self.files.get(loc.file as usize) {
@@ -143,8 +267,15 @@ impl Program {
         self.ops.iter().map(|o| o.len()).sum()
     }
 
-    /// The operation as schedule text (for reports).
+    /// The operation as text (for reports).
     pub fn describe_op(&self, op: &Op) -> String {
+        let any = |v: i64| {
+            if v == ANY {
+                "any".to_string()
+            } else {
+                v.to_string()
+            }
+        };
         match op.kind {
             OpKind::Compute { ps } => format!("compute {ps}ps"),
             OpKind::Put { dst, size, tag, .. } => format!("put {dst} {size} tag={tag}"),
@@ -155,17 +286,28 @@ impl Program {
                 format!("region_begin {}", self.regions[region as usize])
             }
             OpKind::RegionEnd { region } => format!("region_end {}", self.regions[region as usize]),
-            OpKind::Send { dst, size, tag } => format!("send {dst} {size} tag={tag}"),
-            OpKind::Recv { src, size, tag } => {
-                let any = |v: i64| {
-                    if v == ANY {
-                        "any".to_string()
-                    } else {
-                        v.to_string()
-                    }
-                };
+            OpKind::Send { dst, size, tag, .. } => format!("send {dst} {size} tag={tag}"),
+            OpKind::Recv { src, size, tag, .. } => {
                 format!("recv {} {size} tag={}", any(src), any(tag))
             }
+            OpKind::Isend { dst, size, tag, .. } => format!("isend {dst} {size} tag={tag}"),
+            OpKind::Irecv { src, size, tag, .. } => {
+                format!("irecv {} {size} tag={}", any(src), any(tag))
+            }
+            OpKind::Wait { req } => format!("wait (request #{})", req + 1),
+            OpKind::WaitAll { count, .. } => format!("waitall ({count} requests)"),
+            OpKind::WaitAny { count, .. } => format!("waitany ({count} requests)"),
+            OpKind::Test { req } => format!("test (request #{})", req + 1),
+            OpKind::Coll { call } => {
+                let c = &self.coll_calls[call as usize];
+                format!("{} {}", c.kind, c.size)
+            }
+            OpKind::CollBegin { call } | OpKind::CollEnd { call } => {
+                let c = &self.collectives[call as usize];
+                format!("{} {} ({})", c.kind, c.size, c.algorithm)
+            }
+            OpKind::CommSplit { color, key, .. } => format!("comm_split {color} {key}"),
+            OpKind::CommDup { .. } => "comm_dup".to_string(),
         }
     }
 }

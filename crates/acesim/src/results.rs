@@ -2,16 +2,40 @@
 
 use crate::config::MachineConfig;
 use crate::network::Network;
-use crate::runtime::Runtime;
+use crate::runtime::{Runtime, CATEGORIES};
 use crate::topology::Peer;
 use crate::units::{format_time, Ps, PS_PER_S};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct RankResult {
     pub rank: u32,
+    pub node: u32,
     pub finish_ps: Ps,
+    pub compute_ps: Ps,
+    /// Library overheads paid on the CPU.
+    pub overhead_ps: Ps,
+    /// Time blocked, by call kind (inside a collective: the collective's kind).
+    pub blocked_ps: BTreeMap<&'static str, Ps>,
+}
+
+/// One collective call.
+#[derive(Debug, Clone, Serialize)]
+pub struct CollectiveResult {
+    pub kind: String,
+    pub algorithm: String,
+    pub comm: String,
+    pub size: u64,
+    pub root: u32,
+    pub ranks: u32,
+    /// First rank in, last rank out.
+    pub start_ps: Ps,
+    pub end_ps: Ps,
+    pub duration_ps: Ps,
+    /// Mean time a rank spent in the call.
+    pub mean_rank_ps: f64,
 }
 
 /// One put or get. Times are picoseconds from the start of the run.
@@ -75,10 +99,13 @@ pub struct Results {
     pub per_rank: Vec<RankResult>,
     pub operations: Vec<OperationResult>,
     pub regions: Vec<RegionResult>,
+    pub collectives: Vec<CollectiveResult>,
     /// Puts that landed but no poll consumed: (rank, tag, count).
     pub unpolled_puts: Vec<(u32, i64, u32)>,
-    /// Messages that no receive matched: (src, dst, tag).
-    pub unmatched_messages: Vec<(u32, u32, i64)>,
+    /// Messages that no receive matched: (src, dst, tag, count).
+    pub unmatched_messages: Vec<(u32, u32, i64, u32)>,
+    /// Receives still posted at the end (their rank finished with requests pending).
+    pub unmatched_receives: usize,
     #[serde(skip)]
     pub links: Vec<LinkResult>,
 }
@@ -93,9 +120,51 @@ pub fn collect(
     let predicted = rt.last_activity;
     let ranks = rt.program.ranks;
     let per_rank = (0..ranks)
-        .map(|r| RankResult {
-            rank: r,
-            finish_ps: rt.rank_finish(r).unwrap_or(predicted),
+        .map(|r| {
+            let st = rt.rank_stats(r);
+            RankResult {
+                rank: r,
+                node: rt.placement.node[r as usize],
+                finish_ps: rt.rank_finish(r).unwrap_or(predicted),
+                compute_ps: st.compute_ps,
+                overhead_ps: st.overhead_ps,
+                blocked_ps: CATEGORIES
+                    .iter()
+                    .zip(&st.blocked_ps)
+                    .filter(|(_, &t)| t > 0)
+                    .map(|(c, &t)| (*c, t))
+                    .collect(),
+            }
+        })
+        .collect();
+    let collectives = rt
+        .program
+        .collectives
+        .iter()
+        .zip(&rt.colls)
+        .map(|(c, rec)| CollectiveResult {
+            kind: c.kind.clone(),
+            algorithm: c.algorithm.clone(),
+            comm: rt
+                .program
+                .comms
+                .get(c.comm as usize)
+                .map_or_else(String::new, |m| m.name.clone()),
+            size: c.size,
+            root: c.root,
+            ranks: rec.ranks,
+            start_ps: if rec.ranks == 0 { 0 } else { rec.first_begin },
+            end_ps: rec.last_end,
+            duration_ps: rec.last_end.saturating_sub(if rec.ranks == 0 {
+                rec.last_end
+            } else {
+                rec.first_begin
+            }),
+            mean_rank_ps: if rec.ranks == 0 {
+                0.0
+            } else {
+                rec.sum_ps as f64 / rec.ranks as f64
+            },
         })
         .collect();
     let operations = rt
@@ -180,6 +249,8 @@ pub fn collect(
         regions,
         unpolled_puts: rt.unpolled(),
         unmatched_messages: rt.unmatched_messages(),
+        unmatched_receives: rt.unmatched_receives(),
+        collectives,
         links,
     }
 }
@@ -260,10 +331,26 @@ impl Results {
                 format_time(r.max_ps)
             );
         }
+        if !self.collectives.is_empty() {
+            let mut by: BTreeMap<(&str, &str), (u64, Ps)> = BTreeMap::new();
+            for c in &self.collectives {
+                let e = by.entry((&c.kind, &c.algorithm)).or_insert((0, 0));
+                e.0 += 1;
+                e.1 += c.duration_ps;
+            }
+            for ((kind, algo), (n, total)) in by {
+                let _ = writeln!(
+                    s,
+                    "{kind} ({algo}): {n} calls, mean {}",
+                    format_time(total / n)
+                );
+            }
+        }
         if !self.unmatched_messages.is_empty() {
+            let n: u32 = self.unmatched_messages.iter().map(|m| m.3).sum();
             let _ = writeln!(
                 s,
-                "note: {} messages were never received (see unmatched_messages in --json)",
+                "warning: {n} messages were never received ({} sender/receiver/tag combinations; see unmatched_messages in --json)",
                 self.unmatched_messages.len()
             );
         }

@@ -8,13 +8,15 @@
 //! control packet; on arrival the remote NIC DMAs the data out and sends it; the get
 //! completes `T_pp` after its last packet is in the requester's memory.
 //!
-//! **Messages** (eager, until the MPI layer lands). A send pays `T_pp` and completes when its
-//! data has left memory; a receive completes `T_pp` after a matching message has landed.
-//! Matching follows MPI: the earliest posted matching receive takes the earliest landed
-//! matching message (source and tag, with wildcards).
+//! **Messages** (MPI). A send pays the send overhead. Up to the eager threshold the data
+//! goes at once; a larger message sends a request-to-send control packet and, once a
+//! matching receive is posted, the receiver pulls the data with an RDMA get (rendezvous).
+//! A send completes when its data has left memory; a receive completes the receive overhead
+//! after its data is in memory. Matching follows MPI: context (communicator), source and
+//! tag with wildcards; envelopes from one sender are matched in the order they were sent.
 //!
 //! **Execution.** A sequential program runs one operation after another: non-blocking ones
-//! cost the overhead and return, blocking ones suspend the rank. A dependency-graph program
+//! cost their overhead and return, blocking ones suspend the rank. A dependency-graph program
 //! (GOAL) starts an operation once its dependencies hold; the rank's CPU runs compute and
 //! send overheads one at a time in the order operations became ready.
 
@@ -23,16 +25,19 @@ use crate::network::{Network, Notice};
 use crate::program::{OpKind, Program, RankDeps, ANY, NONE};
 use crate::sim::Event;
 use crate::units::Ps;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::fmt;
 
 type Queue = EventQueue<Event>;
+
+/// Requests are transfer ids, or receive ids with this bit set.
+const RECV_BIT: u32 = 1 << 31;
 
 #[derive(Debug, Clone, Copy)]
 pub enum RtEvent {
     /// A rank's compute or overhead is over (or its CPU has new work): go on.
     Resume { rank: u32 },
-    /// The library overhead of a transfer is paid: hand it to the NIC.
+    /// The issue overhead of a transfer is paid: hand it to the NIC.
     Submit { xfer: u32 },
     /// The completion overhead of a put/get is paid.
     Finish { xfer: u32 },
@@ -44,7 +49,7 @@ pub enum RtEvent {
 pub enum XferKind {
     Put,
     Get,
-    /// An eager message (send/recv).
+    /// A message (send/isend and the sends inside collectives).
     Msg,
 }
 
@@ -75,8 +80,15 @@ pub struct Xfer {
     pub dma_start: Option<Ps>,
     /// Last byte in the destination's memory (`T_end`).
     pub landed: Option<Ps>,
-    /// Completion at the issuing rank (a send: its data has left memory).
+    /// Completion at the issuing rank (a message: its data has left memory).
     pub complete: Option<Ps>,
+    /// Message context (communicator), order among messages of (src, dst, context), and
+    /// whether it uses rendezvous.
+    pub ctx: u32,
+    seq: u32,
+    pub rendezvous: bool,
+    /// The receive it matched, or `NONE`.
+    recv: u32,
     /// Dependency-graph operation it belongs to, or `NONE`.
     op: u32,
 }
@@ -87,6 +99,7 @@ pub struct RecvRecord {
     pub rank: u32,
     pub src: i64,
     pub tag: i64,
+    pub ctx: u32,
     pub posted: Ps,
     /// The message it matched, or `NONE`.
     pub xfer: u32,
@@ -96,8 +109,10 @@ pub struct RecvRecord {
 
 // Token parts: which leg of a transfer a network message is.
 const DATA: u64 = 0;
-const PUT_ACK: u64 = 1;
-const GET_REQUEST: u64 = 2;
+/// Put: acknowledgement. Message: request-to-send.
+const ACK_OR_RTS: u64 = 1;
+/// Get: request. Message: the receiver's rendezvous get request.
+const REQUEST: u64 = 2;
 const GET_DATA: u64 = 3;
 
 fn token(xfer: u32, part: u64) -> u64 {
@@ -109,16 +124,32 @@ enum Wait {
     /// Running, or waiting for a scheduled Resume.
     No,
     Tag(i64),
-    Xfer(u32),
-    Recv(u32),
+    /// One request (encoded).
+    Req(u32),
+    /// All / any of a request list of the current operation.
+    All,
+    Any,
 }
 
-/// A blocking operation already started by a sequential rank.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Inflight {
-    None,
-    Xfer(u32),
-    Recv(u32),
+/// Where blocked time is charged.
+pub const CATEGORIES: &[&str] = &[
+    "poll",
+    "complete",
+    "wait",
+    "send",
+    "recv",
+    "barrier",
+    "bcast",
+    "reduce",
+    "allreduce",
+    "alltoall",
+    "allgather",
+    "gather",
+    "scatter",
+];
+
+fn category(name: &str) -> usize {
+    CATEGORIES.iter().position(|c| *c == name).unwrap_or(2)
 }
 
 /// Dependency-graph state of one rank.
@@ -136,22 +167,36 @@ struct DagRank {
     completed: u32,
 }
 
+/// Time a rank spent, by kind.
+#[derive(Debug, Clone, Default)]
+pub struct RankStats {
+    pub compute_ps: Ps,
+    pub overhead_ps: Ps,
+    /// Blocked time per entry of `CATEGORIES` (inside a collective: the collective's kind).
+    pub blocked_ps: Vec<Ps>,
+}
+
 #[derive(Debug, Clone)]
 struct RankState {
     pc: usize,
     wait: Wait,
-    inflight: Inflight,
+    blocked_since: Ps,
+    /// A blocking send/recv already issued (encoded request), or `NONE`.
+    inflight: u32,
     finish: Option<Ps>,
     nic_next: u32,
-    /// Handle index -> transfer id.
+    /// Request slot -> encoded request.
     handles: Vec<u32>,
     /// Landed puts not yet consumed by a poll, by tag.
     landed: HashMap<i64, u32>,
     regions: Vec<(u32, Ps)>,
+    /// Current collective call and when this rank entered it.
+    coll: Option<(u32, Ps)>,
     /// Receives not yet matched, in posting order.
     posted: Vec<u32>,
-    /// Landed messages not yet matched, in landing order.
+    /// Envelopes (eager data or rendezvous requests) not yet matched, in arrival order.
     unexpected: Vec<u32>,
+    stats: RankStats,
     dag: Option<DagRank>,
 }
 
@@ -164,11 +209,19 @@ pub struct RegionRecord {
     pub end: Ps,
 }
 
+/// Timing of one collective call over its ranks.
+#[derive(Debug, Clone, Default)]
+pub struct CollRecord {
+    pub first_begin: Ps,
+    pub last_end: Ps,
+    pub sum_ps: Ps,
+    pub ranks: u32,
+}
+
 /// Why a run could not finish.
 #[derive(Debug, Clone)]
 pub struct DeadlockReport {
     pub time: Ps,
-    /// (rank, operation, source location, what it waits for)
     pub blocked: Vec<BlockedRank>,
     pub network: Option<String>,
 }
@@ -206,33 +259,63 @@ impl fmt::Display for DeadlockReport {
     }
 }
 
+/// Timing parameters of the runtime.
+#[derive(Debug, Clone)]
+pub struct RtParams {
+    /// RDMA library overhead `T_pp`.
+    pub overhead: Ps,
+    pub send_overhead: Ps,
+    pub recv_overhead: Ps,
+    pub eager_threshold: u64,
+    pub nics_per_node: u32,
+    /// Pick a NIC by the rank's index on its node instead of round-robin.
+    pub nic_by_rank: bool,
+}
+
+/// Where ranks live: node of each rank and its index among the node's ranks.
+#[derive(Debug, Clone)]
+pub struct Placement {
+    pub node: Vec<u32>,
+    pub local: Vec<u32>,
+}
+
 pub struct Runtime {
     pub program: Program,
-    overhead: Ps,
-    nics_per_node: u32,
+    p: RtParams,
     ranks: Vec<RankState>,
     pub xfers: Vec<Xfer>,
     pub recvs: Vec<RecvRecord>,
     pub regions: Vec<RegionRecord>,
-    /// Node of each rank (one rank per node in this version).
-    rank_node: Vec<u32>,
+    pub colls: Vec<CollRecord>,
+    pub placement: Placement,
+    /// Next sequence number per (src, dst, context), at the sender and at the receiver.
+    send_seq: HashMap<(u32, u32, u32), u32>,
+    recv_seq: HashMap<(u32, u32, u32), u32>,
+    /// Envelopes that arrived ahead of an earlier one from the same sender.
+    early: HashMap<(u32, u32, u32), BTreeMap<u32, u32>>,
     pub last_activity: Ps,
 }
 
 impl Runtime {
-    pub fn new(program: Program, overhead: Ps, nics_per_node: u32) -> Runtime {
+    pub fn new(program: Program, p: RtParams, placement: Placement) -> Runtime {
         let ranks = (0..program.ranks as usize)
             .map(|r| RankState {
                 pc: 0,
                 wait: Wait::No,
-                inflight: Inflight::None,
+                blocked_since: 0,
+                inflight: NONE,
                 finish: None,
                 nic_next: 0,
                 handles: vec![NONE; program.handles[r] as usize],
                 landed: HashMap::new(),
                 regions: Vec::new(),
+                coll: None,
                 posted: Vec::new(),
                 unexpected: Vec::new(),
+                stats: RankStats {
+                    blocked_ps: vec![0; CATEGORIES.len()],
+                    ..Default::default()
+                },
                 dag: program.deps.as_ref().map(|d| {
                     let d = &d[r];
                     let n = d.requires.len();
@@ -247,16 +330,25 @@ impl Runtime {
                 }),
             })
             .collect();
-        let rank_node = (0..program.ranks).collect();
+        let colls = vec![
+            CollRecord {
+                first_begin: Ps::MAX,
+                ..Default::default()
+            };
+            program.collectives.len()
+        ];
         Runtime {
             program,
-            overhead,
-            nics_per_node,
+            p,
             ranks,
             xfers: Vec::new(),
             recvs: Vec::new(),
             regions: Vec::new(),
-            rank_node,
+            colls,
+            placement,
+            send_seq: HashMap::new(),
+            recv_seq: HashMap::new(),
+            early: HashMap::new(),
             last_activity: 0,
         }
     }
@@ -265,11 +357,14 @@ impl Runtime {
         self.ranks[rank as usize].finish
     }
 
+    pub fn rank_stats(&self, rank: u32) -> &RankStats {
+        &self.ranks[rank as usize].stats
+    }
+
     /// Starts every rank at time 0.
     pub fn start(&mut self, q: &mut Queue) {
         for rank in 0..self.program.ranks {
-            let r = rank as usize;
-            if let Some(dag) = &mut self.ranks[r].dag {
+            if let Some(dag) = &mut self.ranks[rank as usize].dag {
                 for op in 0..dag.need_requires.len() as u32 {
                     if dag.need_requires[op as usize] == 0 && dag.need_irequires[op as usize] == 0 {
                         dag.ready.push_back(op);
@@ -296,13 +391,81 @@ impl Runtime {
         }
     }
 
-    fn nic_of(&self, rank: u32, index: u32) -> u32 {
-        self.rank_node[rank as usize] * self.nics_per_node + index
-    }
-
     fn done(&mut self, rank: u32, now: Ps) {
         self.ranks[rank as usize].finish = Some(now);
         self.last_activity = self.last_activity.max(now);
+    }
+
+    fn req_done(&self, e: u32) -> bool {
+        if e == NONE {
+            return true;
+        }
+        if e & RECV_BIT != 0 {
+            self.recvs[(e & !RECV_BIT) as usize].complete.is_some()
+        } else {
+            self.xfers[e as usize].complete.is_some()
+        }
+    }
+
+    /// The request list of the operation rank `r` is at (WaitAll/WaitAny).
+    fn current_list(&self, r: usize) -> &[u32] {
+        match self.program.ops[r].get(self.ranks[r].pc).map(|o| o.kind) {
+            Some(OpKind::WaitAll { list, count } | OpKind::WaitAny { list, count }) => {
+                &self.program.req_lists[list as usize..(list + count) as usize]
+            }
+            _ => &[],
+        }
+    }
+
+    fn satisfied(&self, r: usize) -> bool {
+        let st = &self.ranks[r];
+        match st.wait {
+            Wait::No => true,
+            Wait::Tag(t) => st.landed.get(&t).is_some_and(|&n| n > 0),
+            Wait::Req(e) => self.req_done(e),
+            Wait::All => self
+                .current_list(r)
+                .iter()
+                .all(|&h| self.req_done(st.handles[h as usize])),
+            Wait::Any => self
+                .current_list(r)
+                .iter()
+                .any(|&h| self.req_done(st.handles[h as usize])),
+        }
+    }
+
+    /// Suspends rank `r` at the current operation, charging the wait to `cat`.
+    fn block(&mut self, r: usize, now: Ps, wait: Wait) {
+        let st = &mut self.ranks[r];
+        st.wait = wait;
+        st.blocked_since = now;
+    }
+
+    /// Category blocked time of rank `r` goes to: its collective, else its operation.
+    fn blocked_category(&self, r: usize) -> usize {
+        let st = &self.ranks[r];
+        if let Some((call, _)) = st.coll {
+            return category(&self.program.collectives[call as usize].kind);
+        }
+        match self.program.ops[r].get(st.pc).map(|o| o.kind) {
+            Some(OpKind::Poll { .. }) => category("poll"),
+            Some(OpKind::Complete { .. }) => category("complete"),
+            Some(OpKind::Send { .. }) => category("send"),
+            Some(OpKind::Recv { .. }) => category("recv"),
+            _ => category("wait"),
+        }
+    }
+
+    /// Wakes rank `r` if what it waits for now holds.
+    fn check_wake(&mut self, q: &mut Queue, now: Ps, r: usize) {
+        if self.ranks[r].wait == Wait::No || !self.satisfied(r) {
+            return;
+        }
+        let cat = self.blocked_category(r);
+        let st = &mut self.ranks[r];
+        st.stats.blocked_ps[cat] += now - st.blocked_since;
+        st.wait = Wait::No;
+        q.schedule(now, Event::Rt(RtEvent::Resume { rank: r as u32 }));
     }
 
     /// Runs a sequential rank from its current operation until it blocks, computes or ends.
@@ -317,6 +480,7 @@ impl Runtime {
                 OpKind::Compute { ps } => {
                     self.ranks[r].pc += 1;
                     if ps > 0 {
+                        self.ranks[r].stats.compute_ps += ps;
                         q.schedule(now + ps, Event::Rt(RtEvent::Resume { rank }));
                         return;
                     }
@@ -329,11 +493,9 @@ impl Runtime {
                     nic,
                 } => {
                     self.ranks[r].pc += 1;
-                    let id = self.new_xfer(now, rank, XferKind::Put, dst, size, tag, nic, NONE);
-                    if handle != NONE {
-                        self.ranks[r].handles[handle as usize] = id;
-                    }
-                    if self.pay_overhead(q, net, now, rank, id) {
+                    let id = self.new_xfer(now, rank, XferKind::Put, dst, size, tag, nic, 0, NONE);
+                    self.set_handle(r, handle, id);
+                    if self.pay_overhead(q, net, now, rank, id, self.p.overhead) {
                         return;
                     }
                 }
@@ -344,11 +506,9 @@ impl Runtime {
                     nic,
                 } => {
                     self.ranks[r].pc += 1;
-                    let id = self.new_xfer(now, rank, XferKind::Get, src, size, 0, nic, NONE);
-                    if handle != NONE {
-                        self.ranks[r].handles[handle as usize] = id;
-                    }
-                    if self.pay_overhead(q, net, now, rank, id) {
+                    let id = self.new_xfer(now, rank, XferKind::Get, src, size, 0, nic, 0, NONE);
+                    self.set_handle(r, handle, id);
+                    if self.pay_overhead(q, net, now, rank, id, self.p.overhead) {
                         return;
                     }
                 }
@@ -359,54 +519,97 @@ impl Runtime {
                             *n -= 1;
                             st.pc += 1;
                         }
-                        _ => {
-                            st.wait = Wait::Tag(tag);
-                            return;
-                        }
+                        _ => return self.block(r, now, Wait::Tag(tag)),
                     }
                 }
-                OpKind::Complete { handle } => {
-                    let x = self.ranks[r].handles[handle as usize];
-                    if self.xfers[x as usize].complete.is_some() {
+                OpKind::Complete { handle: req } | OpKind::Wait { req } => {
+                    let e = self.ranks[r].handles[req as usize];
+                    if self.req_done(e) {
                         self.ranks[r].pc += 1;
                     } else {
-                        self.ranks[r].wait = Wait::Xfer(x);
+                        return self.block(r, now, Wait::Req(e));
+                    }
+                }
+                OpKind::WaitAll { .. } | OpKind::WaitAny { .. } => {
+                    let all = matches!(op.kind, OpKind::WaitAll { .. });
+                    let wait = if all { Wait::All } else { Wait::Any };
+                    self.ranks[r].wait = wait;
+                    let ok = self.satisfied(r);
+                    self.ranks[r].wait = Wait::No;
+                    if ok {
+                        self.ranks[r].pc += 1;
+                    } else {
+                        return self.block(r, now, wait);
+                    }
+                }
+                OpKind::Test { .. } => self.ranks[r].pc += 1,
+                OpKind::Isend {
+                    dst,
+                    size,
+                    tag,
+                    comm,
+                    req,
+                } => {
+                    self.ranks[r].pc += 1;
+                    let id =
+                        self.new_xfer(now, rank, XferKind::Msg, dst, size, tag, NONE, comm, NONE);
+                    self.set_handle(r, req, id);
+                    if self.pay_overhead(q, net, now, rank, id, self.p.send_overhead) {
                         return;
                     }
                 }
-                OpKind::Send { dst, size, tag } => {
-                    // Blocking: issue once, then wait for local completion.
-                    if self.ranks[r].inflight == Inflight::None {
-                        let id =
-                            self.new_xfer(now, rank, XferKind::Msg, dst, size, tag, NONE, NONE);
-                        self.ranks[r].inflight = Inflight::Xfer(id);
-                        if self.pay_overhead(q, net, now, rank, id) {
+                OpKind::Irecv {
+                    src,
+                    tag,
+                    comm,
+                    req,
+                    ..
+                } => {
+                    self.ranks[r].pc += 1;
+                    let id = self.post_recv(q, net, now, rank, src, tag, comm, NONE);
+                    self.set_handle(r, req, id | RECV_BIT);
+                }
+                OpKind::Send {
+                    dst,
+                    size,
+                    tag,
+                    comm,
+                } => {
+                    // Blocking: issue once (paying the overhead), then wait for completion.
+                    if self.ranks[r].inflight == NONE {
+                        let id = self.new_xfer(
+                            now,
+                            rank,
+                            XferKind::Msg,
+                            dst,
+                            size,
+                            tag,
+                            NONE,
+                            comm,
+                            NONE,
+                        );
+                        self.ranks[r].inflight = id;
+                        if self.pay_overhead(q, net, now, rank, id, self.p.send_overhead) {
                             return;
                         }
                     }
-                    let Inflight::Xfer(id) = self.ranks[r].inflight else {
-                        unreachable!()
-                    };
-                    if self.xfers[id as usize].complete.is_none() {
-                        self.ranks[r].wait = Wait::Xfer(id);
-                        return;
+                    let e = self.ranks[r].inflight;
+                    if !self.req_done(e) {
+                        return self.block(r, now, Wait::Req(e));
                     }
-                    self.ranks[r].inflight = Inflight::None;
+                    self.ranks[r].inflight = NONE;
                     self.ranks[r].pc += 1;
                 }
-                OpKind::Recv { src, tag, .. } => {
-                    if self.ranks[r].inflight == Inflight::None {
-                        let id = self.post_recv(q, now, rank, src, tag, NONE);
-                        self.ranks[r].inflight = Inflight::Recv(id);
+                OpKind::Recv { src, tag, comm, .. } => {
+                    if self.ranks[r].inflight == NONE {
+                        let id = self.post_recv(q, net, now, rank, src, tag, comm, NONE);
+                        self.ranks[r].inflight = id | RECV_BIT;
                     }
-                    let Inflight::Recv(id) = self.ranks[r].inflight else {
-                        unreachable!()
-                    };
-                    if self.recvs[id as usize].complete.is_none() {
-                        self.ranks[r].wait = Wait::Recv(id);
-                        return;
+                    let e = self.ranks[r].inflight;
+                    if !self.req_done(e) {
+                        return self.block(r, now, Wait::Req(e));
                     }
-                    self.ranks[r].inflight = Inflight::None;
+                    self.ranks[r].inflight = NONE;
                     self.ranks[r].pc += 1;
                 }
                 OpKind::RegionBegin { region } => {
@@ -426,7 +629,32 @@ impl Runtime {
                         });
                     }
                 }
+                OpKind::CollBegin { call } => {
+                    self.ranks[r].coll = Some((call, now));
+                    self.ranks[r].pc += 1;
+                }
+                OpKind::CollEnd { call } => {
+                    let st = &mut self.ranks[r];
+                    st.pc += 1;
+                    if let Some((_, begin)) = st.coll.take() {
+                        let c = &mut self.colls[call as usize];
+                        c.first_begin = c.first_begin.min(begin);
+                        c.last_end = c.last_end.max(now);
+                        c.sum_ps += now - begin;
+                        c.ranks += 1;
+                    }
+                }
+                // Linking removes these; an unlinked program never reaches the runtime.
+                OpKind::Coll { .. } | OpKind::CommSplit { .. } | OpKind::CommDup { .. } => {
+                    self.ranks[r].pc += 1
+                }
             }
+        }
+    }
+
+    fn set_handle(&mut self, r: usize, handle: u32, e: u32) {
+        if handle != NONE {
+            self.ranks[r].handles[handle as usize] = e;
         }
     }
 
@@ -452,29 +680,34 @@ impl Runtime {
             let kind = self.program.ops[r][op as usize].kind;
             self.start_op(q, now, rank, op);
             match kind {
-                OpKind::Compute { ps } => {
-                    if ps > 0 {
-                        let dag = self.ranks[r].dag.as_mut().expect("dag rank");
-                        dag.running = op;
-                        dag.cpu_busy = true;
-                        q.schedule(now + ps, Event::Rt(RtEvent::Resume { rank }));
-                        return;
-                    }
-                    self.complete_op(q, now, rank, op);
+                OpKind::Compute { ps } if ps > 0 => {
+                    let st = &mut self.ranks[r];
+                    st.stats.compute_ps += ps;
+                    let dag = st.dag.as_mut().expect("dag rank");
+                    dag.running = op;
+                    dag.cpu_busy = true;
+                    q.schedule(now + ps, Event::Rt(RtEvent::Resume { rank }));
+                    return;
                 }
-                OpKind::Send { dst, size, tag } => {
-                    let id = self.new_xfer(now, rank, XferKind::Msg, dst, size, tag, NONE, op);
-                    if self.overhead > 0 {
+                OpKind::Send {
+                    dst,
+                    size,
+                    tag,
+                    comm,
+                } => {
+                    let id =
+                        self.new_xfer(now, rank, XferKind::Msg, dst, size, tag, NONE, comm, op);
+                    if self.p.send_overhead > 0 {
                         self.ranks[r].dag.as_mut().expect("dag rank").cpu_busy = true;
-                        self.pay_overhead(q, net, now, rank, id);
+                        self.pay_overhead(q, net, now, rank, id, self.p.send_overhead);
                         return;
                     }
                     self.submit(q, net, now, id);
                 }
-                OpKind::Recv { src, tag, .. } => {
-                    self.post_recv(q, now, rank, src, tag, op);
+                OpKind::Recv { src, tag, comm, .. } => {
+                    self.post_recv(q, net, now, rank, src, tag, comm, op);
                 }
-                // The GOAL reader only produces compute, send and recv.
+                // Zero-time compute, and anything else the GOAL reader never produces.
                 _ => self.complete_op(q, now, rank, op),
             }
         }
@@ -531,6 +764,21 @@ impl Runtime {
         }
     }
 
+    /// NIC index used by `rank` for its next transfer.
+    fn nic_index(&mut self, rank: u32, nic: u32) -> u32 {
+        let nics = self.p.nics_per_node;
+        if nic != NONE {
+            return nic; // checked against nic.count before the run
+        }
+        if self.p.nic_by_rank {
+            return self.placement.local[rank as usize] % nics;
+        }
+        let st = &mut self.ranks[rank as usize];
+        let i = st.nic_next % nics;
+        st.nic_next += 1;
+        i
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn new_xfer(
         &mut self,
@@ -541,20 +789,30 @@ impl Runtime {
         size: u64,
         tag: i64,
         nic: u32,
+        ctx: u32,
         op: u32,
     ) -> u32 {
-        let st = &mut self.ranks[rank as usize];
-        let index = if nic == NONE {
-            // Round-robin over the node's NICs.
-            let i = st.nic_next % self.nics_per_node;
-            st.nic_next += 1;
-            i
-        } else {
-            nic // checked against nic.count before the run
-        };
         let (src_rank, dst_rank) = match kind {
             XferKind::Put | XferKind::Msg => (rank, peer),
             XferKind::Get => (peer, rank),
+        };
+        let index = self.nic_index(rank, nic);
+        let nics = self.p.nics_per_node;
+        // By rank, each side uses the NIC of its own index on its node.
+        let (si, di) = if self.p.nic_by_rank && nic == NONE {
+            (
+                self.placement.local[src_rank as usize] % nics,
+                self.placement.local[dst_rank as usize] % nics,
+            )
+        } else {
+            (index, index)
+        };
+        let seq = if kind == XferKind::Msg {
+            let s = self.send_seq.entry((src_rank, dst_rank, ctx)).or_insert(0);
+            *s += 1;
+            *s - 1
+        } else {
+            0
         };
         let id = self.xfers.len() as u32;
         self.xfers.push(Xfer {
@@ -564,19 +822,23 @@ impl Runtime {
             dst_rank,
             size,
             tag,
-            src_nic: self.nic_of(src_rank, index),
-            dst_nic: self.nic_of(dst_rank, index),
+            src_nic: self.placement.node[src_rank as usize] * nics + si,
+            dst_nic: self.placement.node[dst_rank as usize] * nics + di,
             issue: now,
             dma_start: None,
             landed: None,
             complete: None,
+            ctx,
+            seq,
+            rendezvous: kind == XferKind::Msg && size > self.p.eager_threshold,
+            recv: NONE,
             op,
         });
         id
     }
 
-    /// Charges the library overhead before the transfer reaches the NIC. Returns true when
-    /// the rank must wait for it (a Resume is scheduled).
+    /// Charges an issue overhead before the transfer reaches the NIC. Returns true when the
+    /// rank must wait for it (a Resume is scheduled).
     fn pay_overhead(
         &mut self,
         q: &mut Queue,
@@ -584,37 +846,29 @@ impl Runtime {
         now: Ps,
         rank: u32,
         xfer: u32,
+        overhead: Ps,
     ) -> bool {
-        if self.overhead == 0 {
+        if overhead == 0 {
             self.submit(q, net, now, xfer);
             return false;
         }
-        q.schedule(now + self.overhead, Event::Rt(RtEvent::Submit { xfer }));
-        q.schedule(now + self.overhead, Event::Rt(RtEvent::Resume { rank }));
+        self.ranks[rank as usize].stats.overhead_ps += overhead;
+        q.schedule(now + overhead, Event::Rt(RtEvent::Submit { xfer }));
+        q.schedule(now + overhead, Event::Rt(RtEvent::Resume { rank }));
         true
     }
 
     fn submit(&mut self, q: &mut Queue, net: &mut Network, now: Ps, xfer: u32) {
         let x = &self.xfers[xfer as usize];
         match x.kind {
-            XferKind::Put | XferKind::Msg => {
+            XferKind::Put => net.send_data(q, now, x.src_nic, x.dst_nic, x.size, token(xfer, DATA)),
+            XferKind::Msg if !x.rendezvous => {
                 net.send_data(q, now, x.src_nic, x.dst_nic, x.size, token(xfer, DATA))
             }
-            XferKind::Get => {
-                net.send_control(q, now, x.dst_nic, x.src_nic, token(xfer, GET_REQUEST))
+            XferKind::Msg => {
+                net.send_control(q, now, x.src_nic, x.dst_nic, token(xfer, ACK_OR_RTS))
             }
-        }
-    }
-
-    /// Wakes `rank` if it waits for `what`.
-    fn wake_if(&mut self, q: &mut Queue, now: Ps, rank: u32, what: Wait) -> bool {
-        let st = &mut self.ranks[rank as usize];
-        if st.wait == what {
-            st.wait = Wait::No;
-            q.schedule(now, Event::Rt(RtEvent::Resume { rank }));
-            true
-        } else {
-            false
+            XferKind::Get => net.send_control(q, now, x.dst_nic, x.src_nic, token(xfer, REQUEST)),
         }
     }
 
@@ -626,7 +880,7 @@ impl Runtime {
         if op != NONE {
             self.complete_op(q, now, rank, op);
         } else {
-            self.wake_if(q, now, rank, Wait::Xfer(xfer));
+            self.check_wake(q, now, rank as usize);
         }
     }
 
@@ -638,37 +892,65 @@ impl Runtime {
         if op != NONE {
             self.complete_op(q, now, rank, op);
         } else {
-            self.wake_if(q, now, rank, Wait::Recv(recv));
+            self.check_wake(q, now, rank as usize);
         }
     }
 
     fn matches(rv: &RecvRecord, x: &Xfer) -> bool {
-        (rv.src == ANY || rv.src == x.src_rank as i64) && (rv.tag == ANY || rv.tag == x.tag)
+        rv.ctx == x.ctx
+            && (rv.src == ANY || rv.src == x.src_rank as i64)
+            && (rv.tag == ANY || rv.tag == x.tag)
     }
 
-    /// Pairs a receive with a message; the receive completes `T_pp` later.
-    fn matched(&mut self, q: &mut Queue, now: Ps, recv: u32, xfer: u32) {
+    /// A receive has its message: eager data completes it (after the receive overhead);
+    /// a rendezvous request makes the receiver pull the data.
+    fn matched(&mut self, q: &mut Queue, net: &mut Network, now: Ps, recv: u32, xfer: u32) {
         self.recvs[recv as usize].xfer = xfer;
-        if self.overhead == 0 {
-            self.finish_recv(q, now, recv);
+        self.xfers[xfer as usize].recv = recv;
+        let x = &self.xfers[xfer as usize];
+        if x.rendezvous {
+            net.send_control(q, now, x.dst_nic, x.src_nic, token(xfer, REQUEST));
         } else {
-            q.schedule(now + self.overhead, Event::Rt(RtEvent::RecvDone { recv }));
+            self.complete_recv_after_overhead(q, now, recv);
         }
     }
 
-    fn post_recv(&mut self, q: &mut Queue, now: Ps, rank: u32, src: i64, tag: i64, op: u32) -> u32 {
+    fn complete_recv_after_overhead(&mut self, q: &mut Queue, now: Ps, recv: u32) {
+        if self.p.recv_overhead == 0 {
+            self.finish_recv(q, now, recv);
+        } else {
+            q.schedule(
+                now + self.p.recv_overhead,
+                Event::Rt(RtEvent::RecvDone { recv }),
+            );
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn post_recv(
+        &mut self,
+        q: &mut Queue,
+        net: &mut Network,
+        now: Ps,
+        rank: u32,
+        src: i64,
+        tag: i64,
+        ctx: u32,
+        op: u32,
+    ) -> u32 {
         let id = self.recvs.len() as u32;
         self.recvs.push(RecvRecord {
             rank,
             src,
             tag,
+            ctx,
             posted: now,
             xfer: NONE,
             complete: None,
             op,
         });
-        let st = &self.ranks[rank as usize];
         let rv = &self.recvs[id as usize];
+        let st = &self.ranks[rank as usize];
         match st
             .unexpected
             .iter()
@@ -676,11 +958,46 @@ impl Runtime {
         {
             Some(i) => {
                 let x = self.ranks[rank as usize].unexpected.remove(i);
-                self.matched(q, now, id, x);
+                self.matched(q, net, now, id, x);
             }
             None => self.ranks[rank as usize].posted.push(id),
         }
         id
+    }
+
+    /// An envelope (eager data, or a rendezvous request) reached its receiver: match it, in
+    /// send order per (sender, context).
+    fn envelope(&mut self, q: &mut Queue, net: &mut Network, now: Ps, xfer: u32) {
+        let x = &self.xfers[xfer as usize];
+        let key = (x.src_rank, x.dst_rank, x.ctx);
+        let expected = self.recv_seq.entry(key).or_insert(0);
+        if x.seq != *expected {
+            self.early.entry(key).or_default().insert(x.seq, xfer);
+            return;
+        }
+        let mut next = Some(xfer);
+        while let Some(x) = next {
+            *self.recv_seq.entry(key).or_insert(0) += 1;
+            self.match_envelope(q, net, now, x);
+            let want = self.recv_seq[&key];
+            next = self.early.get_mut(&key).and_then(|m| m.remove(&want));
+        }
+    }
+
+    fn match_envelope(&mut self, q: &mut Queue, net: &mut Network, now: Ps, xfer: u32) {
+        let dst = self.xfers[xfer as usize].dst_rank as usize;
+        let x = &self.xfers[xfer as usize];
+        match self.ranks[dst]
+            .posted
+            .iter()
+            .position(|&rv| Self::matches(&self.recvs[rv as usize], x))
+        {
+            Some(i) => {
+                let rv = self.ranks[dst].posted.remove(i);
+                self.matched(q, net, now, rv, xfer);
+            }
+            None => self.ranks[dst].unexpected.push(xfer),
+        }
     }
 
     /// Reacts to what the network reports.
@@ -694,52 +1011,59 @@ impl Runtime {
         let xfer = (tok >> 2) as u32;
         let part = tok & 3;
         let kind = self.xfers[xfer as usize].kind;
-        match (notice, part) {
-            (Notice::TxStarted { .. }, _) => self.xfers[xfer as usize].dma_start = Some(now),
-            (Notice::TxDone { .. }, DATA) if kind == XferKind::Msg => {
-                self.finish_xfer(q, now, xfer)
-            }
-            (Notice::TxDone { .. }, _) => {}
-            (Notice::Landed { .. }, DATA) if kind == XferKind::Msg => {
+        match (kind, notice, part) {
+            (_, Notice::TxStarted { .. }, _) => {
                 let x = &mut self.xfers[xfer as usize];
-                x.landed = Some(now);
-                let dst = x.dst_rank as usize;
-                let x = &self.xfers[xfer as usize];
-                let pos = self.ranks[dst]
-                    .posted
-                    .iter()
-                    .position(|&rv| Self::matches(&self.recvs[rv as usize], x));
-                match pos {
-                    Some(i) => {
-                        let rv = self.ranks[dst].posted.remove(i);
-                        self.matched(q, now, rv, xfer);
-                    }
-                    None => self.ranks[dst].unexpected.push(xfer),
+                x.dma_start.get_or_insert(now);
+            }
+            // Messages: the data has left memory (sender done); the data or the
+            // request-to-send arrived; the receiver asks for rendezvous data.
+            (XferKind::Msg, Notice::TxDone { .. }, DATA) => self.finish_xfer(q, now, xfer),
+            (XferKind::Msg, Notice::Landed { .. }, DATA) => {
+                self.xfers[xfer as usize].landed = Some(now);
+                if self.xfers[xfer as usize].rendezvous {
+                    let rv = self.xfers[xfer as usize].recv;
+                    self.complete_recv_after_overhead(q, now, rv);
+                } else {
+                    self.envelope(q, net, now, xfer);
                 }
             }
-            (Notice::Landed { .. }, DATA) => {
+            (XferKind::Msg, Notice::ControlArrived { .. }, ACK_OR_RTS) => {
+                self.envelope(q, net, now, xfer)
+            }
+            (XferKind::Msg, Notice::ControlArrived { .. }, REQUEST) => {
+                let x = &self.xfers[xfer as usize];
+                net.send_data(q, now, x.src_nic, x.dst_nic, x.size, token(xfer, DATA));
+            }
+            // Puts: landed (polls may return), then the acknowledgement completes them.
+            (XferKind::Put, Notice::Landed { .. }, DATA) => {
                 let x = &mut self.xfers[xfer as usize];
                 x.landed = Some(now);
                 let (dst_rank, tag, src_nic, dst_nic) = (x.dst_rank, x.tag, x.src_nic, x.dst_nic);
-                if self.wake_if(q, now, dst_rank, Wait::Tag(tag)) {
+                let d = dst_rank as usize;
+                *self.ranks[d].landed.entry(tag).or_insert(0) += 1;
+                if self.ranks[d].wait == Wait::Tag(tag) {
                     // The woken poll consumes this put.
-                    self.ranks[dst_rank as usize].pc += 1;
-                } else {
-                    *self.ranks[dst_rank as usize].landed.entry(tag).or_insert(0) += 1;
+                    self.check_wake(q, now, d);
+                    if let Some(n) = self.ranks[d].landed.get_mut(&tag) {
+                        *n -= 1;
+                    }
+                    self.ranks[d].pc += 1;
                 }
-                net.send_control(q, now, dst_nic, src_nic, token(xfer, PUT_ACK));
+                net.send_control(q, now, dst_nic, src_nic, token(xfer, ACK_OR_RTS));
             }
-            (Notice::ControlArrived { .. }, PUT_ACK) | (Notice::Landed { .. }, GET_DATA) => {
+            (XferKind::Put, Notice::ControlArrived { .. }, ACK_OR_RTS)
+            | (XferKind::Get, Notice::Landed { .. }, GET_DATA) => {
                 if part == GET_DATA {
                     self.xfers[xfer as usize].landed = Some(now);
                 }
-                if self.overhead == 0 {
+                if self.p.overhead == 0 {
                     self.finish_xfer(q, now, xfer);
                 } else {
-                    q.schedule(now + self.overhead, Event::Rt(RtEvent::Finish { xfer }));
+                    q.schedule(now + self.p.overhead, Event::Rt(RtEvent::Finish { xfer }));
                 }
             }
-            (Notice::ControlArrived { .. }, GET_REQUEST) => {
+            (XferKind::Get, Notice::ControlArrived { .. }, REQUEST) => {
                 let x = &self.xfers[xfer as usize];
                 net.send_data(q, now, x.src_nic, x.dst_nic, x.size, token(xfer, GET_DATA));
             }
@@ -759,20 +1083,32 @@ impl Runtime {
                 continue;
             }
             let op = self.program.ops[r].get(st.pc);
-            let (op_text, location) = op.map_or(("(end)".to_string(), "-".to_string()), |o| {
+            let (mut op_text, location) = op.map_or(("(end)".to_string(), "-".to_string()), |o| {
                 (
                     self.program.describe_op(o),
                     self.program.describe_loc(o.loc),
                 )
             });
+            if let Some((call, _)) = st.coll {
+                let c = &self.program.collectives[call as usize];
+                op_text = format!(
+                    "{} {} ({}), in its step `{op_text}`",
+                    c.kind, c.size, c.algorithm
+                );
+            }
             let waits_for = match st.wait {
                 Wait::Tag(t) => format!("a put with tag {t} that never lands (no rank sends it, or an earlier poll consumed it)"),
-                Wait::Xfer(x) => {
-                    let x = &self.xfers[x as usize];
-                    let peer = if x.kind == XferKind::Get { x.src_rank } else { x.dst_rank };
-                    format!("its {} to/from rank {peer} to complete", x.kind.name())
+                Wait::Req(e) => self.describe_req(e),
+                Wait::All | Wait::Any => {
+                    let pending: Vec<String> = self
+                        .current_list(r)
+                        .iter()
+                        .map(|&h| st.handles[h as usize])
+                        .filter(|&e| !self.req_done(e))
+                        .map(|e| self.describe_req(e))
+                        .collect();
+                    pending.join("; ")
                 }
-                Wait::Recv(rv) => self.describe_recv_wait(rv),
                 Wait::No => "an event that never came".to_string(),
             };
             blocked.push(BlockedRank {
@@ -792,6 +1128,22 @@ impl Runtime {
         })
     }
 
+    fn describe_req(&self, e: u32) -> String {
+        if e & RECV_BIT != 0 {
+            return self.describe_recv_wait(e & !RECV_BIT);
+        }
+        let x = &self.xfers[e as usize];
+        match x.kind {
+            XferKind::Msg if x.rendezvous => format!(
+                "a receive matching its {} B message to rank {} (rendezvous)",
+                x.size, x.dst_rank
+            ),
+            XferKind::Msg => format!("its message to rank {} to leave memory", x.dst_rank),
+            XferKind::Put => format!("its put to rank {} to complete", x.dst_rank),
+            XferKind::Get => format!("its get from rank {} to complete", x.src_rank),
+        }
+    }
+
     fn describe_recv_wait(&self, rv: u32) -> String {
         let rv = &self.recvs[rv as usize];
         let any = |v: i64| {
@@ -801,8 +1153,18 @@ impl Runtime {
                 v.to_string()
             }
         };
+        let comm = self
+            .program
+            .comms
+            .get((rv.ctx / 2) as usize)
+            .map_or("world".to_string(), |c| c.name.clone());
+        let what = if rv.ctx % 2 == 1 {
+            " (collective traffic)"
+        } else {
+            ""
+        };
         format!(
-            "a message from rank {} with tag {} that is never sent",
+            "a message from rank {} with tag {} on {comm}{what} that is never sent",
             any(rv.src),
             any(rv.tag)
         )
@@ -813,37 +1175,28 @@ impl Runtime {
         let op = dag.done.iter().position(|&d| !d).unwrap_or(0);
         let o = &self.program.ops[r][op];
         let label = deps.labels.get(op).cloned().unwrap_or_default();
-        let waits_for = if dag.started[op] {
-            match self
-                .recvs
-                .iter()
-                .find(|rv| rv.rank as usize == r && rv.op == op as u32 && rv.complete.is_none())
-            {
-                Some(_) => {
-                    let id = self
-                        .recvs
-                        .iter()
-                        .position(|rv| rv.rank as usize == r && rv.op == op as u32)
-                        .unwrap_or(0);
-                    self.describe_recv_wait(id as u32)
+        let waits_for =
+            if dag.started[op] {
+                match self.recvs.iter().position(|rv| {
+                    rv.rank as usize == r && rv.op == op as u32 && rv.complete.is_none()
+                }) {
+                    Some(id) => self.describe_recv_wait(id as u32),
+                    None => "its data to leave memory".to_string(),
                 }
-                None => "its data to leave memory".to_string(),
-            }
-        } else {
-            // Which of its dependencies are unmet.
-            let mut missing: Vec<String> = Vec::new();
-            for (i, after) in deps.after_complete.iter().enumerate() {
-                if after.contains(&(op as u32)) && !dag.done[i] {
-                    missing.push(format!("{} to complete", deps.labels[i]));
+            } else {
+                let mut missing: Vec<String> = Vec::new();
+                for (i, after) in deps.after_complete.iter().enumerate() {
+                    if after.contains(&(op as u32)) && !dag.done[i] {
+                        missing.push(format!("{} to complete", deps.labels[i]));
+                    }
                 }
-            }
-            for (i, after) in deps.after_start.iter().enumerate() {
-                if after.contains(&(op as u32)) && !dag.started[i] {
-                    missing.push(format!("{} to start", deps.labels[i]));
+                for (i, after) in deps.after_start.iter().enumerate() {
+                    if after.contains(&(op as u32)) && !dag.started[i] {
+                        missing.push(format!("{} to start", deps.labels[i]));
+                    }
                 }
-            }
-            missing.join(", ")
-        };
+                missing.join(", ")
+            };
         BlockedRank {
             rank: r as u32,
             op: format!("{label}: {}", self.program.describe_op(o)),
@@ -852,7 +1205,7 @@ impl Runtime {
         }
     }
 
-    /// Puts that landed but were never polled, per (rank, tag).
+    /// Puts that landed but were never polled, per (rank, tag); collective tags excluded.
     pub fn unpolled(&self) -> Vec<(u32, i64, u32)> {
         let mut v: Vec<(u32, i64, u32)> = self
             .ranks
@@ -869,22 +1222,29 @@ impl Runtime {
         v
     }
 
-    /// Messages that landed but no receive matched: (src, dst, tag).
-    pub fn unmatched_messages(&self) -> Vec<(u32, u32, i64)> {
-        let mut v: Vec<(u32, u32, i64)> = self
-            .ranks
-            .iter()
-            .flat_map(|st| {
-                st.unexpected.iter().map(|&x| {
-                    (
-                        self.xfers[x as usize].src_rank,
-                        self.xfers[x as usize].dst_rank,
-                        self.xfers[x as usize].tag,
-                    )
-                })
-            })
-            .collect();
-        v.sort_unstable();
-        v
+    /// Messages that arrived but no receive matched: (src, dst, tag, count).
+    pub fn unmatched_messages(&self) -> Vec<(u32, u32, i64, u32)> {
+        let mut counts: BTreeMap<(u32, u32, i64), u32> = BTreeMap::new();
+        for st in &self.ranks {
+            for &x in &st.unexpected {
+                let x = &self.xfers[x as usize];
+                *counts.entry((x.src_rank, x.dst_rank, x.tag)).or_insert(0) += 1;
+            }
+        }
+        for m in self.early.values() {
+            for &x in m.values() {
+                let x = &self.xfers[x as usize];
+                *counts.entry((x.src_rank, x.dst_rank, x.tag)).or_insert(0) += 1;
+            }
+        }
+        counts
+            .into_iter()
+            .map(|((s, d, t), n)| (s, d, t, n))
+            .collect()
+    }
+
+    /// Receives posted but never matched (a rank that finished with requests pending).
+    pub fn unmatched_receives(&self) -> usize {
+        self.ranks.iter().map(|st| st.posted.len()).sum()
     }
 }

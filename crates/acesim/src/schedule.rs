@@ -1,7 +1,7 @@
 //! The plain-text schedule format (docs/schedule-format.md): reader and writer.
 
 use crate::error::{Error, Location, Result};
-use crate::program::{Op, OpKind, Program, SrcLoc, ANY, NONE};
+use crate::program::{CollCall, Op, OpKind, Program, SrcLoc, ANY, NONE, UNDEFINED};
 use crate::units::{parse_size, parse_time};
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -82,6 +82,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
     let mut current: Option<u32> = None;
     // Per rank: handle name -> handle index; open regions.
     let mut handle_names: Vec<HashMap<String, u32>> = Vec::new();
+    let mut comm_names: Vec<HashMap<String, u32>> = Vec::new();
     let mut open_regions: Vec<Vec<(u32, usize)>> = Vec::new();
     let mut seen_rank: Vec<bool> = Vec::new();
     let file_id_schedule;
@@ -165,6 +166,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
             }
             program = Some(Program::new(n));
             handle_names = vec![HashMap::new(); n as usize];
+            comm_names = vec![HashMap::new(); n as usize];
             open_regions = vec![Vec::new(); n as usize];
             seen_rank = vec![false; n as usize];
             continue;
@@ -282,6 +284,19 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                 .map_err(|_| p.err(t.col, Some("nic"), format!("'{v}' is not a NIC index")))
         };
         let r = rank as usize;
+        let comm_opt = |names: &HashMap<String, u32>| -> Result<u32> {
+            match opt("comm") {
+                None | Some(("world", _)) => Ok(0),
+                Some((v, t)) => names.get(v).copied().ok_or_else(|| {
+                    p.err(t.col, Some("comm"), format!("communicator '{v}' was not created by an earlier comm_split or comm_dup on rank {rank}"))
+                }),
+            }
+        };
+        let lookup_req = |names: &HashMap<String, u32>, t: &Tok| -> Result<u32> {
+            names.get(t.text.as_str()).copied().ok_or_else(|| {
+                op_err(t, "request", format!("request '{}' was not created by an earlier put, get, isend or irecv on rank {rank}", t.text))
+            })
+        };
         let kind = match head {
             "compute" => {
                 want(1, "compute TIME")?;
@@ -303,13 +318,10 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                     None => NONE,
                 };
                 let handle = match opt("handle") {
-                    Some((v, t)) => {
-                        if handle_names[r].contains_key(v) {
-                            return Err(p.err(t.col, Some("handle"), format!("handle '{v}' is already used on rank {rank}")));
-                        }
-                        let h = prog.handles[r];
+                    // A name used again refers to the new request from here on.
+                    Some((v, _)) => {
+                        let h = prog.new_handle(rank);
                         handle_names[r].insert(v.to_string(), h);
-                        prog.handles[r] += 1;
                         h
                     }
                     None => NONE,
@@ -326,28 +338,164 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                     OpKind::Get { src: peer, size, handle, nic }
                 }
             }
-            "send" => {
-                want(2, "send DST SIZE [tag=T]")?;
-                allow(&["tag"])?;
-                let dst = rank_arg(pos[0], "dst")?;
+            "send" | "recv" | "isend" | "irecv" => {
+                let nonblocking = head.starts_with('i');
+                let peer_name = if head.ends_with("send") { "DST" } else { "SRC" };
+                want(2, &format!("{head} {peer_name} SIZE{} [tag=T] [comm=C]", if nonblocking { " req=R" } else { "" }))?;
+                allow(if nonblocking { &["tag", "comm", "req"] } else { &["tag", "comm"] })?;
+                let comm = comm_opt(&comm_names[r])?;
                 let size = size_arg(pos[1], "size")?;
-                let tag = match opt("tag") {
+                let req = if nonblocking {
+                    let Some((name, _)) = opt("req") else {
+                        return Err(p.err(toks[0].col, Some("req"), format!("`{head}` needs a request name: req=NAME")));
+                    };
+                    let h = prog.new_handle(rank);
+                    handle_names[r].insert(name.to_string(), h);
+                    h
+                } else {
+                    NONE
+                };
+                if head.ends_with("send") {
+                    let dst = rank_arg(pos[0], "dst")?;
+                    let tag = match opt("tag") {
+                        Some((v, t)) => tag_arg(t, v)?,
+                        None => 0,
+                    };
+                    if nonblocking {
+                        OpKind::Isend { dst, size, tag, comm, req }
+                    } else {
+                        OpKind::Send { dst, size, tag, comm }
+                    }
+                } else {
+                    let src = if pos[0].text == "any" { ANY } else { rank_arg(pos[0], "src")? as i64 };
+                    let tag = match opt("tag") {
+                        Some(("any", _)) => ANY,
+                        Some((v, t)) => tag_arg(t, v)?,
+                        None => 0,
+                    };
+                    if nonblocking {
+                        OpKind::Irecv { src, size, tag, comm, req }
+                    } else {
+                        OpKind::Recv { src, size, tag, comm }
+                    }
+                }
+            }
+            "sendrecv" => {
+                want(4, "sendrecv DST SIZE SRC SIZE [sendtag=T] [recvtag=T] [comm=C]")?;
+                allow(&["sendtag", "recvtag", "comm"])?;
+                let comm = comm_opt(&comm_names[r])?;
+                let dst = rank_arg(pos[0], "dst")?;
+                let ssize = size_arg(pos[1], "size")?;
+                let src = if pos[2].text == "any" { ANY } else { rank_arg(pos[2], "src")? as i64 };
+                let rsize = size_arg(pos[3], "size")?;
+                let stag = match opt("sendtag") {
                     Some((v, t)) => tag_arg(t, v)?,
                     None => 0,
                 };
-                OpKind::Send { dst, size, tag }
-            }
-            "recv" => {
-                want(2, "recv SRC SIZE [tag=T]")?;
-                allow(&["tag"])?;
-                let src = if pos[0].text == "any" { ANY } else { rank_arg(pos[0], "src")? as i64 };
-                let size = size_arg(pos[1], "size")?;
-                let tag = match opt("tag") {
+                let rtag = match opt("recvtag") {
                     Some(("any", _)) => ANY,
                     Some((v, t)) => tag_arg(t, v)?,
                     None => 0,
                 };
-                OpKind::Recv { src, size, tag }
+                let (sreq, rreq) = (prog.new_handle(rank), prog.new_handle(rank));
+                prog.ops[r].push(Op { kind: OpKind::Isend { dst, size: ssize, tag: stag, comm, req: sreq }, loc });
+                prog.ops[r].push(Op { kind: OpKind::Irecv { src, size: rsize, tag: rtag, comm, req: rreq }, loc });
+                let list = prog.req_list(&[sreq, rreq]);
+                OpKind::WaitAll { list, count: 2 }
+            }
+            "wait" | "test" => {
+                want(1, &format!("{head} REQUEST"))?;
+                allow(&[])?;
+                let req = lookup_req(&handle_names[r], pos[0])?;
+                if head == "wait" {
+                    OpKind::Wait { req }
+                } else {
+                    OpKind::Test { req }
+                }
+            }
+            "waitall" | "waitany" => {
+                allow(&[])?;
+                if pos.is_empty() {
+                    return Err(p.err(toks[0].col, None, format!("expected `{head} REQUEST...`")));
+                }
+                let reqs = pos.iter().map(|t| lookup_req(&handle_names[r], t)).collect::<Result<Vec<u32>>>()?;
+                let list = prog.req_list(&reqs);
+                let count = reqs.len() as u32;
+                if head == "waitall" {
+                    OpKind::WaitAll { list, count }
+                } else {
+                    OpKind::WaitAny { list, count }
+                }
+            }
+            "comm_split" | "comm_dup" => {
+                let split = head == "comm_split";
+                want(if split { 2 } else { 0 }, if split { "comm_split COLOR KEY as=NAME [comm=C]" } else { "comm_dup as=NAME [comm=C]" })?;
+                allow(&["as", "comm"])?;
+                let parent = comm_opt(&comm_names[r])?;
+                let Some((name, _)) = opt("as") else {
+                    return Err(p.err(toks[0].col, Some("as"), format!("`{head}` needs the new communicator's name: as=NAME")));
+                };
+                let result = prog.comm_handles[r];
+                prog.comm_handles[r] += 1;
+                comm_names[r].insert(name.to_string(), result);
+                if split {
+                    let color = if pos[0].text == "undefined" {
+                        UNDEFINED
+                    } else {
+                        pos[0].text.parse::<i64>().ok().filter(|&c| c >= 0).ok_or_else(|| {
+                            p.err(pos[0].col, Some("color"), format!("'{}' is not a color (a non-negative integer or `undefined`)", pos[0].text))
+                        })?
+                    };
+                    let key = pos[1].text.parse::<i64>().map_err(|_| {
+                        p.err(pos[1].col, Some("key"), format!("'{}' is not an integer key", pos[1].text))
+                    })?;
+                    OpKind::CommSplit { parent, color, key, result }
+                } else {
+                    OpKind::CommDup { parent, result }
+                }
+            }
+            "barrier" | "bcast" | "reduce" | "allreduce" | "alltoall" | "allgather" | "gather" | "scatter" => {
+                let barrier = head == "barrier";
+                let rooted = matches!(head, "bcast" | "reduce" | "gather" | "scatter");
+                want(if barrier { 0 } else { 1 }, &format!("{head}{} [options]", if barrier { "" } else { " SIZE" }))?;
+                let mut keys = vec!["comm", "algo", "segment"];
+                if barrier {
+                    keys.push("transport");
+                }
+                if rooted {
+                    keys.push("root");
+                }
+                allow(&keys)?;
+                let comm = comm_opt(&comm_names[r])?;
+                let size = if barrier { 0 } else { size_arg(pos[0], "size")? };
+                let root = match opt("root") {
+                    Some((v, t)) => v.parse::<u32>().map_err(|_| p.err(t.col, Some("root"), format!("'{v}' is not a rank number")))?,
+                    None => 0,
+                };
+                let transport = match opt("transport") {
+                    Some((v @ ("msg" | "rdma"), _)) => v.to_string(),
+                    Some((v, t)) => return Err(p.err(t.col, Some("transport"), format!("unknown transport '{v}' (expected msg or rdma)"))),
+                    None => String::new(),
+                };
+                let segment = match opt("segment") {
+                    Some((v, t)) => match parse_size(v) {
+                        Ok(0) => return Err(p.err(t.col, Some("segment"), "the segment size must be at least 1 byte")),
+                        Ok(n) => n,
+                        Err(m) => return Err(p.err(t.col, Some("segment"), m)),
+                    },
+                    None => 0,
+                };
+                let call = prog.coll_calls.len() as u32;
+                prog.coll_calls.push(CollCall {
+                    kind: head.to_string(),
+                    algorithm: opt("algo").map(|(v, _)| v.to_string()).unwrap_or_default(),
+                    transport,
+                    size,
+                    root,
+                    segment,
+                    comm,
+                });
+                OpKind::Coll { call }
             }
             "poll" => {
                 want(1, "poll TAG")?;
@@ -358,10 +506,8 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                 want(1, "complete HANDLE")?;
                 allow(&[])?;
                 let name = &pos[0].text;
-                let h = *handle_names[r].get(name.as_str()).ok_or_else(|| {
-                    op_err(pos[0], "handle", format!("handle '{name}' was not created by an earlier put or get on rank {rank}"))
-                })?;
-                OpKind::Complete { handle: h }
+                let _ = name;
+                OpKind::Complete { handle: lookup_req(&handle_names[r], pos[0])? }
             }
             "region_begin" | "region_end" => {
                 want(1, &format!("{head} NAME"))?;
@@ -389,7 +535,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                 return Err(p.err(
                     toks[0].col,
                     None,
-                    format!("unknown operation `{other}` (expected compute, put, get, poll, complete, send, recv, region_begin, region_end)"),
+                    format!("unknown operation `{other}` (expected compute, put, get, poll, complete, send, recv, isend, irecv, sendrecv, wait, waitall, waitany, test, comm_split, comm_dup, a collective, region_begin, region_end)"),
                 ))
             }
         };
@@ -423,10 +569,40 @@ fn quote(s: &str) -> String {
     }
 }
 
-/// Writes a program back as schedule text (handles are numbered from 1).
-pub fn write(prog: &Program) -> String {
+/// Writes a program back as schedule text. Requests are named `h1, h2, ...`, communicators
+/// `c1, c2, ...` (`world` for the world), per rank. Dependency-graph (GOAL) and linked
+/// programs have no schedule form.
+pub fn write(prog: &Program) -> std::result::Result<String, String> {
+    if prog.deps.is_some() {
+        return Err("a GOAL program (with dependencies) cannot be written as a schedule".into());
+    }
+    if prog.linked {
+        return Err("the program was already linked (collectives expanded)".into());
+    }
     let mut out = String::new();
     let _ = writeln!(out, "# acesim schedule 1\nranks {}", prog.ranks);
+    let any = |v: i64| {
+        if v == ANY {
+            "any".to_string()
+        } else {
+            v.to_string()
+        }
+    };
+    let h = |h: u32| format!("h{}", h + 1);
+    let c = |c: u32| {
+        if c == 0 {
+            String::new()
+        } else {
+            format!(" comm=c{c}")
+        }
+    };
+    let list = |l: u32, n: u32| {
+        prog.req_lists[l as usize..(l + n) as usize]
+            .iter()
+            .map(|&x| h(x))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     for (r, ops) in prog.ops.iter().enumerate() {
         if ops.is_empty() {
             continue;
@@ -440,11 +616,11 @@ pub fn write(prog: &Program) -> String {
                     format!(" nic={n}")
                 }
             };
-            let handle = |h: u32| {
-                if h == NONE {
+            let handle = |x: u32| {
+                if x == NONE {
                     String::new()
                 } else {
-                    format!(" handle={}", h + 1)
+                    format!(" handle={}", h(x))
                 }
             };
             let _ = match op.kind {
@@ -453,21 +629,17 @@ pub fn write(prog: &Program) -> String {
                     dst,
                     size,
                     tag,
-                    handle: h,
+                    handle: x,
                     nic: n,
-                } => {
-                    write!(out, "put {dst} {size} tag={tag}{}{}", handle(h), nic(n))
-                }
+                } => write!(out, "put {dst} {size} tag={tag}{}{}", handle(x), nic(n)),
                 OpKind::Get {
                     src,
                     size,
-                    handle: h,
+                    handle: x,
                     nic: n,
-                } => {
-                    write!(out, "get {src} {size}{}{}", handle(h), nic(n))
-                }
+                } => write!(out, "get {src} {size}{}{}", handle(x), nic(n)),
                 OpKind::Poll { tag } => write!(out, "poll {tag}"),
-                OpKind::Complete { handle } => write!(out, "complete {}", handle + 1),
+                OpKind::Complete { handle: x } => write!(out, "complete {}", h(x)),
                 OpKind::RegionBegin { region } => write!(
                     out,
                     "region_begin {}",
@@ -476,22 +648,90 @@ pub fn write(prog: &Program) -> String {
                 OpKind::RegionEnd { region } => {
                     write!(out, "region_end {}", quote(&prog.regions[region as usize]))
                 }
-                OpKind::Send { dst, size, tag } => write!(out, "send {dst} {size} tag={tag}"),
-                OpKind::Recv { src, size, tag } => {
-                    let any = |v: i64| {
-                        if v == ANY {
-                            "any".to_string()
-                        } else {
-                            v.to_string()
-                        }
+                OpKind::Send {
+                    dst,
+                    size,
+                    tag,
+                    comm,
+                } => write!(out, "send {dst} {size} tag={tag}{}", c(comm)),
+                OpKind::Recv {
+                    src,
+                    size,
+                    tag,
+                    comm,
+                } => write!(out, "recv {} {size} tag={}{}", any(src), any(tag), c(comm)),
+                OpKind::Isend {
+                    dst,
+                    size,
+                    tag,
+                    comm,
+                    req,
+                } => write!(
+                    out,
+                    "isend {dst} {size} req={} tag={tag}{}",
+                    h(req),
+                    c(comm)
+                ),
+                OpKind::Irecv {
+                    src,
+                    size,
+                    tag,
+                    comm,
+                    req,
+                } => write!(
+                    out,
+                    "irecv {} {size} req={} tag={}{}",
+                    any(src),
+                    h(req),
+                    any(tag),
+                    c(comm)
+                ),
+                OpKind::Wait { req } => write!(out, "wait {}", h(req)),
+                OpKind::Test { req } => write!(out, "test {}", h(req)),
+                OpKind::WaitAll { list: l, count } => write!(out, "waitall {}", list(l, count)),
+                OpKind::WaitAny { list: l, count } => write!(out, "waitany {}", list(l, count)),
+                OpKind::CommSplit {
+                    parent,
+                    color,
+                    key,
+                    result,
+                } => {
+                    let color = if color == UNDEFINED {
+                        "undefined".to_string()
+                    } else {
+                        color.to_string()
                     };
-                    write!(out, "recv {} {size} tag={}", any(src), any(tag))
+                    write!(out, "comm_split {color} {key} as=c{result}{}", c(parent))
                 }
+                OpKind::CommDup { parent, result } => {
+                    write!(out, "comm_dup as=c{result}{}", c(parent))
+                }
+                OpKind::Coll { call } => {
+                    let k = &prog.coll_calls[call as usize];
+                    let mut line = k.kind.clone();
+                    if k.kind != "barrier" {
+                        let _ = write!(line, " {}", k.size);
+                    }
+                    if matches!(k.kind.as_str(), "bcast" | "reduce" | "gather" | "scatter") {
+                        let _ = write!(line, " root={}", k.root);
+                    }
+                    if !k.algorithm.is_empty() {
+                        let _ = write!(line, " algo={}", k.algorithm);
+                    }
+                    if !k.transport.is_empty() {
+                        let _ = write!(line, " transport={}", k.transport);
+                    }
+                    if k.segment != 0 {
+                        let _ = write!(line, " segment={}", k.segment);
+                    }
+                    write!(out, "{line}{}", c(k.comm))
+                }
+                OpKind::CollBegin { .. } | OpKind::CollEnd { .. } => Ok(()),
             };
             let _ = writeln!(out, " @{}", prog.describe_loc(op.loc));
         }
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -508,7 +748,7 @@ mod tests {
         assert_eq!(p.describe_loc(p.ops[0][1].loc), "fig1.c:10");
         assert_eq!(p.ops[1][0].kind, OpKind::Poll { tag: 0 });
         // Round trip through the writer.
-        let again = parse("w", &write(&p)).unwrap();
+        let again = parse("w", &write(&p).unwrap()).unwrap();
         assert_eq!(again.ops, p.ops);
     }
 
@@ -529,7 +769,7 @@ mod tests {
             err("ranks 2\nrank 0\njump 1\n").starts_with("bad.sched:3:1: unknown operation `jump`")
         );
         assert!(err("rank 0\n").contains("must start with `ranks N`"));
-        assert!(err("ranks 2\nrank 0\ncomplete h\n").contains("handle 'h' was not created"));
+        assert!(err("ranks 2\nrank 0\ncomplete h\n").contains("request 'h' was not created"));
         assert!(err("ranks 2\nrank 0\nput 1 4 colour=red\n").contains("field `colour`"));
         assert!(err("ranks 2\nrank 1\nregion_begin a\n").contains("never closed"));
         assert!(err("ranks 2\nrank 0\nput 3 4 @p.c:7\n").starts_with("p.c:7: field `dst`"));

@@ -6,7 +6,7 @@ use crate::error::{Error, Location, Result};
 use crate::network::{NetEvent, Network};
 use crate::program::{OpKind, Program, NONE};
 use crate::results::{self, Results};
-use crate::runtime::{RtEvent, Runtime};
+use crate::runtime::{Placement, RtEvent, RtParams, Runtime};
 use crate::topology::Topology;
 use crate::units::Ps;
 
@@ -29,6 +29,24 @@ impl Schedule<RtEvent> for EventQueue<Event> {
     fn at(&mut self, time: Ps, event: RtEvent) {
         self.schedule(time, Event::Rt(event));
     }
+}
+
+/// The topology for `ranks` ranks and where each rank lives.
+pub fn layout(machine: &MachineConfig, ranks: u32) -> Result<(Topology, Placement)> {
+    let nodes = crate::placement::nodes_needed(&machine.placement, ranks)?;
+    let topo = Topology::build(machine, nodes)?;
+    if nodes > topo.num_nodes {
+        let rpn = machine.placement.ranks_per_node;
+        return Err(Error::input(
+            Location::file("command line").with_field("ranks"),
+            format!(
+                "{ranks} ranks at {rpn} per node need {nodes} nodes but this {} has {} nodes",
+                topo.kind, topo.num_nodes
+            ),
+        ));
+    }
+    let placement = crate::placement::place(&machine.placement, ranks)?;
+    Ok((topo, placement))
 }
 
 /// Checks what a program asks of the machine (NIC indices) before running it.
@@ -57,10 +75,21 @@ pub fn check_program(machine: &MachineConfig, program: &Program) -> Result<()> {
 /// Runs `program` on `machine` and returns the results (or why it could not finish).
 pub fn simulate(machine: &MachineConfig, program: Program) -> Result<Results> {
     let started = std::time::Instant::now();
-    let topo = Topology::build(machine, program.ranks)?;
+    let mut program = program;
+    let (topo, placement) = layout(machine, program.ranks)?;
     check_program(machine, &program)?;
+    crate::mpi::link(&mut program, &machine.collectives)?;
     let mut net = Network::new(topo, machine);
-    let mut rt = Runtime::new(program, machine.node.overhead.0, machine.nic.count);
+    let tpp = machine.node.overhead.0;
+    let params = RtParams {
+        overhead: tpp,
+        send_overhead: machine.mpi.send_overhead.map_or(tpp, |t| t.0),
+        recv_overhead: machine.mpi.recv_overhead.map_or(tpp, |t| t.0),
+        eager_threshold: machine.mpi.eager_threshold.0,
+        nics_per_node: machine.nic.count,
+        nic_by_rank: machine.nic.selection == "by_rank",
+    };
+    let mut rt = Runtime::new(program, params, placement);
     let mut q: EventQueue<Event> = EventQueue::default();
     rt.start(&mut q);
     let mut notices = Vec::new();

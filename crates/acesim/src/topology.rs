@@ -100,8 +100,8 @@ pub struct Hop {
 }
 
 impl Topology {
-    /// Builds the topology of `config` for a run of `ranks` ranks (one per node), which sizes
-    /// the crossbar and leaf/spine trees that leave their size open.
+    /// Builds the topology of `config`; `ranks` (nodes wanted) sizes the crossbar and
+    /// leaf/spine trees that leave their size open. `sim::layout` checks the capacity.
     pub fn build(config: &MachineConfig, ranks: u32) -> Result<Topology> {
         let t = &config.topology;
         let nics = config.nic.count;
@@ -259,15 +259,6 @@ impl Topology {
             }
             other => return Err(bad("topology.kind", format!("unknown topology '{other}'"))),
         };
-        if ranks > b.num_nodes {
-            return Err(Error::input(
-                Location::file("command line").with_field("ranks"),
-                format!(
-                    "{ranks} ranks need {ranks} nodes (one rank per node) but this {} has {} nodes",
-                    t.kind, b.num_nodes
-                ),
-            ));
-        }
         Ok(b.finish(shape, t.kind.clone(), nics))
     }
 

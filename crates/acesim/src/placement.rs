@@ -1,0 +1,184 @@
+//! Placing ranks on nodes: block, cyclic, seeded random, or from a file.
+
+use crate::config::PlacementConfig;
+use crate::error::{Error, Location, Result};
+use crate::runtime::Placement;
+
+/// SplitMix64: a tiny, well-mixed generator whose sequence never changes between versions,
+/// so a seed gives the same placement forever.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in 0..n (n > 0), by rejection so there is no modulo bias.
+    fn below(&mut self, n: u64) -> u64 {
+        let zone = u64::MAX - u64::MAX % n;
+        loop {
+            let v = self.next();
+            if v < zone {
+                return v % n;
+            }
+        }
+    }
+}
+
+/// Nodes a run of `ranks` ranks occupies (before the topology is built).
+pub fn nodes_needed(c: &PlacementConfig, ranks: u32) -> Result<u32> {
+    Ok(match c.policy.as_str() {
+        "file" => place(c, ranks)?.node.iter().max().map_or(1, |&m| m + 1),
+        _ => ranks.div_ceil(c.ranks_per_node).max(1),
+    })
+}
+
+/// Node of every rank and its index among the ranks of its node.
+pub fn place(c: &PlacementConfig, ranks: u32) -> Result<Placement> {
+    let rpn = c.ranks_per_node;
+    let nodes = ranks.div_ceil(rpn).max(1);
+    let node: Vec<u32> = match c.policy.as_str() {
+        "block" => (0..ranks).map(|r| r / rpn).collect(),
+        "cyclic" => (0..ranks).map(|r| r % nodes).collect(),
+        "random" => {
+            // Shuffle the block layout's slots (Fisher-Yates).
+            let mut slots: Vec<u32> = (0..ranks).map(|r| r / rpn).collect();
+            let mut rng = SplitMix64(c.seed);
+            for i in (1..slots.len()).rev() {
+                let j = rng.below(i as u64 + 1) as usize;
+                slots.swap(i, j);
+            }
+            slots
+        }
+        "file" => read_file(c, ranks)?,
+        other => {
+            return Err(Error::input(
+                Location::file("machine").with_field("placement.policy"),
+                format!("unknown placement '{other}'"),
+            ))
+        }
+    };
+    let mut count: Vec<u32> = vec![0; node.iter().max().map_or(1, |&m| m as usize + 1)];
+    let local = node
+        .iter()
+        .map(|&n| {
+            count[n as usize] += 1;
+            count[n as usize] - 1
+        })
+        .collect();
+    Ok(Placement { node, local })
+}
+
+fn read_file(c: &PlacementConfig, ranks: u32) -> Result<Vec<u32>> {
+    let path = c.file.clone().unwrap_or_default();
+    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+    let mut node = Vec::with_capacity(ranks as usize);
+    let mut per_node: std::collections::HashMap<u32, u32> = Default::default();
+    for (i, line) in text.lines().enumerate() {
+        let t = line.split('#').next().unwrap_or("").trim();
+        if t.is_empty() {
+            continue;
+        }
+        let at = || Location::at(&path, i + 1, 1).with_field("node");
+        let n: u32 = t
+            .parse()
+            .map_err(|_| Error::input(at(), format!("'{t}' is not a node number")))?;
+        if n >= 1 << 28 {
+            return Err(Error::input(at(), format!("node {n} is out of range")));
+        }
+        let k = per_node.entry(n).or_insert(0);
+        *k += 1;
+        if *k > c.ranks_per_node {
+            return Err(Error::input(
+                at(),
+                format!(
+                    "node {n} gets more than placement.ranks_per_node = {} ranks",
+                    c.ranks_per_node
+                ),
+            ));
+        }
+        node.push(n);
+    }
+    if node.len() != ranks as usize {
+        return Err(Error::input(
+            Location::file(&path),
+            format!(
+                "the placement file places {} ranks but the run has {ranks}",
+                node.len()
+            ),
+        ));
+    }
+    Ok(node)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(policy: &str, rpn: u32) -> PlacementConfig {
+        PlacementConfig {
+            ranks_per_node: rpn,
+            policy: policy.into(),
+            seed: 7,
+            file: None,
+        }
+    }
+
+    #[test]
+    fn block_cyclic_and_random_fill_nodes_evenly() {
+        assert_eq!(
+            place(&cfg("block", 2), 5).unwrap().node,
+            vec![0, 0, 1, 1, 2]
+        );
+        assert_eq!(
+            place(&cfg("cyclic", 2), 5).unwrap().node,
+            vec![0, 1, 2, 0, 1]
+        );
+        let p = place(&cfg("cyclic", 2), 5).unwrap();
+        assert_eq!(p.local, vec![0, 0, 0, 1, 1]);
+        let r = place(&cfg("random", 4), 16).unwrap();
+        let mut counts = [0; 4];
+        for &n in &r.node {
+            counts[n as usize] += 1;
+        }
+        assert_eq!(counts, [4, 4, 4, 4]);
+        assert_eq!(
+            r.node,
+            place(&cfg("random", 4), 16).unwrap().node,
+            "same seed, same placement"
+        );
+        let mut other = cfg("random", 4);
+        other.seed = 8;
+        assert_ne!(r.node, place(&other, 16).unwrap().node);
+        assert_eq!(nodes_needed(&cfg("block", 2), 5).unwrap(), 3);
+    }
+
+    #[test]
+    fn placement_files_are_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("p.txt");
+        std::fs::write(&f, "# node per rank\n3\n0\n3\n").unwrap();
+        let mut c = cfg("file", 2);
+        c.file = Some(f.display().to_string());
+        let p = place(&c, 3).unwrap();
+        assert_eq!((p.node, p.local), (vec![3, 0, 3], vec![0, 0, 1]));
+        assert_eq!(nodes_needed(&c, 3).unwrap(), 4);
+        assert!(place(&c, 4)
+            .unwrap_err()
+            .to_string()
+            .contains("places 3 ranks but the run has 4"));
+        std::fs::write(&f, "1\n1\n1\n").unwrap();
+        assert!(place(&c, 3)
+            .unwrap_err()
+            .to_string()
+            .contains(":3:1: field `node`: node 1 gets more than"));
+        std::fs::write(&f, "1\nx\n").unwrap();
+        assert!(place(&c, 2)
+            .unwrap_err()
+            .to_string()
+            .contains(":2:1: field `node`: 'x' is not a node number"));
+    }
+}
