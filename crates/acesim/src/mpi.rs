@@ -390,15 +390,15 @@ pub fn link(prog: &mut Program, config: &CollectivesConfig) -> Result<()> {
                 }
             }
             if mine.len() != reference.len() {
-                let (longer, shorter) = if mine.len() > reference.len() {
-                    (mine, m)
+                let (long_rank, long, short_rank, short) = if mine.len() > reference.len() {
+                    (m, mine, first, reference)
                 } else {
-                    (reference, first)
+                    (first, reference, m, mine)
                 };
-                let extra = &longer[longer.len().min(mine.len()).min(reference.len())];
+                let extra = &long[short.len()];
                 return Err(loc_err(prog, extra.loc, "collective", format!(
-                    "mismatched collective calls on {}: rank {} makes {} calls but rank {shorter} makes {}; call #{} (`{}`) has no partner",
-                    comms[c].name, extra.rank, longer.len(), mine.len().min(reference.len()), mine.len().min(reference.len()) + 1, describe(extra)
+                    "mismatched collective calls on {}: rank {long_rank} makes {} calls but rank {short_rank} makes {}; call #{} (`{}`) has no partner",
+                    comms[c].name, long.len(), short.len(), short.len() + 1, describe(extra)
                 )));
             }
         }

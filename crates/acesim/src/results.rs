@@ -21,6 +21,21 @@ pub struct RankResult {
     pub blocked_ps: BTreeMap<&'static str, Ps>,
 }
 
+/// One receive and the message it matched.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReceiveResult {
+    pub rank: u32,
+    /// The sender of the matched message and its tag (absent if it never matched).
+    pub src: Option<u32>,
+    pub tag: Option<i64>,
+    pub size: Option<u64>,
+    pub protocol: Option<&'static str>,
+    pub posted_ps: Ps,
+    /// Its data in memory.
+    pub landed_ps: Option<Ps>,
+    pub complete_ps: Option<Ps>,
+}
+
 /// One collective call.
 #[derive(Debug, Clone, Serialize)]
 pub struct CollectiveResult {
@@ -98,6 +113,8 @@ pub struct Results {
     pub wall_seconds: f64,
     pub per_rank: Vec<RankResult>,
     pub operations: Vec<OperationResult>,
+    /// Receives of user messages (collective-internal ones are summarised in `collectives`).
+    pub receives: Vec<ReceiveResult>,
     pub regions: Vec<RegionResult>,
     pub collectives: Vec<CollectiveResult>,
     /// Puts that landed but no poll consumed: (rank, tag, count).
@@ -134,6 +151,24 @@ pub fn collect(
                     .filter(|(_, &t)| t > 0)
                     .map(|(c, &t)| (*c, t))
                     .collect(),
+            }
+        })
+        .collect();
+    let receives = rt
+        .recvs
+        .iter()
+        .filter(|rv| rv.ctx % 2 == 0)
+        .map(|rv| {
+            let x = rt.xfers.get(rv.xfer as usize);
+            ReceiveResult {
+                rank: rv.rank,
+                src: x.map(|x| x.src_rank),
+                tag: x.map(|x| x.tag),
+                size: x.map(|x| x.size),
+                protocol: x.map(|x| if x.rendezvous { "rendezvous" } else { "eager" }),
+                posted_ps: rv.posted,
+                landed_ps: x.and_then(|x| x.landed),
+                complete_ps: rv.complete,
             }
         })
         .collect();
@@ -250,6 +285,7 @@ pub fn collect(
         unpolled_puts: rt.unpolled(),
         unmatched_messages: rt.unmatched_messages(),
         unmatched_receives: rt.unmatched_receives(),
+        receives,
         collectives,
         links,
     }

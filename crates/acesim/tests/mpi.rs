@@ -1,0 +1,488 @@
+//! MPI semantics, protocols, collectives and several ranks per node, against hand-computed
+//! expectations.
+
+use acesim::collectives::{self, CollKind, CollSpec, Step, Transport};
+use acesim::units::{transfer_time, Ps};
+use acesim::{schedule, simulate, Error, MachineConfig, MachineSource, Results};
+
+const TABLE1: &str = include_str!("../presets/table1.toml");
+const L: Ps = 600;
+const D: Ps = 140_000;
+const B: u64 = 4_000_000_000;
+const DMA: u64 = 2_800_000_000;
+
+fn machine(toml: &str, sets: &[&str]) -> MachineConfig {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    MachineSource::from_text("m.toml", toml)
+        .with_overrides(&sets)
+        .load()
+        .expect("machine loads")
+}
+
+fn run(m: &MachineConfig, sched: &str) -> Results {
+    simulate(
+        m,
+        schedule::parse("t.sched", sched).expect("schedule parses"),
+    )
+    .expect("run finishes")
+}
+
+fn run_err(m: &MachineConfig, sched: &str) -> String {
+    match simulate(
+        m,
+        schedule::parse("t.sched", sched).expect("schedule parses"),
+    ) {
+        Ok(r) => panic!(
+            "expected an error, the run finished at {}",
+            r.predicted_time_ps
+        ),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// One message of `s` bytes over one crossbar router: DMA out, flight, DMA in.
+fn one_way(s: u64) -> Ps {
+    2 * transfer_time(s, DMA) + 2 * L + D + transfer_time(s + 32, B)
+}
+
+/// A control packet over one crossbar router.
+fn control() -> Ps {
+    2 * L + D + transfer_time(32, B)
+}
+
+#[test]
+fn eager_ping_pong_latency() {
+    let m = machine(
+        TABLE1,
+        &["mpi.send_overhead=500ns", "mpi.recv_overhead=300ns"],
+    );
+    let mut sched = String::from("ranks 2\nrank 0\n");
+    sched += &"send 1 8 tag=1\nrecv 1 8 tag=2\n".repeat(10);
+    sched += "rank 1\n";
+    sched += &"recv 0 8 tag=1\nsend 0 8 tag=2\n".repeat(10);
+    let res = run(&m, &sched);
+    let round_trip = 2 * (500_000 + one_way(8) + 300_000);
+    assert_eq!(res.per_rank[0].finish_ps, 10 * round_trip);
+    assert_eq!(res.per_rank[0].overhead_ps, 10 * 500_000);
+    assert_eq!(res.receives.len(), 20);
+    assert!(res.receives.iter().all(|r| r.protocol == Some("eager")));
+    // Rank 1 only sends and receives: its time is overhead plus time blocked in each. A
+    // blocking send waits for its 8 bytes to be DMA'd out.
+    let r1 = &res.per_rank[1];
+    assert_eq!(r1.blocked_ps["send"], 10 * transfer_time(8, DMA));
+    assert_eq!(
+        r1.overhead_ps + r1.blocked_ps["send"] + r1.blocked_ps["recv"],
+        r1.finish_ps
+    );
+}
+
+#[test]
+fn rendezvous_adds_exactly_its_control_round_trip() {
+    let size = 100_000u64;
+    let sched = format!("ranks 2\nrank 0\nsend 1 {size} tag=3\nrank 1\nrecv 0 {size} tag=3\n");
+    let eager = run(&machine(TABLE1, &["mpi.eager_threshold=1MB"]), &sched);
+    let rdv = run(&machine(TABLE1, &["mpi.eager_threshold=16KiB"]), &sched);
+    assert_eq!(eager.receives[0].protocol, Some("eager"));
+    assert_eq!(rdv.receives[0].protocol, Some("rendezvous"));
+    let done = |r: &Results| r.receives[0].complete_ps.unwrap();
+    // Request-to-send to the receiver, then its get request back: two control flights.
+    assert_eq!(done(&rdv) - done(&eager), 2 * control());
+    assert_eq!(rdv.operations[0].dma_start_ps, Some(2 * control()));
+    // The sender is done when its data has left memory.
+    assert_eq!(
+        rdv.per_rank[0].finish_ps - eager.per_rank[0].finish_ps,
+        2 * control()
+    );
+}
+
+#[test]
+fn a_late_receive_releases_rendezvous_data() {
+    // The receive is posted 10 us late: the data moves only after it.
+    let m = machine(TABLE1, &[]);
+    let size = 64 * 1024u64;
+    let res = run(
+        &m,
+        &format!("ranks 2\nrank 0\nsend 1 {size}\nrank 1\ncompute 10us\nrecv 0 {size}\n"),
+    );
+    assert_eq!(res.operations[0].dma_start_ps, Some(10_000_000 + control()));
+    // An eager message instead waits in the unexpected queue and completes at the post.
+    let small = run(
+        &m,
+        "ranks 2\nrank 0\nsend 1 64\nrank 1\ncompute 10us\nrecv 0 64\n",
+    );
+    assert_eq!(small.receives[0].complete_ps, Some(10_000_000));
+    assert!(small.receives[0].landed_ps.unwrap() < 10_000_000);
+}
+
+#[test]
+fn any_source_matches_in_arrival_order_and_posting_order() {
+    let m = machine(TABLE1, &[]);
+    // Rank 1's message arrives first (rank 0 computes 5 us first).
+    let sched = "ranks 3\nrank 0\ncompute 5us\nsend 2 8 tag=7\nrank 1\nsend 2 8 tag=7\nrank 2\nirecv any 8 tag=7 req=a\nirecv any 8 tag=any req=b\nwaitall a b\n";
+    let res = run(&m, sched);
+    let first = &res.receives[0];
+    let second = &res.receives[1];
+    assert_eq!((first.src, second.src), (Some(1), Some(0)));
+    assert_eq!(first.complete_ps, Some(one_way(8)));
+    assert_eq!(second.complete_ps, Some(5_000_000 + one_way(8)));
+}
+
+#[test]
+fn messages_between_two_ranks_do_not_overtake() {
+    // An eager 16 KB message and then a rendezvous one: the second's request-to-send reaches
+    // the receiver long before the first's data has landed, yet the first receive gets the
+    // first message.
+    let m = machine(TABLE1, &[]);
+    let sched = "ranks 2\nrank 0\nisend 1 16KB tag=5 req=a\nisend 1 1MB tag=5 req=b\nwaitall a b\nrank 1\nirecv 0 1MB tag=5 req=x\nirecv 0 1MB tag=5 req=y\nwaitall x y\n";
+    let res = run(&m, sched);
+    assert_eq!(res.receives[0].size, Some(16_000));
+    assert_eq!(res.receives[1].size, Some(1_000_000));
+    assert_eq!(res.receives[1].protocol, Some("rendezvous"));
+}
+
+#[test]
+fn zero_byte_messages_and_self_messages_work() {
+    let m = machine(TABLE1, &[]);
+    let res = run(
+        &m,
+        "ranks 2\nrank 0\nsend 1 0\nsend 0 0\nrecv 0 0\nrank 1\nrecv 0 0\n",
+    );
+    assert_eq!(res.receives.len(), 2);
+    let at = |rank| {
+        res.receives
+            .iter()
+            .find(|r| r.rank == rank)
+            .unwrap()
+            .complete_ps
+    };
+    assert_eq!(at(1), Some(one_way(0)));
+    // To itself a zero-byte message moves through the DMA engines in no time.
+    assert_eq!(at(0), Some(0));
+}
+
+#[test]
+fn communicators_split_translate_ranks_and_isolate_messages() {
+    let m = machine(TABLE1, &[]);
+    // Split 4 ranks into evens and odds (key reverses the order among odds).
+    let mut sched = String::from("ranks 4\n");
+    for r in 0..4 {
+        let key = if r % 2 == 1 { 10 - r } else { r };
+        sched += &format!("rank {r}\ncomm_split {} {key} as=half\n", r % 2);
+        // Rank 0 of each half sends to rank 1 of its half.
+        sched += "allreduce 8 comm=half\n";
+    }
+    // Ranks 0 and 2 are half-ranks 0 and 1 of evens; ranks 3 and 1 are 0 and 1 of odds.
+    sched = sched.replace(
+        "rank 0\ncomm_split 0 0 as=half\nallreduce 8 comm=half\n",
+        "rank 0\ncomm_split 0 0 as=half\nallreduce 8 comm=half\nsend 1 8 comm=half tag=4\n",
+    );
+    sched = sched.replace(
+        "rank 2\ncomm_split 0 2 as=half\nallreduce 8 comm=half\n",
+        "rank 2\ncomm_split 0 2 as=half\nallreduce 8 comm=half\nrecv 0 8 comm=half tag=4\n",
+    );
+    let res = run(&m, &sched);
+    assert_eq!(
+        res.receives
+            .iter()
+            .filter(|r| r.rank == 2)
+            .map(|r| r.src)
+            .collect::<Vec<_>>(),
+        vec![Some(0)]
+    );
+    let ar: Vec<_> = res
+        .collectives
+        .iter()
+        .filter(|c| c.kind == "allreduce")
+        .collect();
+    assert_eq!(ar.len(), 2);
+    assert!(ar.iter().all(|c| c.ranks == 2));
+    assert!(
+        res.collectives
+            .iter()
+            .any(|c| c.kind == "allgather" && c.size == 8 && c.ranks == 4),
+        "comm_split costs an allgather"
+    );
+    // A message on the world communicator does not match a receive on the split one.
+    let cross = "ranks 2\nrank 0\ncomm_split 0 0 as=c\nsend 1 8\nrank 1\ncomm_split 0 0 as=c\nrecv 0 8 comm=c\n";
+    let err = run_err(&m, cross);
+    assert!(
+        err.contains("rank 1: `recv 0 8 tag=0`") && err.contains("on split of world (color 0)"),
+        "{err}"
+    );
+}
+
+/// Messages and bytes sent by a collective, as the symbolic expansion says.
+fn expected(kind: CollKind, algo: &str, p: u32, size: u64) -> (usize, u64) {
+    let spec = CollSpec {
+        kind,
+        algorithm: algo.into(),
+        transport: Transport::Msg,
+        size,
+        root: 0,
+        segment: 64 * 1024,
+    };
+    let mut n = 0;
+    let mut bytes = 0;
+    for me in 0..p {
+        for s in collectives::expand(&spec, algo, p, me) {
+            if let Step::Send { bytes: b, .. } = s {
+                n += 1;
+                bytes += b;
+            }
+        }
+    }
+    (n, bytes)
+}
+
+#[test]
+fn every_collective_runs_with_its_message_count_and_volume() {
+    let m = machine(TABLE1, &["collectives.reduce_time_per_byte=1ns"]);
+    let kinds = [
+        CollKind::Barrier,
+        CollKind::Bcast,
+        CollKind::Reduce,
+        CollKind::Allreduce,
+        CollKind::Alltoall,
+        CollKind::Allgather,
+        CollKind::Gather,
+        CollKind::Scatter,
+    ];
+    for p in [7u32, 8, 9] {
+        for kind in kinds {
+            for &algo in kind.algorithms() {
+                let size = 3000u64;
+                let spec = CollSpec {
+                    kind,
+                    algorithm: algo.into(),
+                    transport: Transport::Msg,
+                    size,
+                    root: 0,
+                    segment: 1024,
+                };
+                if collectives::resolve(&spec, p).is_err() {
+                    continue; // e.g. pairwise on 7 ranks
+                }
+                let size_arg = if kind == CollKind::Barrier {
+                    String::new()
+                } else {
+                    format!(" {size}")
+                };
+                let mut sched = format!("ranks {p}\n");
+                for r in 0..p {
+                    sched += &format!(
+                        "rank {r}\n{}{size_arg} algo={algo} segment=1024\n",
+                        kind.name()
+                    );
+                }
+                let res = run(&m, &sched);
+                let spec_seg = |s: CollSpec| CollSpec { segment: 1024, ..s };
+                let (n, bytes) = {
+                    let spec = spec_seg(spec.clone());
+                    let mut n = 0;
+                    let mut b = 0;
+                    for me in 0..p {
+                        for s in collectives::expand(&spec, algo, p, me) {
+                            if let Step::Send { bytes, .. } = s {
+                                n += 1;
+                                b += bytes;
+                            }
+                        }
+                    }
+                    (n, b)
+                };
+                let sends: Vec<_> = res.operations.iter().filter(|o| o.kind == "send").collect();
+                assert_eq!(sends.len(), n, "{} {algo} p={p}: messages", kind.name());
+                assert_eq!(
+                    sends.iter().map(|o| o.size).sum::<u64>(),
+                    bytes,
+                    "{} {algo} p={p}: bytes",
+                    kind.name()
+                );
+                assert!(sends.iter().all(|o| o.complete_ps.is_some()));
+                assert_eq!(res.collectives.len(), 1);
+                assert_eq!(res.collectives[0].algorithm, algo);
+                assert_eq!(res.collectives[0].ranks, p);
+                assert!(res.unmatched_messages.is_empty());
+            }
+        }
+    }
+    // Hand formulas for a few: alltoall pairwise p(p-1) messages of `size`; bcast binomial p-1.
+    assert_eq!(expected(CollKind::Alltoall, "pairwise", 8, 100), (56, 5600));
+    assert_eq!(expected(CollKind::Bcast, "binomial", 9, 100), (8, 800));
+    assert_eq!(expected(CollKind::Allgather, "ring", 5, 10), (20, 200));
+}
+
+#[test]
+fn recursive_doubling_barrier_needs_extra_steps_off_powers_of_two() {
+    let m = machine(TABLE1, &["node.overhead=0.6us"]);
+    let barrier = |p: u32, transport: &str| {
+        let mut s = format!("ranks {p}\n");
+        for r in 0..p {
+            s += &format!("rank {r}\nbarrier algo=recursive_doubling transport={transport}\n");
+        }
+        run(&m, &s)
+    };
+    for transport in ["msg", "rdma"] {
+        let p8 = barrier(8, transport);
+        let p9 = barrier(9, transport);
+        let count = |r: &Results| r.operations.iter().filter(|o| o.kind != "get").count();
+        // p = 2^n: n exchanges per rank. p = 2^n + r: 2r extra messages.
+        assert_eq!(count(&p8), 8 * 3, "{transport}");
+        assert_eq!(count(&p9), 8 * 3 + 2, "{transport}");
+        // The extra steps cost two more latencies: 9 ranks are slower than 8 and 16.
+        let p16 = barrier(16, transport);
+        assert!(p9.predicted_time_ps > p8.predicted_time_ps);
+        assert!(
+            p9.predicted_time_ps > p16.predicted_time_ps,
+            "{transport}: 9 ranks {} vs 16 ranks {}",
+            p9.predicted_time_ps,
+            p16.predicted_time_ps
+        );
+    }
+}
+
+#[test]
+fn mismatched_collectives_are_refused_before_running() {
+    let m = machine(TABLE1, &[]);
+    let err = run_err(
+        &m,
+        "ranks 2\nrank 0\nbarrier @a.c:3\nrank 1\nallreduce 8 @a.c:5\n",
+    );
+    assert!(err.contains("a.c:5: field `collective`: mismatched collective calls on world: call #1 is `allreduce 8 B` on rank 1 but `barrier` on rank 0 (a.c:3)"), "{err}");
+    let err = run_err(
+        &m,
+        "ranks 2\nrank 0\nbcast 8 root=0\nrank 1\nbcast 16 root=0\n",
+    );
+    assert!(err.contains("mismatched collective calls"), "{err}");
+    let err = run_err(&m, "ranks 2\nrank 0\nbarrier\nbarrier\nrank 1\nbarrier\n");
+    assert!(
+        err.contains("rank 0 makes 2 calls but rank 1 makes 1"),
+        "{err}"
+    );
+    let all6: String = (0..6)
+        .map(|r| format!("rank {r}\nalltoall 8 algo=pairwise\n"))
+        .collect();
+    let err = run_err(&m, &format!("ranks 6\n{all6}"));
+    assert!(err.contains("power-of-two"), "{err}");
+    let err = run_err(
+        &machine(TABLE1, &["collectives.barrier=rign"]),
+        "ranks 2\nrank 0\nbarrier\nrank 1\nbarrier\n",
+    );
+    assert!(
+        err.contains("field `collectives.barrier`")
+            && err.contains("unknown barrier algorithm 'rign'"),
+        "{err}"
+    );
+    let err = run_err(
+        &m,
+        "ranks 2\nrank 0\nbcast 8 root=5\nrank 1\nbcast 8 root=5\n",
+    );
+    assert!(err.contains("root 5 is out of range"), "{err}");
+}
+
+#[test]
+fn messages_never_received_are_reported_with_counts() {
+    let m = machine(TABLE1, &[]);
+    let res = run(
+        &m,
+        "ranks 2\nrank 0\nsend 1 8 tag=1\nsend 1 8 tag=1\nsend 1 8 tag=2\nrank 1\n",
+    );
+    assert_eq!(res.unmatched_messages, vec![(0, 1, 1, 2), (0, 1, 2, 1)]);
+    assert!(res
+        .summary()
+        .contains("warning: 3 messages were never received"));
+    // A rendezvous send nobody receives can never finish.
+    let err = run_err(&m, "ranks 2\nrank 0\nsend 1 1MB\nrank 1\n");
+    assert!(
+        err.contains("rank 0: `send 1 1000000 tag=0`")
+            && err.contains("a receive matching its 1000000 B message to rank 1 (rendezvous)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn ranks_sharing_a_node_share_its_dma_engines() {
+    // Two ranks per node: ranks 0 and 1 on node 0, ranks 2 and 3 on node 1.
+    let m = machine(TABLE1, &["placement.ranks_per_node=2"]);
+    let size = 1_000_000u64;
+    // Same node: through the DMA engines only, no link carries a byte.
+    let local = run(
+        &m,
+        &format!("ranks 2\nrank 0\nput 1 {size} handle=a\ncomplete a\nrank 1\n"),
+    );
+    assert!(local.links.iter().all(|l| l.bytes == 0));
+    assert_eq!(local.per_rank[1].node, 0);
+    // Ranks 0 and 1 both put to node 1: one NIC, one send DMA engine, FIFO.
+    let res = run(
+        &m,
+        &format!("ranks 4\nrank 0\nput 2 {size}\nrank 1\nput 3 {size}\n"),
+    );
+    let (a, b) = (&res.operations[0], &res.operations[1]);
+    let packets = size.div_ceil(2016);
+    let dma_all =
+        (packets - 1) * transfer_time(2016, DMA) + transfer_time(size - (packets - 1) * 2016, DMA);
+    assert_eq!(b.dma_start_ps, Some(a.dma_start_ps.unwrap() + dma_all));
+    // With two NICs per node each rank has its own engine and they run side by side.
+    let two = machine(
+        TABLE1,
+        &[
+            "placement.ranks_per_node=2",
+            "nic.count=2",
+            "nic.selection=by_rank",
+        ],
+    );
+    let res = run(
+        &two,
+        &format!("ranks 4\nrank 0\nput 2 {size}\nrank 1\nput 3 {size}\n"),
+    );
+    assert_eq!(
+        res.operations[0].dma_start_ps,
+        res.operations[1].dma_start_ps
+    );
+    // Cyclic placement puts ranks 0 and 1 on different nodes.
+    let cyc = machine(
+        TABLE1,
+        &["placement.ranks_per_node=2", "placement.policy=cyclic"],
+    );
+    let res = run(&cyc, "ranks 4\nrank 0\nput 1 8\n");
+    assert_eq!(
+        res.per_rank.iter().map(|r| r.node).collect::<Vec<_>>(),
+        vec![0, 1, 0, 1]
+    );
+    assert!(res.links.iter().any(|l| l.bytes > 0));
+}
+
+#[test]
+fn waitany_returns_at_the_first_completion_and_test_never_blocks() {
+    let m = machine(TABLE1, &[]);
+    let sched = "ranks 3\nrank 0\nirecv 1 8 req=a\nirecv 2 8 req=b\ntest a\nwaitany a b\nrank 1\ncompute 1us\nsend 0 8\nrank 2\nsend 0 8\n";
+    let res = run(&m, sched);
+    // Rank 0 leaves waitany when rank 2's message is in, before rank 1's.
+    assert_eq!(res.per_rank[0].finish_ps, one_way(8));
+    // The run still ends when every receive has completed.
+    assert_eq!(res.predicted_time_ps, 1_000_000 + one_way(8));
+}
+
+#[test]
+fn mpi_errors_point_at_the_line() {
+    let e = |s: &str| schedule::parse("t.sched", s).unwrap_err().to_string();
+    assert!(e("ranks 2\nrank 0\nwait r\n")
+        .contains("t.sched:3:6: field `request`: request 'r' was not created"));
+    assert!(e("ranks 2\nrank 0\nisend 1 8\n").contains("needs a request name"));
+    assert!(
+        e("ranks 2\nrank 0\nsend 1 8 comm=rows\n").contains("communicator 'rows' was not created")
+    );
+    assert!(
+        e("ranks 2\nrank 0\nbarrier transport=carrier\n").contains("unknown transport 'carrier'")
+    );
+    assert!(e("ranks 2\nrank 0\ncomm_split red 0 as=x\n").contains("'red' is not a color"));
+    let m = machine(TABLE1, &[]);
+    let err = run_err(&m, "ranks 4\nrank 0\ncomm_split 0 0 as=h\nsend 3 8 comm=h\nrank 1\ncomm_split 1 0 as=h\nrank 2\ncomm_split 0 0 as=h\nrank 3\ncomm_split 1 0 as=h\n");
+    assert!(
+        err.contains(
+            "t.sched:4: field `dst`: rank 3 is out of range: the communicator has 2 ranks"
+        ),
+        "{err}"
+    );
+    let _ = Error::Internal(String::new());
+}
