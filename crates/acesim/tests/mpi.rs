@@ -486,3 +486,40 @@ fn mpi_errors_point_at_the_line() {
     );
     let _ = Error::Internal(String::new());
 }
+
+/// The barrier study (examples/barriers): put-based barriers on `table1`.
+fn barrier_time(p: u32, algo: &str, latency: &str) -> Ps {
+    let m = machine(TABLE1, &[&format!("node.overhead={latency}")]);
+    let mut s = format!("ranks {p}\n");
+    for r in 0..p {
+        s += &format!("rank {r}\nbarrier algo={algo} transport=rdma\n");
+    }
+    run(&m, &s).collectives[0].duration_ps
+}
+
+#[test]
+fn barrier_study_reproduces_the_papers_findings() {
+    for latency in ["0.6us", "0.8us"] {
+        for p in [4u32, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65] {
+            assert!(
+                barrier_time(p, "recursive_doubling", latency) < barrier_time(p, "ring", latency),
+                "recursive doubling beats ring at p = {p}, {latency}"
+            );
+        }
+        for p in [4u32, 8, 16, 32, 64] {
+            let at = barrier_time(p, "recursive_doubling", latency);
+            assert!(
+                at < barrier_time(p - 1, "recursive_doubling", latency),
+                "p = {p} vs {}",
+                p - 1
+            );
+            assert!(
+                at < barrier_time(p + 1, "recursive_doubling", latency),
+                "p = {p} vs {}",
+                p + 1
+            );
+        }
+        // A higher node latency makes every barrier slower.
+        assert!(barrier_time(16, "ring", "0.8us") > barrier_time(16, "ring", "0.6us"));
+    }
+}
