@@ -348,3 +348,77 @@ fn record_writes_the_schedule_of_a_c_program() {
     );
     assert!(text.contains("rank 2\nput 0 4 tag=0 handle=1 @"), "{text}");
 }
+
+#[test]
+fn ranks_per_node_and_placement_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("r.sched"), "ranks 4\nrank 0\nput 1 8\n").unwrap();
+    std::fs::write(dir.path().join("nodes.txt"), "1\n0\n1\n0\n").unwrap();
+    let nodes = |extra: &[&str]| {
+        let mut args = vec!["run", "r.sched", "--json", "-", "-q"];
+        args.extend(extra);
+        let o = acesim(&args, dir.path());
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["per_rank"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["node"].as_u64().unwrap())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(nodes(&[]), vec![0, 1, 2, 3]);
+    assert_eq!(nodes(&["--ranks-per-node", "2"]), vec![0, 0, 1, 1]);
+    assert_eq!(
+        nodes(&["--ranks-per-node", "2", "--placement", "cyclic"]),
+        vec![0, 1, 0, 1]
+    );
+    assert_eq!(
+        nodes(&["--ranks-per-node", "2", "--placement", "nodes.txt"]),
+        vec![1, 0, 1, 0]
+    );
+    let random = nodes(&[
+        "--ranks-per-node",
+        "2",
+        "--placement",
+        "random",
+        "--set",
+        "placement.seed=3",
+    ]);
+    assert_eq!(
+        random,
+        nodes(&[
+            "--ranks-per-node",
+            "2",
+            "--placement",
+            "random",
+            "--set",
+            "placement.seed=3"
+        ])
+    );
+    fails(
+        &[("r.sched", "ranks 4\n"), ("p.txt", "0\n0\n0\n1\n")],
+        &[
+            "run",
+            "r.sched",
+            "--ranks-per-node",
+            "2",
+            "--placement",
+            "p.txt",
+        ],
+        2,
+        &["p.txt:3:1: field `node`: node 0 gets more than placement.ranks_per_node = 2 ranks"],
+    );
+    fails(
+        &[("r.sched", "ranks 4\n")],
+        &["run", "r.sched", "--placement", "missing.txt"],
+        2,
+        &["missing.txt"],
+    );
+    fails(
+        &[("r.sched", "ranks 4\n")],
+        &["run", "r.sched", "--set", "placement.policy=spiral"],
+        2,
+        &["unknown placement 'spiral'"],
+    );
+}
