@@ -17,6 +17,7 @@ pub mod results;
 pub mod runtime;
 pub mod schedule;
 pub mod sim;
+pub mod timeline;
 pub mod topology;
 pub mod units;
 

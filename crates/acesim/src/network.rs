@@ -185,6 +185,8 @@ pub struct Network {
     pub bytes_delivered: u64,
     /// Payload moved between NICs of one node (never on a link).
     pub bytes_local: u64,
+    /// Busy intervals of every link (back-to-back ones merged), when tracing.
+    pub link_activity: Option<Vec<Vec<(Ps, Ps)>>>,
 }
 
 impl Network {
@@ -240,7 +242,13 @@ impl Network {
             bytes_injected: 0,
             bytes_delivered: 0,
             bytes_local: 0,
+            link_activity: None,
         }
+    }
+
+    /// Records every link's busy intervals (for timelines).
+    pub fn enable_trace(&mut self) {
+        self.link_activity = Some(vec![Vec::new(); self.links.len()]);
     }
 
     pub fn link_stats(&self, link: u32) -> &LinkStats {
@@ -552,6 +560,13 @@ impl Network {
         l.stats.packets += 1;
         l.stats.busy_ps += tail_out - now;
         l.stats.wait_ps += now - pkt.ready_at;
+        if let Some(act) = &mut self.link_activity {
+            let a = &mut act[link as usize];
+            match a.last_mut() {
+                Some(last) if last.1 == now => last.1 = tail_out,
+                _ => a.push((now, tail_out)),
+            }
+        }
         let latency = l.latency;
         q.at(tail_out, NetEvent::LinkFree { link });
         self.credits[(link * vcs + vc as u32) as usize] -= pkt.bytes as i64;

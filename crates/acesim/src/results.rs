@@ -2,7 +2,7 @@
 
 use crate::config::MachineConfig;
 use crate::network::Network;
-use crate::runtime::{Runtime, CATEGORIES};
+use crate::runtime::{Runtime, TraceKind, CATEGORIES};
 use crate::topology::Peer;
 use crate::units::{format_time, Ps, PS_PER_S};
 use serde::Serialize;
@@ -98,7 +98,47 @@ pub struct LinkResult {
     pub utilization: f64,
     pub wait_ps: Ps,
     pub stall_ps: Ps,
+    /// Routers at the two ends (absent at a NIC end).
+    pub src_router: Option<u32>,
+    pub dst_router: Option<u32>,
 }
+
+/// The shape of the topology, enough to draw it.
+#[derive(Debug, Clone, Serialize)]
+pub struct TopologyDetail {
+    pub kind: String,
+    pub routers: u32,
+    pub nodes: u32,
+    pub nics_per_node: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dims: Option<Vec<u32>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wrap: Option<Vec<bool>>,
+    pub nodes_per_router: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub k: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub n: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub leaves: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spines: Option<u32>,
+}
+
+/// One interval of a rank's time (present when the run was traced).
+#[derive(Debug, Clone, Serialize)]
+pub struct TraceEntry {
+    pub rank: u32,
+    /// `compute`, `overhead`, `blocked`, `region` or `collective`.
+    pub kind: &'static str,
+    /// What it was: the call kind for `blocked`, the region or collective name.
+    pub name: String,
+    pub start_ps: Ps,
+    pub end_ps: Ps,
+}
+
+/// Above this many links the JSON summary leaves them out (use --links-csv).
+pub const MAX_JSON_LINKS: usize = 100_000;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Results {
@@ -123,8 +163,20 @@ pub struct Results {
     pub unmatched_messages: Vec<(u32, u32, i64, u32)>,
     /// Receives still posted at the end (their rank finished with requests pending).
     pub unmatched_receives: usize,
-    #[serde(skip)]
+    pub topology_detail: TopologyDetail,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<LinkResult>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub links_omitted: bool,
+    /// Per-rank intervals, when traced.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<Vec<TraceEntry>>,
+    /// Links' busy intervals, when traced (for timelines; not in the JSON).
+    #[serde(skip)]
+    pub link_activity: Option<Vec<Vec<(Ps, Ps)>>>,
+    /// All links, also when left out of the JSON.
+    #[serde(skip)]
+    pub all_links: Vec<LinkResult>,
 }
 
 pub fn collect(
@@ -266,9 +318,73 @@ pub fn collect(
                 },
                 wait_ps: s.wait_ps,
                 stall_ps: s.stall_ps,
+                src_router: if l >= topo.num_ports() {
+                    None
+                } else {
+                    Some(topo.port_router[l as usize])
+                },
+                dst_router: match topo.link_end(l) {
+                    Some(crate::topology::LinkEnd::RouterIn(p)) => {
+                        Some(topo.port_router[p as usize])
+                    }
+                    _ => None,
+                },
             }
         })
-        .collect();
+        .collect::<Vec<LinkResult>>();
+    let t = &machine.topology;
+    let topology_detail = TopologyDetail {
+        kind: t.kind.clone(),
+        routers: topo.num_routers,
+        nodes: topo.num_nodes,
+        nics_per_node: topo.nics_per_node,
+        dims: t.dims.clone(),
+        wrap: match &topo.shape {
+            crate::topology::Shape::Grid { wrap, .. } => Some(wrap.clone()),
+            _ => None,
+        },
+        nodes_per_router: topo.nodes_per_router,
+        k: t.k,
+        n: t.n,
+        leaves: match &topo.shape {
+            crate::topology::Shape::LeafSpine { leaves, .. } => Some(*leaves),
+            _ => None,
+        },
+        spines: t.spines,
+    };
+    let trace = rt.trace.as_ref().map(|intervals| {
+        let mut v: Vec<TraceEntry> = intervals
+            .iter()
+            .map(|i| {
+                let (kind, name) = match i.kind {
+                    TraceKind::Compute => ("compute", "compute".to_string()),
+                    TraceKind::Overhead => ("overhead", "overhead".to_string()),
+                    TraceKind::Blocked(c) => ("blocked", CATEGORIES[c as usize].to_string()),
+                    TraceKind::Collective(c) => {
+                        let call = &rt.program.collectives[c as usize];
+                        ("collective", format!("{} ({})", call.kind, call.algorithm))
+                    }
+                };
+                TraceEntry {
+                    rank: i.rank,
+                    kind,
+                    name,
+                    start_ps: i.start,
+                    end_ps: i.end,
+                }
+            })
+            .collect();
+        v.extend(rt.regions.iter().map(|r| TraceEntry {
+            rank: r.rank,
+            kind: "region",
+            name: rt.program.regions[r.region as usize].clone(),
+            start_ps: r.begin,
+            end_ps: r.end,
+        }));
+        v.sort_by_key(|e| (e.rank, e.start_ps, std::cmp::Reverse(e.end_ps)));
+        v
+    });
+    let links_omitted = links.len() > MAX_JSON_LINKS;
     Results {
         acesim_version: env!("CARGO_PKG_VERSION"),
         topology: describe_topology(machine, topo),
@@ -287,7 +403,16 @@ pub fn collect(
         unmatched_receives: rt.unmatched_receives(),
         receives,
         collectives,
-        links,
+        topology_detail,
+        links: if links_omitted {
+            Vec::new()
+        } else {
+            links.clone()
+        },
+        links_omitted,
+        trace,
+        link_activity: net.link_activity.clone(),
+        all_links: links,
     }
 }
 
@@ -319,7 +444,7 @@ impl Results {
     /// One row per directed link.
     pub fn links_csv(&self) -> String {
         let mut out = String::from("link,name,class,bandwidth_bytes_per_s,bytes,packets,busy_ps,utilization,wait_ps,stall_ps\n");
-        for l in &self.links {
+        for l in &self.all_links {
             let _ = writeln!(
                 out,
                 "{},{},{},{},{},{},{},{:.6},{},{}",

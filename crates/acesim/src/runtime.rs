@@ -200,6 +200,26 @@ struct RankState {
     dag: Option<DagRank>,
 }
 
+/// What a traced interval of a rank was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TraceKind {
+    Compute,
+    Overhead,
+    /// Blocked, charged to `CATEGORIES[i]`.
+    Blocked(u8),
+    /// Inside collective call i.
+    Collective(u32),
+}
+
+/// One interval of a rank's time, recorded when tracing.
+#[derive(Debug, Clone, Copy)]
+pub struct TraceInterval {
+    pub rank: u32,
+    pub kind: TraceKind,
+    pub start: Ps,
+    pub end: Ps,
+}
+
 /// A closed region on one rank.
 #[derive(Debug, Clone)]
 pub struct RegionRecord {
@@ -294,6 +314,8 @@ pub struct Runtime {
     /// Envelopes that arrived ahead of an earlier one from the same sender.
     early: HashMap<(u32, u32, u32), BTreeMap<u32, u32>>,
     pub last_activity: Ps,
+    /// Per-rank intervals, when tracing.
+    pub trace: Option<Vec<TraceInterval>>,
 }
 
 impl Runtime {
@@ -350,6 +372,25 @@ impl Runtime {
             recv_seq: HashMap::new(),
             early: HashMap::new(),
             last_activity: 0,
+            trace: None,
+        }
+    }
+
+    /// Records per-rank intervals for timelines (costs memory per operation).
+    pub fn enable_trace(&mut self) {
+        self.trace = Some(Vec::new());
+    }
+
+    fn record(&mut self, rank: u32, kind: TraceKind, start: Ps, end: Ps) {
+        if let Some(t) = &mut self.trace {
+            if end > start {
+                t.push(TraceInterval {
+                    rank,
+                    kind,
+                    start,
+                    end,
+                });
+            }
         }
     }
 
@@ -462,6 +503,8 @@ impl Runtime {
             return;
         }
         let cat = self.blocked_category(r);
+        let since = self.ranks[r].blocked_since;
+        self.record(r as u32, TraceKind::Blocked(cat as u8), since, now);
         let st = &mut self.ranks[r];
         st.stats.blocked_ps[cat] += now - st.blocked_since;
         st.wait = Wait::No;
@@ -481,6 +524,7 @@ impl Runtime {
                     self.ranks[r].pc += 1;
                     if ps > 0 {
                         self.ranks[r].stats.compute_ps += ps;
+                        self.record(rank, TraceKind::Compute, now, now + ps);
                         q.schedule(now + ps, Event::Rt(RtEvent::Resume { rank }));
                         return;
                     }
@@ -637,6 +681,7 @@ impl Runtime {
                     let st = &mut self.ranks[r];
                     st.pc += 1;
                     if let Some((_, begin)) = st.coll.take() {
+                        self.record(rank, TraceKind::Collective(call), begin, now);
                         let c = &mut self.colls[call as usize];
                         c.first_begin = c.first_begin.min(begin);
                         c.last_end = c.last_end.max(now);
@@ -681,6 +726,7 @@ impl Runtime {
             self.start_op(q, now, rank, op);
             match kind {
                 OpKind::Compute { ps } if ps > 0 => {
+                    self.record(rank, TraceKind::Compute, now, now + ps);
                     let st = &mut self.ranks[r];
                     st.stats.compute_ps += ps;
                     let dag = st.dag.as_mut().expect("dag rank");
@@ -853,6 +899,7 @@ impl Runtime {
             return false;
         }
         self.ranks[rank as usize].stats.overhead_ps += overhead;
+        self.record(rank, TraceKind::Overhead, now, now + overhead);
         q.schedule(now + overhead, Event::Rt(RtEvent::Submit { xfer }));
         q.schedule(now + overhead, Event::Rt(RtEvent::Resume { rank }));
         true

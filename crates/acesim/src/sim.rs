@@ -72,8 +72,24 @@ pub fn check_program(machine: &MachineConfig, program: &Program) -> Result<()> {
     Ok(())
 }
 
+/// How to run a simulation.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Record per-rank intervals and link activity (for timelines; costs memory).
+    pub trace: bool,
+}
+
 /// Runs `program` on `machine` and returns the results (or why it could not finish).
 pub fn simulate(machine: &MachineConfig, program: Program) -> Result<Results> {
+    simulate_with(machine, program, &Options::default())
+}
+
+/// `simulate` with options.
+pub fn simulate_with(
+    machine: &MachineConfig,
+    program: Program,
+    options: &Options,
+) -> Result<Results> {
     let started = std::time::Instant::now();
     let mut program = program;
     let (topo, placement) = layout(machine, program.ranks)?;
@@ -90,6 +106,10 @@ pub fn simulate(machine: &MachineConfig, program: Program) -> Result<Results> {
         nic_by_rank: machine.nic.selection == "by_rank",
     };
     let mut rt = Runtime::new(program, params, placement);
+    if options.trace {
+        rt.enable_trace();
+        net.enable_trace();
+    }
     let mut q: EventQueue<Event> = EventQueue::default();
     rt.start(&mut q);
     let mut notices = Vec::new();

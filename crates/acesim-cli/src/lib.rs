@@ -1,0 +1,382 @@
+//! The `acesim` command, as a library so that the Python package's `acesim` entry point
+//! runs the very same code (`acesim::_core.cli`).
+
+use acesim::error::{Error, Location};
+use acesim::{mgen, schedule, MachineSource, Program};
+use clap::{Args, Parser, Subcommand};
+use std::path::{Path, PathBuf};
+use std::process::Command as Process;
+
+#[derive(Parser)]
+#[command(
+    name = "acesim",
+    version,
+    about = "Interconnection-network simulator for RDMA and MPI communication"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Simulate a program on a machine and print the predicted execution time.
+    Run(RunArgs),
+    /// Compile and record an MGEN C program as a schedule, without simulating it.
+    Record {
+        /// The MGEN C program.
+        program: PathBuf,
+        #[arg(long)]
+        ranks: u32,
+        /// Where to write the schedule (default: standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Arguments passed to MGEN_Main.
+        #[arg(last = true)]
+        args: Vec<String>,
+    },
+    /// Print a machine (file or preset) with every default filled in, and its size.
+    Machine(MachineArgs),
+    /// Write PNG plots and a self-contained HTML page for a JSON summary (needs the Python
+    /// package with matplotlib).
+    Report {
+        /// A JSON summary written by `acesim run --json`.
+        result: PathBuf,
+        /// Folder for the plots and report.html (default: next to the JSON).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Check a machine and, optionally, a program without simulating.
+    Validate {
+        #[command(flatten)]
+        machine: MachineArgs,
+        /// A program to check against the machine.
+        program: Option<PathBuf>,
+    },
+}
+
+#[derive(Args)]
+struct MachineArgs {
+    /// Machine file (TOML) or preset name (table1).
+    #[arg(long, short, default_value = "table1")]
+    machine: String,
+    /// Override a machine field, e.g. --set router.switch_latency=100ns (repeatable).
+    #[arg(long = "set", value_name = "FIELD=VALUE")]
+    set: Vec<String>,
+    /// Number of ranks; schedules carry their own.
+    #[arg(long)]
+    ranks: Option<u32>,
+    /// Ranks per node (sharing its NICs and DMA engines); same as --set placement.ranks_per_node=N.
+    #[arg(long = "ranks-per-node")]
+    ranks_per_node: Option<u32>,
+    /// Placement of ranks on nodes: block, cyclic, random (see placement.seed) or a file with
+    /// one node number per rank.
+    #[arg(long)]
+    placement: Option<String>,
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// The program: MGEN C (.c), Python (.py), GOAL (.goal) or schedule text (any other
+    /// extension).
+    program: PathBuf,
+    #[command(flatten)]
+    machine: MachineArgs,
+    /// Write the JSON summary here.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Write one CSV row per directed link here.
+    #[arg(long = "links-csv")]
+    links_csv: Option<PathBuf>,
+    /// Also write the program as schedule text here (e.g. to keep a recorded C program).
+    #[arg(long = "schedule-out")]
+    schedule_out: Option<PathBuf>,
+    /// Write a timeline (Chrome trace JSON for Perfetto or chrome://tracing) here.
+    #[arg(long)]
+    timeline: Option<PathBuf>,
+    /// Links drawn as utilization counters in the timeline: names (r0.p1->r1, nic3->r1) or
+    /// busiest:N (default busiest:4), comma-separated.
+    #[arg(long = "timeline-links", value_delimiter = ',')]
+    timeline_links: Vec<String>,
+    /// Add every rank's intervals (compute, overhead, blocked, regions, collectives) to --json.
+    #[arg(long)]
+    trace: bool,
+    /// Do not print the summary.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Arguments passed to MGEN_Main.
+    #[arg(last = true)]
+    args: Vec<String>,
+}
+
+/// Runs the command line `args` (without the program name); returns the exit code.
+pub fn main_with_args(args: Vec<String>) -> i32 {
+    let cli = match Cli::try_parse_from(std::iter::once("acesim".to_string()).chain(args)) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return e.exit_code();
+        }
+    };
+    match dispatch(cli) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e}");
+            e.exit_code()
+        }
+    }
+}
+
+/// The Python interpreter that has the `acesim` package ($ACESIM_PYTHON, else python3).
+fn python() -> String {
+    std::env::var("ACESIM_PYTHON").unwrap_or_else(|_| "python3".to_string())
+}
+
+/// Runs `python -m acesim ARGS`, for what lives in the Python package.
+fn python_acesim(args: &[String], what: &str) -> acesim::Result<std::process::Output> {
+    let py = python();
+    let out = Process::new(&py).arg("-m").arg("acesim").args(args).output().map_err(|e| Error::Program {
+        message: format!("{what} needs Python with the acesim package ({py}: {e}); install it with `pip install .`"),
+    })?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        let hint = if err.contains("No module named acesim") {
+            "\n(install the Python package with `pip install .` from the repository, or set ACESIM_PYTHON)"
+        } else {
+            ""
+        };
+        return Err(Error::Program {
+            message: format!("{what} failed:\n{}{hint}", err.trim_end()),
+        });
+    }
+    Ok(out)
+}
+
+fn dispatch(cli: Cli) -> acesim::Result<()> {
+    match cli.command {
+        Command::Run(a) => run(a),
+        Command::Record {
+            program,
+            ranks,
+            output,
+            args,
+        } => {
+            check_ranks(ranks)?;
+            let text = mgen::record(&program, ranks, &args)?;
+            // Parse it so a recorded program with bad values is reported now.
+            schedule::parse(
+                &format!("schedule recorded from {}", program.display()),
+                &text,
+            )?;
+            match output {
+                Some(p) => write_atomic(&p, text.as_bytes()),
+                None => {
+                    print!("{text}");
+                    Ok(())
+                }
+            }
+        }
+        Command::Machine(m) => {
+            let config = load_machine(&m)?;
+            let ranks = m.ranks.unwrap_or(1);
+            let (topo, _) = acesim::sim::layout(&config, ranks)?;
+            println!(
+                "# {}: {} routers, {} nodes, {} NICs per node, {} directed links",
+                topo.kind,
+                topo.num_routers,
+                topo.num_nodes,
+                topo.nics_per_node,
+                topo.num_links()
+            );
+            print!("{}", config.to_toml());
+            Ok(())
+        }
+        Command::Report { result, output } => {
+            let mut args = vec!["report".to_string(), result.display().to_string()];
+            if let Some(o) = output {
+                args.push("-o".into());
+                args.push(o.display().to_string());
+            }
+            let out = python_acesim(&args, "acesim report")?;
+            print!("{}", String::from_utf8_lossy(&out.stdout));
+            Ok(())
+        }
+        Command::Validate { machine, program } => {
+            let config = load_machine(&machine)?;
+            let ranks = match &program {
+                Some(p) => load_program(p, machine.ranks, &[])?.ranks,
+                None => machine.ranks.unwrap_or(1),
+            };
+            acesim::sim::layout(&config, ranks)?;
+            if let Some(p) = &program {
+                let mut prog = load_program(p, machine.ranks, &[])?;
+                acesim::sim::check_program(&config, &prog)?;
+                acesim::mpi::link(&mut prog, &config.collectives)?;
+            }
+            println!("ok");
+            Ok(())
+        }
+    }
+}
+
+fn check_ranks(r: u32) -> acesim::Result<()> {
+    if r == 0 {
+        return Err(Error::input(
+            Location::file("command line").with_field("ranks"),
+            "--ranks must be at least 1",
+        ));
+    }
+    Ok(())
+}
+
+fn load_machine(m: &MachineArgs) -> acesim::Result<acesim::MachineConfig> {
+    let mut sets = m.set.clone();
+    if let Some(n) = m.ranks_per_node {
+        sets.push(format!("placement.ranks_per_node={n}"));
+    }
+    match m.placement.as_deref() {
+        None => {}
+        Some(p @ ("block" | "cyclic" | "random")) => sets.push(format!("placement.policy={p}")),
+        Some(file) => {
+            sets.push("placement.policy=file".into());
+            sets.push(format!("placement.file={}", toml_string(file)));
+        }
+    }
+    MachineSource::open(&m.machine)?
+        .with_overrides(&sets)
+        .load()
+}
+
+/// A TOML string literal for a value given on the command line.
+fn toml_string(s: &str) -> String {
+    let escaped: String = s
+        .chars()
+        .flat_map(|c| match c {
+            '\\' | '"' => vec!['\\', c],
+            c => vec![c],
+        })
+        .collect();
+    format!("\"{escaped}\"")
+}
+
+fn load_program(path: &Path, ranks: Option<u32>, args: &[String]) -> acesim::Result<Program> {
+    let name = path.display().to_string();
+    if path.extension().is_some_and(|e| e == "py") {
+        let ranks = ranks.ok_or_else(|| {
+            Error::input(
+                Location::file("command line").with_field("ranks"),
+                format!("--ranks is needed to run the Python program {name}"),
+            )
+        })?;
+        check_ranks(ranks)?;
+        let mut a = vec![
+            "record".to_string(),
+            name.clone(),
+            "--ranks".into(),
+            ranks.to_string(),
+        ];
+        a.extend(args.iter().cloned());
+        let out = python_acesim(&a, &format!("recording {name}"))?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        return schedule::parse(&format!("schedule recorded from {name}"), &text);
+    }
+    let is_c = path.extension().is_some_and(|e| e == "c");
+    if is_c {
+        let ranks = ranks.ok_or_else(|| {
+            Error::input(
+                Location::file("command line").with_field("ranks"),
+                format!("--ranks is needed to run the C program {name}"),
+            )
+        })?;
+        check_ranks(ranks)?;
+        return mgen::load(path, ranks, args);
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(&name, e))?;
+    let program = if path.extension().is_some_and(|e| e == "goal") {
+        acesim::goal::parse(&name, &text)?
+    } else {
+        schedule::parse(&name, &text)?
+    };
+    if let Some(r) = ranks {
+        if r != program.ranks {
+            return Err(Error::input(
+                Location::file("command line").with_field("ranks"),
+                format!(
+                    "--ranks {r} but {name} is a schedule for {} ranks",
+                    program.ranks
+                ),
+            ));
+        }
+    }
+    Ok(program)
+}
+
+fn run(a: RunArgs) -> acesim::Result<()> {
+    let config = load_machine(&a.machine)?;
+    let program = load_program(&a.program, a.machine.ranks, &a.args)?;
+    let schedule_text = match &a.schedule_out {
+        Some(_) => Some(schedule::write(&program).map_err(|m| {
+            Error::input(Location::file("command line").with_field("schedule-out"), m)
+        })?),
+        None => None,
+    };
+    let trace = a.trace || a.timeline.is_some();
+    let results = acesim::sim::simulate_with(&config, program, &acesim::sim::Options { trace })?;
+    let timeline = match &a.timeline {
+        Some(_) => {
+            let spec = if a.timeline_links.is_empty() {
+                vec!["busiest:4".to_string()]
+            } else {
+                a.timeline_links.clone()
+            };
+            let links = acesim::timeline::select_links(&results, &spec).map_err(|m| {
+                Error::input(
+                    Location::file("command line").with_field("timeline-links"),
+                    m,
+                )
+            })?;
+            Some(acesim::timeline::chrome_trace(&results, &links).map_err(Error::Internal)?)
+        }
+        None => None,
+    };
+    // Outputs are written only after the run succeeded, each atomically.
+    if let (Some(p), Some(t)) = (&a.schedule_out, &schedule_text) {
+        write_atomic(p, t.as_bytes())?;
+    }
+    if let Some(p) = &a.json {
+        write_atomic(p, results.to_json().as_bytes())?;
+    }
+    if let Some(p) = &a.links_csv {
+        write_atomic(p, results.links_csv().as_bytes())?;
+    }
+    if let (Some(p), Some(t)) = (&a.timeline, &timeline) {
+        write_atomic(p, t.as_bytes())?;
+    }
+    if !a.quiet {
+        print!("{}", results.summary());
+    }
+    Ok(())
+}
+
+/// Writes through a temporary file in the same folder and renames it into place, so a
+/// reader never sees half a file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> acesim::Result<()> {
+    let name = path.display().to_string();
+    if name == "-" {
+        return std::io::Write::write_all(&mut std::io::stdout(), bytes)
+            .map_err(|e| Error::io("standard output", e));
+    }
+    // Devices, pipes and the like (/dev/stdout) are written in place: renaming over them
+    // would replace the device node with a file.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return std::fs::write(path, bytes).map_err(|e| Error::io(&name, e));
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(|e| Error::io(&name, e))?;
+    std::io::Write::write_all(&mut tmp, bytes).map_err(|e| Error::io(&name, e))?;
+    tmp.persist(path).map_err(|e| Error::io(&name, e.error))?;
+    Ok(())
+}

@@ -1,0 +1,212 @@
+//! `acesim._core`: the Rust core seen from Python. Strings in, strings and a result object
+//! out; the Python package (python/acesim) builds the friendly API on top.
+
+use acesim::error::{Error, Location};
+use acesim::{goal, mgen, schedule, MachineSource};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use std::path::Path;
+
+create_exception!(
+    _core,
+    InputError,
+    PyValueError,
+    "Bad input: machine, program or argument."
+);
+create_exception!(
+    _core,
+    ProgramError,
+    PyRuntimeError,
+    "A program failed to compile, record or run."
+);
+create_exception!(
+    _core,
+    DeadlockError,
+    PyRuntimeError,
+    "The program can never finish."
+);
+create_exception!(
+    _core,
+    InternalError,
+    PyRuntimeError,
+    "A broken model invariant (a bug in acesim)."
+);
+
+fn to_py(e: Error) -> PyErr {
+    let msg = e.to_string();
+    match e {
+        Error::Input { .. } | Error::Io { .. } => InputError::new_err(msg),
+        Error::Program { .. } => ProgramError::new_err(msg),
+        Error::Deadlock(_) => DeadlockError::new_err(msg),
+        Error::Internal(_) => InternalError::new_err(msg),
+    }
+}
+
+/// The results of one run.
+#[pyclass(module = "acesim._core", name = "Result", frozen)]
+struct RunResult {
+    inner: acesim::Results,
+}
+
+#[pymethods]
+impl RunResult {
+    /// Predicted execution time in picoseconds.
+    #[getter]
+    fn predicted_time_ps(&self) -> u64 {
+        self.inner.predicted_time_ps
+    }
+    /// The JSON summary (the same as `acesim run --json`).
+    fn json(&self) -> String {
+        self.inner.to_json()
+    }
+    /// One CSV row per directed link (the same as `acesim run --links-csv`).
+    fn links_csv(&self) -> String {
+        self.inner.links_csv()
+    }
+    /// The timeline (Chrome trace JSON) with counter tracks for `links` (names or busiest:N).
+    fn timeline_json(&self, links: Vec<String>) -> PyResult<String> {
+        let ids =
+            acesim::timeline::select_links(&self.inner, &links).map_err(InputError::new_err)?;
+        acesim::timeline::chrome_trace(&self.inner, &ids).map_err(InputError::new_err)
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "<acesim Result: {} on {}>",
+            self.inner.predicted_time, self.inner.topology
+        )
+    }
+}
+
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+/// Names of the shipped machines.
+#[pyfunction]
+fn presets() -> Vec<String> {
+    acesim::config::PRESETS
+        .iter()
+        .map(|(n, _)| n.to_string())
+        .collect()
+}
+
+#[pyfunction]
+fn preset_text(name: &str) -> PyResult<String> {
+    acesim::config::PRESETS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, t)| t.to_string())
+        .ok_or_else(|| {
+            InputError::new_err(format!(
+                "no preset named '{name}' (presets: {})",
+                presets().join(", ")
+            ))
+        })
+}
+
+fn load_machine(
+    text: &str,
+    name: &str,
+    overrides: &[String],
+) -> Result<acesim::MachineConfig, Error> {
+    MachineSource::from_text(name, text)
+        .with_overrides(overrides)
+        .load()
+}
+
+/// A machine's TOML with every default filled in, after applying `overrides` (FIELD=VALUE).
+#[pyfunction]
+#[pyo3(signature = (text, name, overrides = Vec::new()))]
+fn machine_normalize(text: &str, name: &str, overrides: Vec<String>) -> PyResult<String> {
+    load_machine(text, name, &overrides)
+        .map(|c| c.to_toml())
+        .map_err(to_py)
+}
+
+/// Runs a program: `program_format` is "schedule" or "goal" (program_text is the text) or
+/// "c" (program_text is the path of the C file).
+#[pyfunction]
+#[pyo3(signature = (machine_text, machine_name, program_text, program_name, program_format, ranks = None, args = Vec::new(), trace = false))]
+#[allow(clippy::too_many_arguments)]
+fn simulate(
+    py: Python<'_>,
+    machine_text: String,
+    machine_name: String,
+    program_text: String,
+    program_name: String,
+    program_format: String,
+    ranks: Option<u32>,
+    args: Vec<String>,
+    trace: bool,
+) -> PyResult<RunResult> {
+    let run = move || -> Result<acesim::Results, Error> {
+        let machine = load_machine(&machine_text, &machine_name, &[])?;
+        let program = match program_format.as_str() {
+            "schedule" => schedule::parse(&program_name, &program_text)?,
+            "goal" => goal::parse(&program_name, &program_text)?,
+            "c" => {
+                let r = ranks.ok_or_else(|| {
+                    Error::input(
+                        Location::file("arguments").with_field("ranks"),
+                        format!("ranks is needed to run the C program {program_text}"),
+                    )
+                })?;
+                mgen::load(Path::new(&program_text), r, &args)?
+            }
+            other => {
+                return Err(Error::input(
+                    Location::file("arguments").with_field("program_format"),
+                    format!("unknown program format '{other}' (schedule, goal or c)"),
+                ))
+            }
+        };
+        if let Some(r) = ranks {
+            if r != program.ranks {
+                return Err(Error::input(
+                    Location::file("arguments").with_field("ranks"),
+                    format!(
+                        "ranks={r} but {program_name} is a program for {} ranks",
+                        program.ranks
+                    ),
+                ));
+            }
+        }
+        acesim::sim::simulate_with(&machine, program, &acesim::sim::Options { trace })
+    };
+    let inner = py.detach(run).map_err(to_py)?;
+    Ok(RunResult { inner })
+}
+
+/// Compiles and records an MGEN C program; returns its schedule text.
+#[pyfunction]
+#[pyo3(signature = (path, ranks, args = Vec::new()))]
+fn record_c(py: Python<'_>, path: String, ranks: u32, args: Vec<String>) -> PyResult<String> {
+    py.detach(move || mgen::record(Path::new(&path), ranks, &args))
+        .map_err(to_py)
+}
+
+/// The `acesim` command line (without the program name); returns the exit code.
+#[pyfunction]
+fn cli(py: Python<'_>, argv: Vec<String>) -> i32 {
+    py.detach(move || acesim_cli::main_with_args(argv))
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("InputError", py.get_type::<InputError>())?;
+    m.add("ProgramError", py.get_type::<ProgramError>())?;
+    m.add("DeadlockError", py.get_type::<DeadlockError>())?;
+    m.add("InternalError", py.get_type::<InternalError>())?;
+    m.add_class::<RunResult>()?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(presets, m)?)?;
+    m.add_function(wrap_pyfunction!(preset_text, m)?)?;
+    m.add_function(wrap_pyfunction!(machine_normalize, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(record_c, m)?)?;
+    m.add_function(wrap_pyfunction!(cli, m)?)?;
+    Ok(())
+}
