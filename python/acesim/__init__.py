@@ -1,0 +1,1 @@
+"""acesim: interconnection-network simulator (Python package; the full API lands with issue 4)."""
