@@ -422,3 +422,78 @@ fn ranks_per_node_and_placement_flags() {
         &["unknown placement 'spiral'"],
     );
 }
+
+#[test]
+fn timeline_files_open_as_chrome_traces_and_match_the_operations() {
+    let dir = tempfile::tempdir().unwrap();
+    let sched = repo().join("examples/schedules/hotspot.sched");
+    let machine = repo().join("examples/machines/torus-4x4.toml");
+    let o = acesim(
+        &[
+            "run",
+            sched.to_str().unwrap(),
+            "-m",
+            machine.to_str().unwrap(),
+            "--json",
+            "r.json",
+            "--timeline",
+            "t.json",
+            "--timeline-links",
+            "busiest:2,nic0->r0",
+            "-q",
+        ],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let res: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
+    let t: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("t.json")).unwrap()).unwrap();
+    let ev = t["traceEvents"].as_array().unwrap();
+    // Every put is an async slice from issue to completion on its rank's process.
+    let ops = res["operations"].as_array().unwrap();
+    for (i, op) in ops.iter().enumerate() {
+        let pid = op["rank"].as_u64().unwrap() + 1;
+        let find = |ph: &str| {
+            ev.iter()
+                .find(|e| e["ph"] == ph && e["id"] == i && e["pid"] == pid)
+                .unwrap_or_else(|| panic!("no {ph} for op {i}"))
+        };
+        let us = |ps: &serde_json::Value| ps.as_u64().unwrap() as f64 / 1e6;
+        assert!((find("b")["ts"].as_f64().unwrap() - us(&op["issue_ps"])).abs() < 1e-6);
+        assert!((find("e")["ts"].as_f64().unwrap() - us(&op["complete_ps"])).abs() < 1e-6);
+    }
+    // CPU slices of one rank never overlap unless nested (collectives and regions contain).
+    let trace = res["trace"]
+        .as_array()
+        .expect("--timeline adds the trace to --json");
+    assert!(trace.iter().any(|e| e["kind"] == "region"));
+    assert!(trace
+        .iter()
+        .any(|e| e["kind"] == "blocked" && e["name"] == "poll"));
+    // Counter tracks: two busiest links plus the one named.
+    let counters: std::collections::BTreeSet<&str> = ev
+        .iter()
+        .filter(|e| e["ph"] == "C")
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(counters.len(), 3, "{counters:?}");
+    assert!(counters.contains("nic0->r0 utilization"));
+    assert!(ev
+        .iter()
+        .filter(|e| e["ph"] == "C")
+        .all(|e| (0.0..=1.0).contains(&e["args"]["utilization"].as_f64().unwrap())));
+    fails(
+        &[("r.sched", RING)],
+        &[
+            "run",
+            "r.sched",
+            "--timeline",
+            "t.json",
+            "--timeline-links",
+            "r9->r10",
+        ],
+        2,
+        &["no link named 'r9->r10'"],
+    );
+}
