@@ -1,0 +1,208 @@
+"""The ``acesim`` command: the Rust CLI plus Python programs and reports.
+
+    acesim run PROG.py --ranks N [--machine M] [--function NAME] [run options] [-- ARGS]
+    acesim record PROG.py --ranks N [-o OUT] [--function NAME] [-- ARGS]
+    acesim report RESULT.json [-o DIR]
+
+A Python program file defines a function ``program`` (or ``main``, or the one named by
+``--function``) taking a context; it is recorded into a schedule whose ``@FILE:LINE``
+annotations point at the .py file, then run by the simulator with the user's other flags.
+Every other command line goes to the Rust ``acesim`` unchanged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import runpy
+import sys
+import tempfile
+import traceback
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ._corelib import InputError, ProgramError, core
+from .program import record
+
+__all__ = ["main"]
+
+# Options of `acesim run` that take a value (so their value is not the program).
+_VALUE_OPTIONS = {
+    "-m",
+    "--machine",
+    "--set",
+    "--ranks",
+    "--ranks-per-node",
+    "--placement",
+    "--json",
+    "--links-csv",
+    "--schedule-out",
+    "--function",
+    "-o",
+    "--output",
+}
+EXIT_INPUT = 2
+
+_EXTRA_HELP = """
+Python additions:
+  run PROG.py --ranks N [--function NAME] ...   record a Python program, then run it
+  record PROG.py --ranks N [-o OUT]             print a Python program as schedule text
+  report RESULT.json [-o DIR]                   HTML report (links, timeline, tables)
+"""
+
+
+def _program_index(args: Sequence[str]) -> int | None:
+    """Index of the positional program argument among a subcommand's arguments."""
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            return None
+        if a.startswith("-") and a != "-":
+            if a in _VALUE_OPTIONS:
+                i += 1
+            i += 1
+            continue
+        return i
+    return None
+
+
+def _pop_option(args: list[str], name: str) -> str | None:
+    """Remove ``name VALUE`` / ``name=VALUE`` (before ``--``) from args; return VALUE."""
+    for i, a in enumerate(args):
+        if a == "--":
+            break
+        if a == name and i + 1 < len(args):
+            value = args[i + 1]
+            del args[i : i + 2]
+            return value
+        if a.startswith(name + "="):
+            del args[i]
+            return a[len(name) + 1 :]
+    return None
+
+
+def _option(args: Sequence[str], *names: str) -> str | None:
+    for i, a in enumerate(args):
+        if a == "--":
+            break
+        for name in names:
+            if a == name and i + 1 < len(args):
+                return args[i + 1]
+            if a.startswith(name + "=") and name.startswith("--"):
+                return a[len(name) + 1 :]
+    return None
+
+
+def _after_dashes(args: Sequence[str]) -> list[str]:
+    return list(args[args.index("--") + 1 :]) if "--" in args else []
+
+
+def load_program(path: str, function: str | None = None) -> Callable[..., Any]:
+    """The program function of a Python file: ``function``, else ``program``, else ``main``."""
+    namespace = runpy.run_path(path, run_name="__acesim_program__")
+    names = [function] if function else ["program", "main"]
+    for name in names:
+        fn = namespace.get(name)
+        if callable(fn):
+            return fn  # type: ignore[no-any-return]
+    if function:
+        raise InputError(f"{path}: no function named {function!r}")
+    raise InputError(
+        f"{path}: define a function `program(ctx)` (or `main(ctx)`, or pick one with --function)"
+    )
+
+
+def _record_file(path: str, args: list[str]) -> str:
+    function = _pop_option(args, "--function")
+    ranks_text = _option(args, "--ranks")
+    if ranks_text is None:
+        raise InputError(f"{path}: a Python program needs --ranks N")
+    try:
+        ranks = int(ranks_text)
+    except ValueError:
+        raise InputError(f"--ranks {ranks_text}: not a number") from None
+    program = load_program(path, function)
+    return record(program, ranks, args=_after_dashes(args))
+
+
+def _error(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return EXIT_INPUT
+
+
+def _run_py(args: list[str], index: int) -> int:
+    path = args[index]
+    try:
+        text = _record_file(path, args)
+    except (InputError, ProgramError, TypeError, ValueError) as e:
+        return _error(str(e))
+    except Exception:  # the program file itself failed to load
+        return _error(f"{path}: loading the program failed\n{traceback.format_exc()}")
+    index = _program_index(args)  # --function was removed from args
+    assert index is not None and args[index] == path
+    with tempfile.TemporaryDirectory(prefix="acesim-") as tmp:
+        sched = os.path.join(tmp, os.path.basename(path) + ".sched")
+        with open(sched, "w", encoding="utf-8") as f:
+            f.write(text)
+        args = list(args)
+        args[index] = sched
+        args = [a for a in args[: args.index("--")]] if "--" in args else args
+        sys.stdout.flush()
+        sys.stderr.flush()
+        return int(core().cli(["run", *args]))
+
+
+def _record_py(args: list[str], index: int) -> int:
+    path = args[index]
+    out = _pop_option(args, "-o") or _pop_option(args, "--output")
+    try:
+        text = _record_file(path, args)
+    except (InputError, ProgramError, TypeError, ValueError) as e:
+        return _error(str(e))
+    except Exception:
+        return _error(f"{path}: loading the program failed\n{traceback.format_exc()}")
+    if out is None or out == "-":
+        sys.stdout.write(text)
+    else:
+        from .machine import atomic_write
+
+        atomic_write(out, text)
+    return 0
+
+
+def _report(args: list[str]) -> int:
+    from .report import write_report
+
+    ap = argparse.ArgumentParser(prog="acesim report", description="HTML report of a run")
+    ap.add_argument("result", help="JSON summary (acesim run --json FILE)")
+    ap.add_argument("-o", "--output", help="output directory (default: RESULT-report)")
+    ns = ap.parse_args(args)
+    out = ns.output or os.path.splitext(ns.result)[0] + "-report"
+    try:
+        path = write_report(ns.result, out)
+    except (OSError, ValueError, KeyError) as e:
+        return _error(f"{ns.result}: {e}")
+    print(path)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``acesim`` command; returns the exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in ("run", "record"):
+        i = _program_index(args[1:])
+        if i is not None and args[1 + i].endswith(".py"):
+            handler = _run_py if args[0] == "run" else _record_py
+            return handler(args[1:], i)
+    if args and args[0] == "report":
+        return _report(args[1:])
+    sys.stdout.flush()
+    code = int(core().cli(args))
+    if not args or args[0] in ("-h", "--help", "help") and len(args) == 1:
+        print(_EXTRA_HELP, end="")
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

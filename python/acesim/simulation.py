@@ -1,0 +1,80 @@
+"""`simulate`: one program on one machine."""
+
+from __future__ import annotations
+
+import operator
+import os
+from collections.abc import Callable, Sequence
+from typing import Any, Union
+
+from ._corelib import core
+from .machine import Machine, resolve_machine
+from .program import Schedule, _program_name, record
+from .results import Result
+
+__all__ = ["simulate", "ProgramLike"]
+
+ProgramLike = Union[Callable[..., Any], Schedule, str, "os.PathLike[str]"]
+
+
+def _program_input(
+    program: ProgramLike, ranks: int | None, args: Sequence[str]
+) -> tuple[str, str, str]:
+    """(text, name, format) for `_core.simulate`."""
+    if isinstance(program, Schedule):
+        return program.text, program.name, "schedule"
+    if isinstance(program, (str, os.PathLike)):
+        path = os.fspath(program)
+        if "\n" in path:
+            raise ValueError(
+                "program is a path; wrap schedule text in acesim.Schedule(text) to run it"
+            )
+        if path.endswith(".c"):
+            if ranks is None:
+                raise TypeError("simulate(): a C program needs ranks=")
+            return path, path, "c"
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        return text, path, "goal" if path.endswith(".goal") else "schedule"
+    if callable(program):
+        if ranks is None:
+            raise TypeError("simulate(): a Python program needs ranks=")
+        name = f"<recorded {_program_name(program)}>"
+        return record(program, ranks, args=args), name, "schedule"
+    raise TypeError(
+        "program must be a callable taking a Context, acesim.Schedule(text) or the path of a "
+        f".c, .goal or schedule file, not {type(program).__name__}"
+    )
+
+
+def simulate(
+    machine: Machine | str | os.PathLike[str],
+    program: ProgramLike,
+    ranks: int | None = None,
+    *,
+    args: Sequence[str] = (),
+    trace: bool = False,
+) -> Result:
+    """Simulate ``program`` on ``machine`` and return the :class:`~acesim.Result`.
+
+    ``machine``: a :class:`Machine`, a preset name (``"table1"``) or a TOML path.
+    ``program``: a Python function taking a :class:`~acesim.program.Context` (recorded with
+    ``ranks`` ranks), ``acesim.Schedule(text)``, or the path of an MGEN C program (``.c``,
+    needs ``ranks``), a GOAL file (``.goal``) or a schedule file (any other extension).
+    ``args`` go to ``MGEN_Main`` (C) or ``ctx.args`` (Python). ``trace=True`` adds the per-rank
+    activity intervals (``Result.trace``) used by :func:`acesim.plots.plot_timeline`.
+
+    Raises InputError (bad machine or program), ProgramError (the program failed),
+    DeadlockError (the program can never finish).
+    """
+    if ranks is not None:
+        if isinstance(ranks, bool) or not hasattr(type(ranks), "__index__"):
+            raise TypeError(f"simulate(): ranks must be an int, not {type(ranks).__name__}")
+        ranks = operator.index(ranks)
+    if isinstance(args, str):
+        raise TypeError("simulate(): args must be a sequence of str, not a str")
+    args = [str(a) for a in args]
+    m = resolve_machine(machine)
+    text, name, fmt = _program_input(program, ranks, args)
+    r = core().simulate(m.to_toml(), m.name, text, name, fmt, ranks, args, bool(trace))
+    return Result.from_core(r, machine=m)

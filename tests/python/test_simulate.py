@@ -1,0 +1,192 @@
+"""simulate() and live results (need the compiled core)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+import acesim
+from acesim import Machine, Schedule
+from acesim.program import Context
+
+HERE = "tests/python/test_simulate.py"
+
+
+def fig1(ctx: Context) -> None:
+    """examples/papers/fig1.c in Python."""
+    t, dest, data_size, tag = 100000, 1, 4, 0
+    if ctx.rank == 0:
+        ctx.compute(t)
+        handle = ctx.put(dest, data_size, tag)
+        ctx.complete(handle)
+    elif ctx.rank == 1:
+        ctx.poll(tag)
+
+
+def ring_put(ctx: Context) -> None:
+    """examples/papers/ring_put.c in Python."""
+    r = (ctx.rank + 1) % ctx.size
+    handle = ctx.put(r, 4, 0)
+    ctx.poll(0)
+    ctx.complete(handle)
+
+
+def _without_wall(text: str) -> dict:
+    data = json.loads(text)
+    data.pop("wall_seconds")
+    return data
+
+
+@pytest.mark.parametrize(
+    "program, c_file, ranks, expected_ps",
+    [
+        (fig1, "examples/papers/fig1.c", 2, 100302258),
+        (ring_put, "examples/papers/ring_put.c", 8, 302258),
+    ],
+)
+def test_python_program_equals_c_program(
+    core, in_root, program, c_file, ranks, expected_ps
+) -> None:
+    py = acesim.simulate("table1", program, ranks=ranks)
+    c = acesim.simulate("table1", c_file, ranks=ranks)
+    assert py.predicted_time_ps == c.predicted_time_ps == expected_ps
+    assert _without_wall(py.to_json()) == _without_wall(c.to_json())
+    # byte-identical apart from wall_seconds
+    strip = lambda s: "\n".join(x for x in s.splitlines() if '"wall_seconds"' not in x)  # noqa
+    assert strip(py.to_json()) == strip(c.to_json())
+    assert py.predicted_time == pytest.approx(expected_ps / 1e12)
+
+
+def test_machine_forms_and_program_forms(core, in_root, tmp_path) -> None:
+    sched = acesim.record(ring_put, 4)
+    path = tmp_path / "ring.sched"
+    path.write_text(sched)
+    machine_path = tmp_path / "m.toml"
+    Machine.preset("table1").save(machine_path)
+    times = {
+        acesim.simulate("table1", Schedule(sched)).predicted_time_ps,
+        acesim.simulate(Machine.preset("table1", ranks=4), str(path)).predicted_time_ps,
+        acesim.simulate(str(machine_path), path).predicted_time_ps,
+        acesim.simulate(machine_path, ring_put, 4).predicted_time_ps,
+    }
+    assert times == {302258}
+    with pytest.raises(TypeError, match="ranks"):
+        acesim.simulate("table1", ring_put)
+    with pytest.raises(TypeError, match="Schedule"):
+        acesim.simulate("table1", 42)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="Schedule"):
+        acesim.simulate("table1", sched)
+
+
+def test_program_args_reach_the_context(core) -> None:
+    def prog(ctx: Context) -> None:
+        ctx.compute(f"{ctx.args[0]} us")
+
+    assert acesim.simulate("table1", prog, 2, args=["7"]).predicted_time_ps == 7_000_000
+
+
+def test_errors(core, in_root) -> None:
+    def bad_rank(ctx: Context) -> None:
+        ctx.put(ctx.size + 5, 4)
+
+    with pytest.raises(acesim.InputError) as info:
+        acesim.simulate("table1", bad_rank, 2)
+    assert HERE in str(info.value)  # the loader points at the Python call
+
+    def deadlock(ctx: Context) -> None:
+        ctx.poll(9)
+
+    with pytest.raises(acesim.DeadlockError):
+        acesim.simulate("table1", deadlock, 2)
+
+    def crash(ctx: Context) -> None:
+        raise KeyError("x")
+
+    with pytest.raises(acesim.ProgramError, match="rank 0: KeyError"):
+        acesim.simulate("table1", crash, 2)
+    assert acesim.ProgramError is core.ProgramError
+    assert acesim.InputError is core.InputError
+
+
+def test_result_tables(core, in_root) -> None:
+    r = acesim.simulate("examples/machines/torus-4x4.toml", "examples/schedules/hotspot.sched")
+    assert r.live and r.num_ranks == 16 and r.events > 0
+    ranks = r.ranks
+    assert list(ranks["rank"]) == list(range(16))
+    assert {"finish_ps", "compute_ps", "overhead_ps", "blocked_complete_ps"} <= set(ranks.columns)
+    assert (ranks.filter(like="blocked_").fillna(0) >= 0).all().all()
+    links = r.links
+    assert len(links) == 96 and {"utilization", "src_router", "dst_router"} <= set(links.columns)
+    assert links["bytes"].sum() > 0
+    assert len(r.operations) == 15 and set(r.operations["kind"]) == {"put"}
+    assert list(r.regions["name"]) == ["exchange"]
+    assert len(r.collectives) == 0 and len(r.receives) == 0
+    assert r.topology["kind"] == "torus" and r.topology["dims"] == [4, 4]
+    assert "1.009 ms" in r.summary()
+    assert r.links_csv().startswith("link,name,class,")
+
+
+def test_save_json_and_reload(core, in_root, tmp_path) -> None:
+    r = acesim.simulate("table1", fig1, 2)
+    path = tmp_path / "out.json"
+    r.save_json(path)
+    assert os.listdir(tmp_path) == ["out.json"]
+    back = acesim.Result.from_json(path)
+    assert not back.live and back.predicted_time_ps == r.predicted_time_ps
+    assert back.data == r.data
+    assert back.operations.equals(r.operations)
+    with pytest.raises(ValueError, match="simulate"):
+        back.timeline(tmp_path / "t.json")
+
+
+def _slices(events: list[dict]) -> set[tuple[int, int]]:
+    """(start_ps, end_ps) of every slice of a Chrome trace: complete events (X) and async
+    begin/end pairs (b/e), times in microseconds rounded to picoseconds."""
+    out = set()
+    begins: dict[tuple, float] = {}
+    for e in events:
+        ph = e.get("ph")
+        if ph == "X":
+            out.add((round(e["ts"] * 1e6), round((e["ts"] + e["dur"]) * 1e6)))
+        elif ph == "b":
+            begins[(e.get("cat"), e.get("id"), e.get("pid"))] = e["ts"]
+        elif ph == "e":
+            start = begins.pop((e.get("cat"), e.get("id"), e.get("pid")))
+            out.add((round(start * 1e6), round(e["ts"] * 1e6)))
+    return out
+
+
+def test_timeline_contains_every_operation(core, in_root, tmp_path) -> None:
+    r = acesim.simulate(
+        "examples/machines/torus-4x4.toml", "examples/schedules/hotspot.sched", trace=True
+    )
+    path = tmp_path / "timeline.json"
+    r.timeline(path, links=["r0.p0->r1"])
+    data = json.loads(path.read_text())
+    events = data["traceEvents"] if isinstance(data, dict) else data
+    slices = _slices(events)
+    for op in r.operations.itertuples():
+        assert (op.issue_ps, op.complete_ps) in slices, op
+
+
+def test_trace(core) -> None:
+    def prog(ctx: Context) -> None:
+        with ctx.region("work"):
+            ctx.compute("1 us")
+        ctx.barrier(algo="ring", transport="rdma")
+
+    r = acesim.simulate(
+        Machine.preset("table1").set("node.overhead", "0.6 us"), prog, 4, trace=True
+    )
+    tr = r.trace
+    assert {"compute", "region", "collective"} <= set(tr["kind"])
+    assert (tr["end_ps"] >= tr["start_ps"]).all()
+    assert r.collectives.iloc[0]["algorithm"].startswith("ring")
+    assert acesim.simulate("table1", prog, 4).trace.empty
+
+
+def test_version(core) -> None:
+    assert acesim.version() == core.version()
+    assert isinstance(acesim.__version__, str)
