@@ -46,6 +46,8 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+    /// Synthetic traffic: latency and accepted throughput against offered load.
+    Traffic(TrafficArgs),
     /// Check a machine and, optionally, a program without simulating.
     Validate {
         #[command(flatten)]
@@ -73,6 +75,50 @@ struct MachineArgs {
     /// one node number per rank.
     #[arg(long)]
     placement: Option<String>,
+}
+
+#[derive(Args)]
+struct TrafficArgs {
+    #[command(flatten)]
+    machine: MachineArgs,
+    /// uniform, permutation, transpose, bit_complement, bit_reverse, shuffle, tornado,
+    /// neighbor, nearest_group, worst_case, hotspot:NODES:FRACTION.
+    #[arg(long, default_value = "uniform")]
+    pattern: String,
+    /// Offered loads (fractions of the injection bandwidth): 0.5, 0.1,0.2 or FROM:TO:STEP.
+    #[arg(long, default_value = "0.1:1.0:0.1")]
+    load: String,
+    /// Packet size on the wire, header included.
+    #[arg(long, default_value = "64 B")]
+    packet: String,
+    /// Slot of the Bernoulli injection process (BookSim's flit); default: the packet.
+    #[arg(long)]
+    flit: Option<String>,
+    /// bernoulli or periodic.
+    #[arg(long, default_value = "bernoulli")]
+    injection: String,
+    /// Warm-up before measuring; default: 1000 packet times.
+    #[arg(long)]
+    warmup: Option<String>,
+    /// Measurement window; default: 5000 packet times.
+    #[arg(long)]
+    measure: Option<String>,
+    /// How long to wait after the window for the measured packets; default: 10 windows.
+    #[arg(long)]
+    drain: Option<String>,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Write the table as CSV here.
+    #[arg(long)]
+    csv: Option<PathBuf>,
+    /// Write the points as JSON here.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Keep going past saturation (by default the sweep stops after two saturated loads).
+    #[arg(long = "all-loads")]
+    all_loads: bool,
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 #[derive(Args)]
@@ -201,6 +247,7 @@ fn dispatch(cli: Cli) -> acesim::Result<()> {
             print!("{}", String::from_utf8_lossy(&out.stdout));
             Ok(())
         }
+        Command::Traffic(t) => traffic(t),
         Command::Validate { machine, program } => {
             let config = load_machine(&machine)?;
             let ranks = match &program {
@@ -354,6 +401,135 @@ fn run(a: RunArgs) -> acesim::Result<()> {
     }
     if !a.quiet {
         print!("{}", results.summary());
+    }
+    Ok(())
+}
+
+fn traffic(a: TrafficArgs) -> acesim::Result<()> {
+    use acesim::traffic::{
+        parse_loads, run_curve, run_point, saturation_throughput, Injection, TrafficConfig,
+    };
+    let config = load_machine(&a.machine)?;
+    let cmd =
+        |field: &str, m: String| Error::input(Location::file("command line").with_field(field), m);
+    let loads = parse_loads(&a.load).map_err(|m| cmd("load", m))?;
+    let pattern = acesim::patterns::Pattern::parse(&a.pattern).map_err(|m| cmd("pattern", m))?;
+    let packet = acesim::units::parse_size(&a.packet).map_err(|m| cmd("packet", m))?;
+    let flit = match &a.flit {
+        Some(f) => acesim::units::parse_size(f).map_err(|m| cmd("flit", m))?,
+        None => packet,
+    };
+    let injection = match a.injection.as_str() {
+        "bernoulli" => Injection::Bernoulli,
+        "periodic" => Injection::Periodic,
+        other => {
+            return Err(cmd(
+                "injection",
+                format!("unknown injection '{other}' (bernoulli or periodic)"),
+            ))
+        }
+    };
+    let packet_time = acesim::units::transfer_time(packet, config.nic_link().bandwidth.0);
+    let time = |v: &Option<String>, field: &str, default: u64| -> acesim::Result<u64> {
+        match v {
+            Some(t) => acesim::units::parse_time(t).map_err(|m| cmd(field, m)),
+            None => Ok(default),
+        }
+    };
+    let warmup = time(&a.warmup, "warmup", 1000 * packet_time)?;
+    let measure = time(&a.measure, "measure", 5000 * packet_time)?;
+    let drain = time(&a.drain, "drain", 10 * measure)?;
+    if measure == 0 {
+        return Err(cmd(
+            "measure",
+            "the measurement window must be longer than 0".into(),
+        ));
+    }
+    let base = TrafficConfig {
+        pattern,
+        load: loads[0],
+        packet,
+        flit,
+        injection,
+        warmup,
+        measure,
+        drain,
+        seed: a.seed,
+    };
+    let points = if a.all_loads {
+        loads
+            .iter()
+            .map(|&load| {
+                run_point(
+                    &config,
+                    &TrafficConfig {
+                        load,
+                        ..base.clone()
+                    },
+                )
+            })
+            .collect::<acesim::Result<Vec<_>>>()?
+    } else {
+        run_curve(&config, &base, &loads)?
+    };
+    let mut csv = String::from("pattern,load,offered,accepted,latency_mean_ns,latency_p50_ns,latency_p99_ns,hops_mean,minimal_fraction,packets_measured,packets_lost,saturated,max_link_utilization,events,wall_seconds\n");
+    for p in &points {
+        csv += &format!(
+            "{},{},{:.6},{:.6},{:.3},{:.3},{:.3},{:.4},{:.4},{},{},{},{:.6},{},{:.3}\n",
+            p.pattern,
+            p.load,
+            p.offered,
+            p.accepted,
+            p.latency_mean_ns,
+            p.latency_p50_ns,
+            p.latency_p99_ns,
+            p.hops_mean,
+            p.minimal_fraction,
+            p.packets_measured,
+            p.packets_lost,
+            p.saturated,
+            p.max_link_utilization,
+            p.events,
+            p.wall_seconds
+        );
+    }
+    if let Some(p) = &a.csv {
+        write_atomic(p, csv.as_bytes())?;
+    }
+    if let Some(p) = &a.json {
+        let text =
+            serde_json::to_string_pretty(&points).map_err(|e| Error::Internal(e.to_string()))?;
+        write_atomic(p, text.as_bytes())?;
+    }
+    if !a.quiet {
+        println!(
+            "{:>6} {:>8} {:>8} {:>11} {:>11} {:>11} {:>6} {:>7}  status",
+            "load", "offered", "accepted", "mean ns", "p50 ns", "p99 ns", "hops", "minimal"
+        );
+        for p in &points {
+            println!(
+                "{:>6.3} {:>8.4} {:>8.4} {:>11.1} {:>11.1} {:>11.1} {:>6.2} {:>7.3}  {}",
+                p.load,
+                p.offered,
+                p.accepted,
+                p.latency_mean_ns,
+                p.latency_p50_ns,
+                p.latency_p99_ns,
+                p.hops_mean,
+                p.minimal_fraction,
+                if p.saturated { "saturated" } else { "stable" }
+            );
+        }
+        match saturation_throughput(&points) {
+            Some(t) if points.iter().any(|p| p.saturated) => {
+                println!("saturation throughput: {t:.4} of the injection bandwidth")
+            }
+            Some(t) => println!(
+                "no saturation up to load {}; best accepted throughput {t:.4}",
+                points.last().map_or(0.0, |p| p.load)
+            ),
+            None => println!("saturated at every load tried"),
+        }
     }
     Ok(())
 }

@@ -20,6 +20,9 @@ pub struct MachineConfig {
     /// Router-to-NIC links; the `[link]` values when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nic_link: Option<LinkConfig>,
+    /// Dragonfly global (inter-group, optical) links; the `[link]` values when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub global_link: Option<LinkConfig>,
     #[serde(default)]
     pub nic: NicConfig,
     #[serde(default)]
@@ -174,14 +177,38 @@ pub struct TopologyConfig {
     /// leaf_spine: parallel links between each leaf and each spine (default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub links_per_spine: Option<u32>,
+    /// dragonfly: nodes per router.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p: Option<u32>,
+    /// dragonfly: routers per group (all-to-all local links).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub a: Option<u32>,
+    /// dragonfly: global links per router.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub h: Option<u32>,
+    /// dragonfly: number of groups (default a·h + 1, at most a·h + 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub g: Option<u32>,
+    /// dragonfly: `consecutive` (absolute) or `palmtree` (relative) global-link arrangement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrangement: Option<String>,
+    /// dragonfly: fraction of the global links between each pair of groups that is wired.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub global_population: Option<f64>,
 }
 
 /// A pipelined, input-buffered, virtual cut-through router.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RouterConfig {
-    /// Routing function: `auto` (dimension order on mesh/torus, up/down on trees).
+    /// Routing function: `auto` (dimension order on mesh/torus, up/down on trees, minimal on
+    /// a dragonfly), or on a dragonfly `minimal`, `valiant` or `ugal`.
     pub routing: String,
+    /// UGAL: go non-minimal when occupancy×hops of the minimal path exceeds this many
+    /// times that of the non-minimal path.
+    pub ugal_threshold: f64,
+    /// Seed of the random choices of routing (Valiant intermediate groups).
+    pub routing_seed: u64,
     pub routing_delay: Time,
     pub vc_allocation_delay: Time,
     pub switch_allocation_delay: Time,
@@ -198,6 +225,8 @@ impl Default for RouterConfig {
     fn default() -> Self {
         RouterConfig {
             routing: "auto".into(),
+            ugal_threshold: 1.0,
+            routing_seed: 1,
             routing_delay: Time(4_000),
             vc_allocation_delay: Time(4_000),
             switch_allocation_delay: Time(4_000),
@@ -454,11 +483,12 @@ pub fn validate(c: &MachineConfig, locate: impl Fn(&str) -> Location) -> Result<
         "mesh" | "torus" => &["dims", "wrap", "nodes_per_router"],
         "fat_tree" => &["k", "n"],
         "leaf_spine" => &["leaves", "nodes_per_leaf", "spines", "links_per_spine"],
+        "dragonfly" => &["p", "a", "h", "g", "arrangement", "global_population"],
         other => {
             return err(
                 "topology.kind",
                 format!(
-                    "unknown topology '{other}' (expected crossbar, mesh, torus, fat_tree or leaf_spine)"
+                    "unknown topology '{other}' (expected crossbar, mesh, torus, fat_tree, leaf_spine or dragonfly)"
                 ),
             )
         }
@@ -474,6 +504,12 @@ pub fn validate(c: &MachineConfig, locate: impl Fn(&str) -> Location) -> Result<
         ("nodes_per_leaf", t.nodes_per_leaf.is_some()),
         ("spines", t.spines.is_some()),
         ("links_per_spine", t.links_per_spine.is_some()),
+        ("p", t.p.is_some()),
+        ("a", t.a.is_some()),
+        ("h", t.h.is_some()),
+        ("g", t.g.is_some()),
+        ("arrangement", t.arrangement.is_some()),
+        ("global_population", t.global_population.is_some()),
     ];
     for (name, is_set) in present {
         if is_set && !allowed.contains(&name) {
@@ -584,16 +620,98 @@ pub fn validate(c: &MachineConfig, locate: impl Fn(&str) -> Location) -> Result<
                 return err("topology.leaves", "more than 2^28 nodes".into());
             }
         }
+        "dragonfly" => {
+            let (Some(p), Some(a), Some(h)) = (t.p, t.a, t.h) else {
+                return err("topology", "a dragonfly needs `p` (nodes per router), `a` (routers per group) and `h` (global links per router)".into());
+            };
+            positive("p", Some(p))?;
+            positive("a", Some(a))?;
+            positive("h", Some(h))?;
+            if a > 4096 || h > 4096 || p > 4096 {
+                return err("topology.a", "p, a and h are at most 4096".into());
+            }
+            let max_g = a * h + 1;
+            let g = t.g.unwrap_or(max_g);
+            if g == 0 {
+                return err("topology.g", "g must be at least 1".into());
+            }
+            if g > max_g {
+                return err(
+                    "topology.g",
+                    format!("{g} groups cannot be wired: each group has a·h = {} global links, so at most a·h + 1 = {max_g} groups", a * h),
+                );
+            }
+            if let Some(arr) = &t.arrangement {
+                if arr != "consecutive" && arr != "palmtree" {
+                    return err(
+                        "topology.arrangement",
+                        format!("unknown arrangement '{arr}' (expected consecutive or palmtree)"),
+                    );
+                }
+            }
+            let f = t.global_population.unwrap_or(1.0);
+            if !(f > 0.0 && f <= 1.0) {
+                return err(
+                    "topology.global_population",
+                    format!("global_population {f} is outside (0, 1]"),
+                );
+            }
+            if g > 1 {
+                let m = (a * h) / (g - 1);
+                if ((f * m as f64) + 1e-9).floor() < 1.0 {
+                    return err(
+                        "topology.global_population",
+                        format!(
+                            "with {g} groups each pair of groups has {m} global link(s); a population of {f} leaves pairs unconnected (use fewer groups: g <= {} at this population)",
+                            ((f * (a * h) as f64) + 1e-9).floor() as u32 + 1
+                        ),
+                    );
+                }
+            }
+            if (p as u64) * (a as u64) * (g as u64) > 1 << 28 {
+                return err("topology.g", "more than 2^28 nodes".into());
+            }
+        }
         _ => unreachable!("kind checked above"),
     }
-    if c.router.routing != "auto" {
+    let dragonfly = t.kind == "dragonfly";
+    match c.router.routing.as_str() {
+        "auto" | "minimal" => {}
+        "valiant" | "ugal" if dragonfly => {}
+        "valiant" | "ugal" => {
+            return err(
+                "router.routing",
+                format!(
+                    "'{}' routing is for dragonflies; a {} routes with `auto` (minimal)",
+                    c.router.routing, t.kind
+                ),
+            )
+        }
+        other => {
+            return err(
+                "router.routing",
+                format!("unknown routing '{other}' (expected auto, minimal, valiant or ugal)"),
+            )
+        }
+    }
+    if c.router.ugal_threshold.is_nan() || c.router.ugal_threshold <= 0.0 {
         return err(
-            "router.routing",
-            format!(
-                "unknown routing '{}' (this version has: auto)",
-                c.router.routing
-            ),
+            "router.ugal_threshold",
+            "the UGAL threshold must be positive".into(),
         );
+    }
+    if dragonfly && c.router.buffer_per_vc.limit().is_some() {
+        let need = if matches!(c.router.routing.as_str(), "valiant" | "ugal") {
+            3
+        } else {
+            2
+        };
+        if c.router.vcs < need {
+            return err(
+                "router.vcs",
+                format!("{} routing on a dragonfly with finite buffers needs {need} virtual channels (one class per global hop taken)", c.router.routing),
+            );
+        }
     }
     if c.router.vcs == 0 {
         return err(
@@ -723,6 +841,11 @@ pub fn validate(c: &MachineConfig, locate: impl Fn(&str) -> Location) -> Result<
 }
 
 impl MachineConfig {
+    /// Dragonfly global link parameters.
+    pub fn global_link(&self) -> &LinkConfig {
+        self.global_link.as_ref().unwrap_or(&self.link)
+    }
+
     /// Router-to-NIC link parameters.
     pub fn nic_link(&self) -> &LinkConfig {
         self.nic_link.as_ref().unwrap_or(&self.link)

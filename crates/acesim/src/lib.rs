@@ -11,6 +11,7 @@ pub mod goal;
 pub mod mgen;
 pub mod mpi;
 pub mod network;
+pub mod patterns;
 pub mod placement;
 pub mod program;
 pub mod results;
@@ -19,6 +20,7 @@ pub mod schedule;
 pub mod sim;
 pub mod timeline;
 pub mod topology;
+pub mod traffic;
 pub mod units;
 
 pub use config::{MachineConfig, MachineSource};

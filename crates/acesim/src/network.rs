@@ -49,7 +49,7 @@ pub enum Notice {
     /// The last packet of a data message left the sender's memory.
     TxDone { token: u64 },
     /// The last packet of a data message is in the receiver's memory.
-    Landed { token: u64 },
+    Landed { token: u64, hops: u32 },
     /// A control packet reached its destination NIC.
     ControlArrived { token: u64 },
 }
@@ -73,6 +73,28 @@ struct Packet {
     tail_at: Ps,
     /// When it started waiting for its output link.
     ready_at: Ps,
+    /// Router-to-router links crossed.
+    hops: u16,
+    /// Routed minimally (false once Valiant or UGAL sends it through another group).
+    minimal: bool,
+    /// Dragonfly: intermediate group still to reach, or `NO_GROUP`.
+    via: u32,
+    /// Dragonfly: global links crossed (the VC class of its next hop).
+    ghops: u8,
+}
+
+const NO_GROUP: u32 = u32::MAX;
+
+/// How packets choose their path on a dragonfly.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Routing {
+    Minimal,
+    /// Through a random intermediate group.
+    Valiant,
+    /// At the source router: minimal or Valiant, whichever has less queued×hops.
+    Ugal {
+        threshold: f64,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -84,6 +106,21 @@ struct Message {
     dma_next: u32,
     landed: u32,
     token: u64,
+    /// False for synthetic traffic: packets appear in the NIC without a DMA.
+    dma: bool,
+    /// Router-to-router hops of its packets so far.
+    hops: u32,
+}
+
+/// Counters of one NIC.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NicStats {
+    pub injected_packets: u64,
+    pub ejected_packets: u64,
+    /// Router-to-router hops of the packets it injected.
+    pub hops: u64,
+    /// Packets it injected that were routed minimally.
+    pub minimal_packets: u64,
 }
 
 /// Counters of one directed link.
@@ -136,6 +173,8 @@ pub struct NetParams {
     pub control: u64,
     /// Packets a NIC holds ready to send; its send DMA pauses when they fill it.
     pub injection_queue: usize,
+    pub routing: Routing,
+    pub routing_seed: u64,
 }
 
 impl NetParams {
@@ -154,6 +193,14 @@ impl NetParams {
             header: c.nic.header.0,
             control: c.nic.control_packet.0,
             injection_queue: c.nic.injection_queue as usize,
+            routing: match c.router.routing.as_str() {
+                "valiant" => Routing::Valiant,
+                "ugal" => Routing::Ugal {
+                    threshold: c.router.ugal_threshold,
+                },
+                _ => Routing::Minimal,
+            },
+            routing_seed: c.router.routing_seed,
         }
     }
 
@@ -187,6 +234,8 @@ pub struct Network {
     pub bytes_local: u64,
     /// Busy intervals of every link (back-to-back ones merged), when tracing.
     pub link_activity: Option<Vec<Vec<(Ps, Ps)>>>,
+    pub nic_stats: Vec<NicStats>,
+    rng: crate::patterns::Rng,
 }
 
 impl Network {
@@ -202,7 +251,18 @@ impl Network {
         let mut links = Vec::with_capacity(nl as usize);
         for l in 0..nl {
             let (rate, latency, sender_delay) = match topo.link_class(l) {
-                LinkClass::Network => (net_rate, config.link.latency.0, params.router_delay),
+                LinkClass::Network | LinkClass::Local => {
+                    (net_rate, config.link.latency.0, params.router_delay)
+                }
+                LinkClass::Global => (
+                    config
+                        .global_link()
+                        .bandwidth
+                        .0
+                        .min(config.router.switch_throughput.0),
+                    config.global_link().latency.0,
+                    params.router_delay,
+                ),
                 LinkClass::Ejection => (
                     nic_link.bandwidth.0.min(config.router.switch_throughput.0),
                     nic_link.latency.0,
@@ -224,6 +284,8 @@ impl Network {
         let credits = vec![params.buffer.map_or(i64::MAX, |b| b as i64); nl as usize * vcs];
         let fifos = vec![VecDeque::new(); topo.num_ports() as usize * vcs];
         let nics = vec![Nic::default(); topo.num_nics() as usize];
+        let topo_nics = topo.num_nics() as usize;
+        let params_seed = params.routing_seed;
         let node_mem_free = vec![0; topo.num_nodes as usize];
         Network {
             topo,
@@ -243,6 +305,8 @@ impl Network {
             bytes_delivered: 0,
             bytes_local: 0,
             link_activity: None,
+            nic_stats: vec![NicStats::default(); topo_nics],
+            rng: crate::patterns::Rng::new(params_seed),
         }
     }
 
@@ -269,6 +333,22 @@ impl Network {
         payload: u64,
         token: u64,
     ) {
+        self.send(q, now, src_nic, dst_nic, payload, token, true);
+    }
+
+    /// Like `send_data`; `dma = false` makes the packets appear in the NIC at once
+    /// (synthetic traffic: the network alone is measured).
+    #[allow(clippy::too_many_arguments)]
+    pub fn send(
+        &mut self,
+        q: &mut impl Schedule<NetEvent>,
+        now: Ps,
+        src_nic: u32,
+        dst_nic: u32,
+        payload: u64,
+        token: u64,
+        dma: bool,
+    ) {
         let id = self.messages.len() as u32;
         let packets = self.params.packets_for(payload) as u32;
         self.messages.push(Message {
@@ -278,6 +358,8 @@ impl Network {
             dma_next: 0,
             landed: 0,
             token,
+            dma,
+            hops: 0,
         });
         let nic = &mut self.nics[src_nic as usize];
         nic.tx_queue.push_back(id);
@@ -308,6 +390,8 @@ impl Network {
             dma_next: 1,
             landed: 0,
             token,
+            dma: false,
+            hops: 0,
         });
         let p = self.new_packet(id, src_nic, dst_nic, CONTROL, now);
         self.inject(q, now, p);
@@ -334,6 +418,10 @@ impl Network {
             head_at: now,
             tail_at: now,
             ready_at: now,
+            hops: 0,
+            minimal: true,
+            via: NO_GROUP,
+            ghops: 0,
         };
         self.live_packets += 1;
         if let Some(i) = self.free_packets.pop() {
@@ -351,7 +439,10 @@ impl Network {
     }
 
     /// Time a DMA of `payload` bytes ends if it starts at `start` on `node`'s memory.
-    fn dma_end(&mut self, node: u32, start: Ps, payload: u64) -> Ps {
+    fn dma_end(&mut self, node: u32, start: Ps, payload: u64, dma: bool) -> Ps {
+        if !dma {
+            return start;
+        }
         let end = start + transfer_time(payload, self.params.dma_rate);
         match self.params.memory_bandwidth {
             None => end,
@@ -378,7 +469,8 @@ impl Network {
             self.notices.push(Notice::TxStarted { token: msg.token });
         }
         let node = self.topo.nic_node(nic);
-        let end = self.dma_end(node, now, payload);
+        let dma = msg.dma;
+        let end = self.dma_end(node, now, payload, dma);
         let n = &mut self.nics[nic as usize];
         n.tx_busy = true;
         n.tx_payload = payload as u32;
@@ -407,7 +499,7 @@ impl Network {
             NetEvent::RouteDone { pkt } => {
                 let p = self.packets[pkt as usize];
                 let router = self.topo.port_router[p.port as usize];
-                let hop = self.topo.route(router, p.src_nic, p.dst_nic);
+                let hop = self.route(router, pkt);
                 let pm = &mut self.packets[pkt as usize];
                 pm.out_class = hop.class;
                 pm.ready_at = now;
@@ -469,10 +561,18 @@ impl Network {
                 } else {
                     self.bytes_local += p.payload as u64;
                 }
+                let st = &mut self.nic_stats[p.src_nic as usize];
+                st.hops += p.hops as u64;
+                st.minimal_packets += p.minimal as u64;
+                self.nic_stats[p.dst_nic as usize].ejected_packets += 1;
                 let msg = &mut self.messages[p.msg as usize];
+                msg.hops += p.hops as u32;
                 msg.landed += 1;
                 if msg.landed == msg.packets {
-                    self.notices.push(Notice::Landed { token: msg.token });
+                    self.notices.push(Notice::Landed {
+                        token: msg.token,
+                        hops: msg.hops,
+                    });
                 }
                 self.free_packet(pkt);
             }
@@ -483,7 +583,8 @@ impl Network {
         let p = self.packets[pkt as usize];
         let start = now.max(self.nics[p.dst_nic as usize].rx_free);
         let node = self.topo.nic_node(p.dst_nic);
-        let end = self.dma_end(node, start, p.payload as u64);
+        let dma = self.messages[p.msg as usize].dma;
+        let end = self.dma_end(node, start, p.payload as u64, dma);
         self.nics[p.dst_nic as usize].rx_free = end;
         q.at(end, NetEvent::RxDmaDone { pkt });
     }
@@ -500,6 +601,102 @@ impl Network {
                 bytes: p.bytes,
             },
         );
+    }
+
+    /// The next hop of packet `p` at `router`. On a dragonfly the source router picks the
+    /// path (minimal, Valiant or UGAL) and the VC class is the number of global links
+    /// crossed, which keeps local-global-local(-global-local) paths deadlock-free.
+    fn route(&mut self, router: u32, p: u32) -> crate::topology::Hop {
+        let pkt = self.packets[p as usize];
+        let crate::topology::Shape::Dragonfly { g, .. } = self.topo.shape else {
+            return self.topo.route(router, pkt.src_nic, pkt.dst_nic);
+        };
+        let here = self.topo.group_of(router);
+        let dst_group = self.topo.group_of(self.topo.nic_router(pkt.dst_nic));
+        let mut via = pkt.via;
+        if pkt.hops == 0 && here != dst_group && g > 2 && self.params.routing != Routing::Minimal {
+            // A random intermediate group, neither the source's nor the destination's.
+            let mut v = self.rng.below(g as u64 - 2) as u32;
+            for skip in {
+                let mut s = [here.min(dst_group), here.max(dst_group)];
+                s.sort_unstable();
+                s
+            } {
+                if v >= skip {
+                    v += 1;
+                }
+            }
+            via = match self.params.routing {
+                Routing::Valiant => v,
+                Routing::Ugal { threshold } => {
+                    let min_port = self
+                        .topo
+                        .route_dragonfly(router, pkt.dst_nic, NO_GROUP)
+                        .port;
+                    let nm_port = self.topo.route_dragonfly(router, pkt.dst_nic, v).port;
+                    let (qm, qn) = (self.occupancy(min_port), self.occupancy(nm_port));
+                    let (hm, hn) = (
+                        self.dragonfly_hops(router, pkt.dst_nic, NO_GROUP),
+                        self.dragonfly_hops(router, pkt.dst_nic, v),
+                    );
+                    if (qm * hm) as f64 > threshold * (qn * hn) as f64 {
+                        v
+                    } else {
+                        NO_GROUP
+                    }
+                }
+                Routing::Minimal => NO_GROUP,
+            };
+        }
+        if via == here {
+            via = NO_GROUP; // reached the intermediate group: now minimal to the destination
+        }
+        let pm = &mut self.packets[p as usize];
+        if via != NO_GROUP {
+            pm.minimal = false;
+        }
+        pm.via = via;
+        let mut hop = self.topo.route_dragonfly(router, pkt.dst_nic, via);
+        hop.class = pm.ghops;
+        hop
+    }
+
+    /// Router-to-router hops from `router` to the destination's router along a path.
+    fn dragonfly_hops(&self, mut router: u32, dst_nic: u32, mut via: u32) -> u64 {
+        let dst_router = self.topo.nic_router(dst_nic);
+        let mut n = 0;
+        while router != dst_router && n < 8 {
+            if via != NO_GROUP && self.topo.group_of(router) == via {
+                via = NO_GROUP;
+            }
+            let hop = self.topo.route_dragonfly(router, dst_nic, via);
+            match self.topo.peer[hop.port as usize] {
+                crate::topology::Peer::Router(p) => router = self.topo.port_router[p as usize],
+                _ => break,
+            }
+            n += 1;
+        }
+        n.max(1)
+    }
+
+    /// Bytes queued for an output port: waiting for it, plus held in the buffers it feeds.
+    fn occupancy(&self, link: u32) -> u64 {
+        let l = &self.links[link as usize];
+        let waiting: u64 = l
+            .waiting
+            .iter()
+            .map(|&p| self.packets[p as usize].bytes as u64)
+            .sum();
+        let held: u64 = match self.params.buffer {
+            Some(cap) => (0..self.params.vcs as u32)
+                .map(|vc| {
+                    (cap as i64 - self.credits[(link * self.params.vcs as u32 + vc) as usize])
+                        .max(0) as u64
+                })
+                .sum(),
+            None => 0,
+        };
+        waiting + held
     }
 
     /// VCs of a class: the VCs are split evenly between the classes routing needs.
@@ -602,7 +799,15 @@ impl Network {
             }
         }
 
+        let network_hop = link < self.topo.num_ports()
+            && matches!(self.topo.link_end(link), Some(LinkEnd::RouterIn(_)));
+        if pkt.port == IN_NIC && !pkt.control {
+            self.nic_stats[pkt.src_nic as usize].injected_packets += 1;
+        }
+        let global_hop = self.topo.link_class(link) == LinkClass::Global;
         let pm = &mut self.packets[p as usize];
+        pm.hops += network_hop as u16;
+        pm.ghops += global_hop as u8;
         pm.vc = vc;
         pm.head_at = now + latency;
         pm.tail_at = tail_out + latency;

@@ -1052,7 +1052,7 @@ impl Runtime {
         let tok = match notice {
             Notice::TxStarted { token }
             | Notice::TxDone { token }
-            | Notice::Landed { token }
+            | Notice::Landed { token, .. }
             | Notice::ControlArrived { token } => token,
         };
         let xfer = (tok >> 2) as u32;

@@ -21,8 +21,12 @@ pub enum Peer {
 /// Link classes reported in the statistics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LinkClass {
-    /// Router to router.
+    /// Router to router (mesh, torus, trees).
     Network,
+    /// Dragonfly: router to router inside a group.
+    Local,
+    /// Dragonfly: router to router between groups.
+    Global,
     /// NIC to router (injection).
     Injection,
     /// Router to NIC (ejection).
@@ -33,6 +37,8 @@ impl LinkClass {
     pub fn name(self) -> &'static str {
         match self {
             LinkClass::Network => "network",
+            LinkClass::Local => "local",
+            LinkClass::Global => "global",
             LinkClass::Injection => "injection",
             LinkClass::Ejection => "ejection",
         }
@@ -69,6 +75,17 @@ pub enum Shape {
         leaves: u32,
         spines: u32,
         links_per_spine: u32,
+    },
+    /// Dragonfly: `g` groups of `a` routers with `p` nodes and `h` global links each; `m`
+    /// global links per pair of groups, of which `wired` are populated.
+    Dragonfly {
+        p: u32,
+        a: u32,
+        h: u32,
+        g: u32,
+        m: u32,
+        wired: u32,
+        palmtree: bool,
     },
 }
 
@@ -116,6 +133,10 @@ impl Topology {
                     * t.nodes_per_router.unwrap_or(1) as u64
             }
             "fat_tree" => (t.k.unwrap_or(2) as u64).saturating_pow(t.n.unwrap_or(1)),
+            "dragonfly" => {
+                let (a, h) = (t.a.unwrap_or(1) as u64, t.h.unwrap_or(1) as u64);
+                t.p.unwrap_or(1) as u64 * a * t.g.map_or(a * h + 1, |g| g as u64)
+            }
             _ => {
                 let m = t.nodes_per_leaf.unwrap_or(1) as u64;
                 t.leaves
@@ -257,6 +278,72 @@ impl Topology {
                     links_per_spine: q,
                 }
             }
+            "dragonfly" => {
+                let (p, a, h) = (t.p.unwrap_or(1), t.a.unwrap_or(1), t.h.unwrap_or(1));
+                let g = t.g.unwrap_or(a * h + 1);
+                let m = if g > 1 { a * h / (g - 1) } else { 0 };
+                let wired = ((t.global_population.unwrap_or(1.0) * m as f64) + 1e-9).floor() as u32;
+                let palmtree = t.arrangement.as_deref() == Some("palmtree");
+                let local = a - 1;
+                for _ in 0..g * a {
+                    b.add_router(local + h + p * nics);
+                }
+                for grp in 0..g {
+                    for r in 0..a {
+                        let router = grp * a + r;
+                        // All-to-all inside the group.
+                        for r2 in (r + 1)..a {
+                            b.connect(router, r2 - 1, grp * a + r2, r);
+                        }
+                        for i in 0..p {
+                            for j in 0..nics {
+                                let node = router * p + i;
+                                b.attach_nic(node * nics + j, router, local + h + i * nics + j);
+                            }
+                        }
+                    }
+                    // Global link k of the group is link j of router k / h.
+                    for k in 0..(g - 1) * m {
+                        let (o, c) = (k / m, k % m);
+                        if c >= wired {
+                            continue;
+                        }
+                        let (t2, o2) = if palmtree {
+                            ((grp + o + 1) % g, g - 2 - o)
+                        } else {
+                            (
+                                if o < grp { o } else { o + 1 },
+                                if grp < (if o < grp { o } else { o + 1 }) {
+                                    grp
+                                } else {
+                                    grp - 1
+                                },
+                            )
+                        };
+                        let k2 = o2 * m + c;
+                        if (grp, k) < (t2, k2) {
+                            b.connect(
+                                grp * a + k / h,
+                                local + k % h,
+                                t2 * a + k2 / h,
+                                local + k2 % h,
+                            );
+                        }
+                    }
+                }
+                b.num_nodes = g * a * p;
+                b.nodes_per_router = p;
+                b.vc_classes = 3;
+                Shape::Dragonfly {
+                    p,
+                    a,
+                    h,
+                    g,
+                    m,
+                    wired,
+                    palmtree,
+                }
+            }
             other => return Err(bad("topology.kind", format!("unknown topology '{other}'"))),
         };
         Ok(b.finish(shape, t.kind.clone(), nics))
@@ -310,8 +397,80 @@ impl Topology {
             LinkClass::Injection
         } else if let Peer::Nic(_) = self.peer[link as usize] {
             LinkClass::Ejection
+        } else if let Shape::Dragonfly { a, .. } = self.shape {
+            let local = link - self.port_base[self.port_router[link as usize] as usize];
+            if local < a - 1 {
+                LinkClass::Local
+            } else {
+                LinkClass::Global
+            }
         } else {
             LinkClass::Network
+        }
+    }
+
+    /// Dragonfly: the group of a router.
+    pub fn group_of(&self, router: u32) -> u32 {
+        match self.shape {
+            Shape::Dragonfly { a, .. } => router / a,
+            _ => 0,
+        }
+    }
+
+    /// Dragonfly: the next hop toward `dst_nic`, through group `via` first unless it is
+    /// `u32::MAX` (minimal). The VC class is left to the caller (global hops taken).
+    pub fn route_dragonfly(&self, router: u32, dst_nic: u32, via: u32) -> Hop {
+        let Shape::Dragonfly {
+            a,
+            h,
+            g,
+            m,
+            wired,
+            palmtree,
+            ..
+        } = self.shape
+        else {
+            return self.route(router, 0, dst_nic);
+        };
+        let base = self.port_base[router as usize];
+        let dst_port = self.nic_port[dst_nic as usize];
+        let dst_router = self.port_router[dst_port as usize];
+        let (grp, r) = (router / a, router % a);
+        let target = if via != u32::MAX { via } else { dst_router / a };
+        let local_port = |to: u32| base + if to < r { to } else { to - 1 };
+        if target == grp {
+            if dst_router == router {
+                return Hop {
+                    port: dst_port,
+                    class: 0,
+                };
+            }
+            return Hop {
+                port: local_port(dst_router % a),
+                class: 0,
+            };
+        }
+        // The global link to the target group: copy chosen by destination to spread load.
+        let o = if palmtree {
+            (target + g - grp - 1) % g
+        } else if target < grp {
+            target
+        } else {
+            target - 1
+        };
+        let c = (dst_nic / self.nics_per_node) % wired.max(1);
+        let k = o * m + c;
+        let (owner, j) = (k / h, k % h);
+        if owner == r {
+            Hop {
+                port: base + (a - 1) + j,
+                class: 0,
+            }
+        } else {
+            Hop {
+                port: local_port(owner),
+                class: 0,
+            }
         }
     }
 
@@ -343,6 +502,7 @@ impl Topology {
         }
         let dst_router = self.port_router[dst_port as usize];
         match &self.shape {
+            Shape::Dragonfly { .. } => self.route_dragonfly(router, dst_nic, u32::MAX),
             Shape::Crossbar => Hop {
                 port: dst_port,
                 class: 0,
@@ -555,6 +715,28 @@ mod tests {
             "[topology]\nkind='leaf_spine'\nnodes_per_leaf=4\nspines=3\nlinks_per_spine=2",
             16,
         );
+        let df = topo("[topology]\nkind='dragonfly'\np=2\na=4\nh=2", 1);
+        let df_palm = topo(
+            "[topology]\nkind='dragonfly'\np=1\na=3\nh=2\ng=4\narrangement='palmtree'",
+            1,
+        );
+        for t in [&df, &df_palm] {
+            for s in 0..t.num_nics() {
+                for d in 0..t.num_nics() {
+                    // Minimal: at most local, global, local.
+                    assert!(walk(t, s, d).len() <= 4, "{s}->{d}");
+                }
+            }
+        }
+        assert_eq!(df.num_routers, 4 * 9);
+        // Every global port of a full dragonfly is wired, and exactly once.
+        let globals = (0..df.num_ports())
+            .filter(|&p| df.link_class(p) == LinkClass::Global)
+            .count();
+        assert_eq!(globals, 9 * 4 * 2);
+        assert!((0..df.num_ports())
+            .filter(|&p| df.link_class(p) == LinkClass::Global)
+            .all(|p| matches!(df.peer[p as usize], Peer::Router(_))));
         for t in [&mesh, &ft, &ls] {
             for s in 0..t.num_nics() {
                 for d in 0..t.num_nics() {

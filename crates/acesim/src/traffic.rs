@@ -1,0 +1,351 @@
+//! Synthetic traffic: every node injects packets of a pattern at an offered load, and the
+//! latency and accepted throughput are measured over a window, as network architects do
+//! with BookSim, SuperSim or SST/Merlin.
+//!
+//! A run has a warm-up, then a measurement window: packets created in the window are the
+//! measured ones; generation stops at its end and the run continues until they have all
+//! arrived (or a drain limit passes: the load is past saturation). Packets skip the DMA
+//! engines: only the network is measured. Latency is from a packet's creation (so it counts
+//! the time it waited in its source queue) to its tail reaching the destination NIC.
+//! Offered and accepted loads are fractions of the injection link bandwidth.
+
+use crate::config::MachineConfig;
+use crate::engine::{EventQueue, Schedule};
+use crate::error::{Error, Location, Result};
+use crate::network::{NetEvent, Network, Notice};
+use crate::patterns::{Pattern, Rng, Shape, Traffic};
+use crate::topology::{LinkClass, Shape as TopoShape, Topology};
+use crate::units::{transfer_time, Ps};
+use serde::Serialize;
+
+/// How packets are generated at each node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Injection {
+    /// In each slot (one flit time) a packet starts with probability load·flit/packet.
+    Bernoulli,
+    /// Exactly one packet every packet/(load·bandwidth).
+    Periodic,
+}
+
+#[derive(Debug, Clone)]
+pub struct TrafficConfig {
+    pub pattern: Pattern,
+    /// Offered load, a fraction of the injection link bandwidth (0, 1].
+    pub load: f64,
+    /// Packet size on the wire (header included).
+    pub packet: u64,
+    /// Slot of the Bernoulli process (BookSim's cycle: one flit time).
+    pub flit: u64,
+    pub injection: Injection,
+    pub warmup: Ps,
+    pub measure: Ps,
+    /// Longest time after the window to wait for the measured packets.
+    pub drain: Ps,
+    pub seed: u64,
+}
+
+/// One point of a latency/throughput curve.
+#[derive(Debug, Clone, Serialize)]
+pub struct TrafficPoint {
+    pub pattern: String,
+    pub load: f64,
+    /// Created bytes in the window, as a fraction of the injection bandwidth.
+    pub offered: f64,
+    /// Delivered bytes in the window, as a fraction of the injection bandwidth.
+    pub accepted: f64,
+    pub latency_mean_ns: f64,
+    pub latency_p50_ns: f64,
+    pub latency_p99_ns: f64,
+    /// Mean router-to-router hops of the measured packets.
+    pub hops_mean: f64,
+    /// Fraction of packets routed minimally (1 unless routing is non-minimal or adaptive).
+    pub minimal_fraction: f64,
+    pub packets_measured: u64,
+    /// Measured packets that had not arrived when the drain limit passed.
+    pub packets_lost: u64,
+    pub saturated: bool,
+    /// Peak utilization per link class (network, local, global, injection, ejection).
+    pub max_link_utilization: f64,
+    pub events: u64,
+    pub wall_seconds: f64,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum TEvent {
+    Net(NetEvent),
+    Gen { node: u32 },
+}
+
+impl Schedule<NetEvent> for EventQueue<TEvent> {
+    fn at(&mut self, time: Ps, event: NetEvent) {
+        self.schedule(time, TEvent::Net(event));
+    }
+}
+
+/// The shape information patterns need.
+pub fn pattern_shape(topo: &Topology) -> Shape {
+    let mut shape = Shape {
+        nodes: topo.num_nodes,
+        nodes_per_router: topo.nodes_per_router.max(1),
+        ..Default::default()
+    };
+    match &topo.shape {
+        TopoShape::Grid { dims, .. } => shape.dims = dims.clone(),
+        TopoShape::Dragonfly { p, a, g, .. } => {
+            shape.group_size = p * a;
+            shape.groups = *g;
+        }
+        _ => {}
+    }
+    shape
+}
+
+/// Runs one load point.
+pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<TrafficPoint> {
+    let started = std::time::Instant::now();
+    let bad =
+        |field: &str, m: String| Error::input(Location::file("command line").with_field(field), m);
+    if !(cfg.load > 0.0 && cfg.load <= 1.0) {
+        return Err(bad(
+            "load",
+            format!("offered load {} is outside (0, 1]", cfg.load),
+        ));
+    }
+    let topo = Topology::build(machine, 1)?;
+    let shape = pattern_shape(&topo);
+    let mut traffic =
+        Traffic::new(cfg.pattern.clone(), shape, cfg.seed).map_err(|m| bad("pattern", m))?;
+    let header = machine.nic.header.0;
+    if cfg.packet <= header || cfg.packet > machine.nic.mtu.0 {
+        return Err(bad(
+            "packet",
+            format!(
+                "a packet must be larger than the header ({header} B) and at most the MTU ({} B)",
+                machine.nic.mtu.0
+            ),
+        ));
+    }
+    if cfg.flit == 0 || cfg.flit > cfg.packet {
+        return Err(bad(
+            "flit",
+            "the flit must be between 1 byte and the packet size".into(),
+        ));
+    }
+    let nodes = topo.num_nodes;
+    let nics = topo.nics_per_node;
+    let bw = machine.nic_link().bandwidth.0;
+    let slot = transfer_time(cfg.flit, bw).max(1);
+    // Mean packets per slot: load·flit/packet.
+    let p_slot = (cfg.load * cfg.flit as f64 / cfg.packet as f64).min(1.0);
+    let period = (transfer_time(cfg.packet, bw) as f64 / cfg.load)
+        .round()
+        .max(1.0) as Ps;
+    let mut net = Network::new(topo, machine);
+    let mut q: EventQueue<TEvent> = EventQueue::default();
+    let mut rng = Rng::new(cfg.seed ^ 0x5EED_0F7A_FF1C);
+    let window_end = cfg.warmup + cfg.measure;
+    let limit = window_end + cfg.drain;
+    // First arrivals are spread so that nodes do not start in lockstep.
+    let gap = |rng: &mut Rng| -> Ps {
+        match cfg.injection {
+            Injection::Periodic => period,
+            Injection::Bernoulli => {
+                // Geometric number of slots until the next packet (at least one).
+                let u = rng.next_f64().max(f64::MIN_POSITIVE);
+                let k = if p_slot >= 1.0 {
+                    1.0
+                } else {
+                    (u.ln() / (1.0 - p_slot).ln()).floor() + 1.0
+                };
+                (k as Ps).saturating_mul(slot)
+            }
+        }
+    };
+    for node in 0..nodes {
+        let first = match cfg.injection {
+            Injection::Periodic => rng.below(period),
+            Injection::Bernoulli => gap(&mut rng) - slot,
+        };
+        q.schedule(first, TEvent::Gen { node });
+    }
+    let mut created: Vec<Ps> = Vec::new();
+    let mut measured: Vec<bool> = Vec::new();
+    let mut latencies: Vec<Ps> = Vec::new();
+    let mut hops_sum = 0u64;
+    let mut outstanding = 0u64;
+    let mut offered_bytes = 0u64;
+    let mut accepted_bytes = 0u64;
+    let mut nic_next = vec![0u32; nodes as usize];
+    let payload = cfg.packet - header;
+    let mut notices = Vec::new();
+    let mut last = 0;
+    while let Some((now, ev)) = q.pop() {
+        if now > limit {
+            break;
+        }
+        last = now;
+        match ev {
+            TEvent::Gen { node } => {
+                if now >= window_end {
+                    continue;
+                }
+                let dst = traffic.destination(node);
+                if dst != node {
+                    let token = created.len() as u64;
+                    let in_window = now >= cfg.warmup;
+                    created.push(now);
+                    measured.push(in_window);
+                    if in_window {
+                        outstanding += 1;
+                        offered_bytes += cfg.packet;
+                    }
+                    let i = nic_next[node as usize];
+                    nic_next[node as usize] = (i + 1) % nics;
+                    net.send(
+                        &mut q,
+                        now,
+                        node * nics + i,
+                        dst * nics + i,
+                        payload,
+                        token,
+                        false,
+                    );
+                }
+                let next = now + gap(&mut rng);
+                q.schedule(next, TEvent::Gen { node });
+            }
+            TEvent::Net(e) => net.handle(&mut q, now, e),
+        }
+        if !net.notices.is_empty() {
+            std::mem::swap(&mut notices, &mut net.notices);
+            for n in notices.drain(..) {
+                if let Notice::Landed { token, hops } = n {
+                    if now >= cfg.warmup && now < window_end {
+                        accepted_bytes += cfg.packet;
+                    }
+                    if measured[token as usize] {
+                        latencies.push(now - created[token as usize]);
+                        hops_sum += hops as u64;
+                        outstanding -= 1;
+                    }
+                }
+            }
+        }
+        // Past the window, stop as soon as every measured packet has arrived.
+        if now >= window_end && outstanding == 0 {
+            break;
+        }
+    }
+    let capacity = nodes as f64 * bw as f64 * (cfg.measure as f64 / 1e12);
+    let offered = offered_bytes as f64 / capacity;
+    let accepted = accepted_bytes as f64 / capacity;
+    latencies.sort_unstable();
+    let pct = |f: f64| -> f64 {
+        if latencies.is_empty() {
+            return f64::NAN;
+        }
+        let i = ((latencies.len() as f64 * f).ceil() as usize).clamp(1, latencies.len()) - 1;
+        latencies[i] as f64 / 1e3
+    };
+    let n = latencies.len().max(1) as f64;
+    let mean = latencies.iter().sum::<Ps>() as f64 / n / 1e3;
+    let stats = &net.nic_stats;
+    let injected: u64 = stats.iter().map(|s| s.ejected_packets).sum();
+    let minimal: u64 = stats.iter().map(|s| s.minimal_packets).sum();
+    let elapsed = last.max(1);
+    let max_util = (0..net.topo.num_links())
+        .filter(|&l| net.topo.link_class(l) != LinkClass::Injection)
+        .map(|l| net.link_stats(l).busy_ps as f64 / elapsed as f64)
+        .fold(0.0, f64::max);
+    // Past saturation the network cannot deliver what is offered: measured packets are
+    // still in flight at the drain limit, or far less is accepted than offered.
+    let saturated = outstanding > 0 || accepted < 0.9 * offered;
+    Ok(TrafficPoint {
+        pattern: cfg.pattern.name(),
+        load: cfg.load,
+        offered,
+        accepted,
+        latency_mean_ns: mean,
+        latency_p50_ns: pct(0.5),
+        latency_p99_ns: pct(0.99),
+        hops_mean: hops_sum as f64 / n,
+        minimal_fraction: if injected == 0 {
+            1.0
+        } else {
+            minimal as f64 / injected as f64
+        },
+        packets_measured: latencies.len() as u64 + outstanding,
+        packets_lost: outstanding,
+        saturated,
+        max_link_utilization: max_util,
+        events: q.processed(),
+        wall_seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// The loads of a `FROM:TO:STEP` range (inclusive, rounded to avoid 0.30000000000000004).
+pub fn parse_loads(s: &str) -> std::result::Result<Vec<f64>, String> {
+    let num = |t: &str| {
+        t.trim()
+            .parse::<f64>()
+            .map_err(|_| format!("'{t}' is not a number"))
+    };
+    let parts: Vec<&str> = s.split(':').collect();
+    let loads = match parts.as_slice() {
+        [one] => vec![num(one)?],
+        [a, b, step] => {
+            let (a, b, step) = (num(a)?, num(b)?, num(step)?);
+            if step <= 0.0 || b < a {
+                return Err(format!(
+                    "'{s}': expected FROM:TO:STEP with FROM <= TO and STEP > 0"
+                ));
+            }
+            let n = ((b - a) / step + 1e-9).floor() as usize;
+            (0..=n)
+                .map(|i| ((a + i as f64 * step) * 1e9).round() / 1e9)
+                .collect()
+        }
+        _ => s
+            .split(',')
+            .map(num)
+            .collect::<std::result::Result<Vec<_>, _>>()?,
+    };
+    if let Some(bad) = loads.iter().find(|&&l| !(l > 0.0 && l <= 1.0)) {
+        return Err(format!("offered load {bad} is outside (0, 1]"));
+    }
+    Ok(loads)
+}
+
+/// Runs a sweep of loads; stops after the first two saturated points.
+pub fn run_curve(
+    machine: &MachineConfig,
+    base: &TrafficConfig,
+    loads: &[f64],
+) -> Result<Vec<TrafficPoint>> {
+    let mut out = Vec::new();
+    let mut saturated = 0;
+    for &load in loads {
+        let p = run_point(
+            machine,
+            &TrafficConfig {
+                load,
+                ..base.clone()
+            },
+        )?;
+        saturated += p.saturated as u32;
+        out.push(p);
+        if saturated >= 2 {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// Highest accepted throughput among the stable points.
+pub fn saturation_throughput(points: &[TrafficPoint]) -> Option<f64> {
+    points
+        .iter()
+        .filter(|p| !p.saturated)
+        .map(|p| p.accepted)
+        .fold(None, |m, a| Some(m.map_or(a, |m: f64| m.max(a))))
+}
