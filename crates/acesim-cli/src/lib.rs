@@ -520,15 +520,16 @@ fn traffic(a: TrafficArgs) -> acesim::Result<()> {
                 if p.saturated { "saturated" } else { "stable" }
             );
         }
-        match saturation_throughput(&points) {
-            Some(t) if points.iter().any(|p| p.saturated) => {
-                println!("saturation throughput: {t:.4} of the injection bandwidth")
-            }
-            Some(t) => println!(
-                "no saturation up to load {}; best accepted throughput {t:.4}",
+        let best = saturation_throughput(&points).unwrap_or(0.0);
+        if !points.iter().any(|p| p.saturated) {
+            println!(
+                "no saturation up to load {}; best accepted throughput {best:.4}",
                 points.last().map_or(0.0, |p| p.load)
-            ),
-            None => println!("saturated at every load tried"),
+            );
+        } else if let Some(l) = acesim::traffic::last_stable_load(&points) {
+            println!("saturation throughput: {best:.4} of the injection bandwidth (last stable load {l})");
+        } else {
+            println!("saturated at every load tried; best accepted throughput {best:.4}");
         }
     }
     Ok(())

@@ -309,7 +309,10 @@ impl Default for NodeConfig {
 }
 
 /// Machines shipped with acesim, by name.
-pub const PRESETS: &[(&str, &str)] = &[("table1", include_str!("../presets/table1.toml"))];
+pub const PRESETS: &[(&str, &str)] = &[
+    ("table1", include_str!("../presets/table1.toml")),
+    ("tofu", include_str!("../presets/tofu.toml")),
+];
 
 /// Where a config came from, kept to point errors at the right line.
 #[derive(Debug, Clone)]

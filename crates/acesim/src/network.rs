@@ -145,6 +145,8 @@ struct Link {
     sender_delay: Ps,
     busy_until: Ps,
     waiting: VecDeque<u32>,
+    /// Input port served last (round-robin switch allocation).
+    rr_last: u32,
     stalled_since: Option<Ps>,
     stats: LinkStats,
 }
@@ -276,6 +278,7 @@ impl Network {
                 sender_delay,
                 busy_until: 0,
                 waiting: VecDeque::new(),
+                rr_last: u32::MAX,
                 stalled_since: None,
                 stats: LinkStats::default(),
             });
@@ -634,7 +637,13 @@ impl Network {
                         .route_dragonfly(router, pkt.dst_nic, NO_GROUP)
                         .port;
                     let nm_port = self.topo.route_dragonfly(router, pkt.dst_nic, v).port;
-                    let (qm, qn) = (self.occupancy(min_port), self.occupancy(nm_port));
+                    // The packet's own bytes count on both paths, so that with empty queues
+                    // the shorter path wins.
+                    let own = pkt.bytes as u64;
+                    let (qm, qn) = (
+                        self.occupancy(min_port) + own,
+                        self.occupancy(nm_port) + own,
+                    );
                     let (hm, hn) = (
                         self.dragonfly_hops(router, pkt.dst_nic, NO_GROUP),
                         self.dragonfly_hops(router, pkt.dst_nic, v),
@@ -717,9 +726,21 @@ impl Network {
             return;
         }
         let vcs = self.params.vcs as u32;
-        let mut chosen = None;
+        // Switch allocation is round-robin over the input ports: the first input after the
+        // one served last that has a packet fitting downstream goes (oldest first within an
+        // input). Each input gets its share, so flows share a link fairly and a router's own
+        // injections cannot starve through-traffic (which collapses throughput past
+        // saturation).
+        let mut chosen: Option<(usize, u32, u8)> = None;
+        let mut chosen_rank = u64::MAX;
+        let last = l.rr_last;
         for (i, &p) in l.waiting.iter().enumerate() {
             let pkt = &self.packets[p as usize];
+            // Distance after the last served input, cyclically (u64: every rank is < MAX).
+            let rank = pkt.port.wrapping_sub(last).wrapping_sub(1) as u64;
+            if rank >= chosen_rank {
+                continue;
+            }
             let (lo, hi) = self.class_vcs(pkt.out_class);
             // VC allocation: the VC of the class with the most free space that fits the packet.
             let mut best: Option<(i64, u8)> = None;
@@ -731,7 +752,7 @@ impl Network {
             }
             if let Some((_, vc)) = best {
                 chosen = Some((i, p, vc));
-                break;
+                chosen_rank = rank;
             }
         }
         let Some((i, p, vc)) = chosen else {
@@ -739,7 +760,9 @@ impl Network {
             l.stalled_since.get_or_insert(now);
             return;
         };
-        self.links[link as usize].waiting.remove(i);
+        let l = &mut self.links[link as usize];
+        l.waiting.remove(i);
+        l.rr_last = self.packets[p as usize].port;
         self.transmit(q, now, link, p, vc);
     }
 

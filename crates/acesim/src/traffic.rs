@@ -292,7 +292,7 @@ pub fn parse_loads(s: &str) -> std::result::Result<Vec<f64>, String> {
     };
     let parts: Vec<&str> = s.split(':').collect();
     let loads = match parts.as_slice() {
-        [one] => vec![num(one)?],
+        [one] if !one.contains(',') => vec![num(one)?],
         [a, b, step] => {
             let (a, b, step) = (num(a)?, num(b)?, num(step)?);
             if step <= 0.0 || b < a {
@@ -341,11 +341,16 @@ pub fn run_curve(
     Ok(out)
 }
 
-/// Highest accepted throughput among the stable points.
+/// The network's capacity under the pattern: the best accepted throughput of any point.
 pub fn saturation_throughput(points: &[TrafficPoint]) -> Option<f64> {
+    points.iter().map(|p| p.accepted).reduce(f64::max)
+}
+
+/// The highest offered load that was still stable.
+pub fn last_stable_load(points: &[TrafficPoint]) -> Option<f64> {
     points
         .iter()
         .filter(|p| !p.saturated)
-        .map(|p| p.accepted)
-        .fold(None, |m, a| Some(m.map_or(a, |m: f64| m.max(a))))
+        .map(|p| p.load)
+        .reduce(f64::max)
 }

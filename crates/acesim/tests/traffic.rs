@@ -1,0 +1,264 @@
+//! Synthetic traffic against physical bounds and the textbook behaviour of dragonfly routing.
+
+use acesim::patterns::Pattern;
+use acesim::traffic::{run_point, Injection, TrafficConfig, TrafficPoint};
+use acesim::units::transfer_time;
+use acesim::{MachineConfig, MachineSource};
+
+/// Small packets (one 64-byte flit) and 8-packet buffers, as in BookSim's reference runs.
+const SMALL_PACKETS: &str = "[nic]\nmtu='64 B'\nheader='8 B'\ncontrol_packet='8 B'\n";
+
+fn machine(topology: &str, router: &str) -> MachineConfig {
+    let text = format!("[topology]\n{topology}\n[router]\n{router}\n{SMALL_PACKETS}");
+    MachineSource::from_text("t.toml", text)
+        .load()
+        .expect("machine loads")
+}
+
+fn point(m: &MachineConfig, pattern: &str, load: f64) -> TrafficPoint {
+    let packet_time = transfer_time(64, 4_000_000_000);
+    let cfg = TrafficConfig {
+        pattern: Pattern::parse(pattern).unwrap(),
+        load,
+        packet: 64,
+        flit: 64,
+        injection: Injection::Bernoulli,
+        warmup: 500 * packet_time,
+        measure: 1500 * packet_time,
+        drain: 6000 * packet_time,
+        seed: 7,
+    };
+    let p = run_point(m, &cfg).expect("traffic runs");
+    assert!(
+        p.max_link_utilization <= 1.0 + 1e-9,
+        "a link above its bandwidth: {}",
+        p.max_link_utilization
+    );
+    assert!(p.accepted <= p.offered + 0.02, "accepted more than offered");
+    p
+}
+
+#[test]
+fn uniform_traffic_respects_the_channel_load_bound_and_reaches_most_of_it() {
+    // 8-ary 2-cube: the bound is 8B/k = 1.0 of the injection bandwidth on a torus, 4B/k = 0.5
+    // on a mesh. DOR gets most of the way there. The saturation throughput is the best
+    // accepted throughput over the loads (past it, input-queued routers lose some).
+    let torus = machine("kind='torus'\ndims=[8,8]", "vcs=4\nbuffer_per_vc='512 B'");
+    let mesh = machine("kind='mesh'\ndims=[8,8]", "vcs=4\nbuffer_per_vc='512 B'");
+    let sweep = |m: &MachineConfig, loads: &[f64]| -> Vec<TrafficPoint> {
+        loads.iter().map(|&l| point(m, "uniform", l)).collect()
+    };
+    let best = |pts: &[TrafficPoint]| pts.iter().map(|p| p.accepted).fold(0.0, f64::max);
+    let t = sweep(&torus, &[0.2, 0.6, 0.7, 1.0]);
+    assert!(
+        best(&t) <= 1.0 && best(&t) >= 0.55,
+        "torus saturation throughput {}",
+        best(&t)
+    );
+    let m = sweep(&mesh, &[0.3, 0.4, 0.5, 1.0]);
+    assert!(
+        m.iter().all(|p| p.accepted <= 0.5 + 0.01),
+        "mesh above 4B/k"
+    );
+    assert!(best(&m) >= 0.35, "mesh saturation throughput {}", best(&m));
+    // Below saturation everything offered is delivered, at near zero-load latency.
+    let (light, full) = (&t[0], &t[3]);
+    assert!(!light.saturated && (light.accepted - light.offered).abs() < 0.01);
+    assert!(full.saturated);
+    assert!(full.latency_mean_ns > 3.0 * light.latency_mean_ns);
+    // Uniform traffic on an 8x8 torus averages 4 router-to-router hops (2 per dimension).
+    assert!(
+        (light.hops_mean - 4.06).abs() < 0.15,
+        "hops {}",
+        light.hops_mean
+    );
+}
+
+#[test]
+fn tornado_is_bound_by_its_channel_load() {
+    // Tornado sends every packet 3 hops the same way round each ring, so every + link of a
+    // ring carries 3 flows: at most 1/3 of the link bandwidth per node. DOR holds 0.25.
+    let torus = machine("kind='torus'\ndims=[8,8]", "vcs=4\nbuffer_per_vc='512 B'");
+    for load in [0.25, 0.3, 0.5, 1.0] {
+        let t = point(&torus, "tornado", load);
+        assert!(
+            t.accepted <= 1.0 / 3.0 + 0.01,
+            "tornado accepted {} at {load}",
+            t.accepted
+        );
+        assert_eq!(t.minimal_fraction, 1.0, "DOR is minimal");
+    }
+    let stable = point(&torus, "tornado", 0.25);
+    assert!(!stable.saturated && (stable.accepted - 0.25).abs() < 0.01);
+}
+
+fn dragonfly(routing: &str) -> MachineConfig {
+    machine(
+        "kind='dragonfly'\np=2\na=4\nh=2",
+        &format!("vcs=3\nbuffer_per_vc='2 KiB'\nrouting='{routing}'"),
+    )
+}
+
+#[test]
+fn dragonfly_routing_shows_the_textbook_behaviour() {
+    let (min, val, ugal) = (
+        dragonfly("minimal"),
+        dragonfly("valiant"),
+        dragonfly("ugal"),
+    );
+    // Uniform random: minimal is best; Valiant spends twice the global bandwidth.
+    let u_min = point(&min, "uniform", 0.8);
+    let u_val = point(&val, "uniform", 0.8);
+    let u_ugal = point(&ugal, "uniform", 0.8);
+    assert!(
+        u_min.accepted > u_val.accepted + 0.1,
+        "min {} valiant {}",
+        u_min.accepted,
+        u_val.accepted
+    );
+    assert!(
+        u_ugal.accepted > 0.9 * u_min.accepted,
+        "ugal {} min {}",
+        u_ugal.accepted,
+        u_min.accepted
+    );
+    // Worst case (each group sends to the next): minimal squeezes through one global link.
+    let w_min = point(&min, "worst_case", 0.4);
+    let w_val = point(&val, "worst_case", 0.4);
+    let w_ugal = point(&ugal, "worst_case", 0.4);
+    assert!(
+        w_min.accepted < 0.2 && w_min.saturated,
+        "minimal collapses: {}",
+        w_min.accepted
+    );
+    assert!(
+        !w_val.saturated && w_val.accepted > 0.35,
+        "valiant holds: {}",
+        w_val.accepted
+    );
+    assert!(
+        w_ugal.accepted > 0.35,
+        "ugal follows valiant: {}",
+        w_ugal.accepted
+    );
+    // Path statistics: minimal paths are short and all minimal; Valiant's are long.
+    assert_eq!(u_min.minimal_fraction, 1.0);
+    assert!(u_min.hops_mean < 3.0);
+    assert!(w_val.minimal_fraction < 0.05 && w_val.hops_mean > 3.0);
+    let light = point(&ugal, "uniform", 0.1);
+    assert!(
+        light.minimal_fraction > 0.75,
+        "ugal at light load stays minimal: {}",
+        light.minimal_fraction
+    );
+}
+
+#[test]
+fn dragonfly_links_are_classed_local_and_global() {
+    let m = dragonfly("minimal");
+    let topo = acesim::topology::Topology::build(&m, 1).unwrap();
+    let classes: std::collections::BTreeSet<&str> = (0..topo.num_links())
+        .map(|l| topo.link_class(l).name())
+        .collect();
+    assert_eq!(
+        classes.into_iter().collect::<Vec<_>>(),
+        vec!["ejection", "global", "injection", "local"]
+    );
+    // Half the global links: a 2-link-per-pair dragonfly keeps one.
+    let half = MachineSource::from_text(
+        "t",
+        "[topology]\nkind='dragonfly'\np=1\na=4\nh=2\ng=5\nglobal_population=0.5",
+    )
+    .load()
+    .unwrap();
+    let t = acesim::topology::Topology::build(&half, 1).unwrap();
+    let wired = (0..t.num_ports())
+        .filter(|&p| {
+            t.link_class(p) == acesim::topology::LinkClass::Global
+                && matches!(t.peer[p as usize], acesim::topology::Peer::Router(_))
+        })
+        .count();
+    assert_eq!(wired, 5 * 4, "5 groups x 4 links (one per other group)");
+}
+
+#[test]
+fn bad_traffic_and_dragonfly_input_is_refused() {
+    let e = |text: &str| {
+        MachineSource::from_text("d.toml", text)
+            .load()
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(
+        e("[topology]\nkind='dragonfly'\np=1\na=2\nh=2\ng=6").contains("6 groups cannot be wired")
+    );
+    assert!(
+        e("[topology]\nkind='dragonfly'\np=1\na=2\nh=2\nglobal_population=1.5")
+            .contains("outside (0, 1]")
+    );
+    assert!(
+        e("[topology]\nkind='dragonfly'\np=1\na=2\nh=2\nglobal_population=0.5")
+            .contains("leaves pairs unconnected")
+    );
+    assert!(
+        e("[topology]\nkind='dragonfly'\np=1\na=4\nh=2\n[router]\nrouting='ugal'\nvcs=2")
+            .contains("needs 3 virtual channels")
+    );
+    assert!(
+        e("[topology]\nkind='torus'\ndims=[4]\n[router]\nrouting='valiant'")
+            .contains("for dragonflies")
+    );
+    let m = dragonfly("minimal");
+    let cfg = |pattern: &str, load: f64| TrafficConfig {
+        pattern: Pattern::parse(pattern).unwrap(),
+        load,
+        packet: 64,
+        flit: 64,
+        injection: Injection::Periodic,
+        warmup: 1_000_000,
+        measure: 1_000_000,
+        drain: 1_000_000,
+        seed: 1,
+    };
+    let err = |c: TrafficConfig| run_point(&m, &c).unwrap_err().to_string();
+    assert!(
+        err(cfg("bit_complement", 0.5)).contains("power-of-two"),
+        "72 nodes"
+    );
+    assert!(err(cfg("uniform", 0.0)).contains("outside (0, 1]"));
+    assert!(err(cfg("uniform", 1.5)).contains("outside (0, 1]"));
+    let torus = machine("kind='torus'\ndims=[4,4]", "");
+    assert!(run_point(&torus, &cfg("worst_case", 0.5))
+        .unwrap_err()
+        .to_string()
+        .contains("dragonfly"));
+    assert!(acesim::traffic::parse_loads("0.1:1.2:0.1")
+        .unwrap_err()
+        .contains("outside (0, 1]"));
+    assert_eq!(
+        acesim::traffic::parse_loads("0.1:0.3:0.1").unwrap(),
+        vec![0.1, 0.2, 0.3]
+    );
+}
+
+#[test]
+fn traffic_runs_are_deterministic() {
+    let m = dragonfly("ugal");
+    let a = point(&m, "uniform", 0.5);
+    let b = point(&m, "uniform", 0.5);
+    assert_eq!(
+        (a.accepted, a.latency_mean_ns, a.minimal_fraction),
+        (b.accepted, b.latency_mean_ns, b.minimal_fraction)
+    );
+}
+
+#[test]
+fn tofu_preset_is_a_6d_torus_with_four_nics() {
+    let m = MachineSource::open("tofu").unwrap().load().unwrap();
+    let t = acesim::topology::Topology::build(&m, 1).unwrap();
+    assert_eq!((t.num_nodes, t.nics_per_node), (4 * 4 * 4 * 2 * 3 * 2, 4));
+    let sched = "ranks 2\nrank 0\nput 1 64KB handle=a\nput 1 64KB handle=b\nput 1 64KB handle=c\nput 1 64KB handle=d\nwaitall a b c d\n";
+    let res = acesim::simulate(&m, acesim::schedule::parse("s", sched).unwrap()).unwrap();
+    // The four puts use the four NICs: their DMAs start together.
+    assert!(res.operations.iter().all(|o| o.dma_start_ps == Some(0)));
+}
