@@ -23,6 +23,7 @@ from .program import ANY, UNDEFINED, Comm, Context, Handle, Request, Schedule, r
 from .results import Result
 from .simulation import simulate
 from .sweep import sweep
+from .traffic import traffic
 
 __all__ = [
     "ANY",
@@ -42,6 +43,7 @@ __all__ = [
     "record",
     "simulate",
     "sweep",
+    "traffic",
     "version",
 ]
 

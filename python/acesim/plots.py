@@ -416,7 +416,7 @@ def plot_sweep(
 def plot_latency_throughput(
     df: pd.DataFrame,
     load: str = "load",
-    latency: str = "latency",
+    latency: str = "latency_mean_ns",
     hue: str | Sequence[str] | None = None,
     ax: Axes | None = None,
     *,
@@ -425,6 +425,8 @@ def plot_latency_throughput(
     """Latency against offered load (one line per value of ``hue``): the classic network
     saturation curve. Any two numeric columns work; ``*_ps`` latencies are shown in units."""
     fig, ax = _axes(ax, (7, 4.5))
+    if latency not in df.columns and "latency" in df.columns:
+        latency = "latency"
     div, ylabel = _y_scale(df, latency)
     for label, group in _groups(df, hue):
         g = group.sort_values(load)

@@ -187,6 +187,81 @@ fn record_c(py: Python<'_>, path: String, ranks: u32, args: Vec<String>) -> PyRe
         .map_err(to_py)
 }
 
+/// Synthetic traffic: runs `loads` and returns the points as JSON (see docs/traffic.md).
+#[pyfunction]
+#[pyo3(signature = (machine_text, machine_name, pattern, loads, packet, flit = None, injection = "bernoulli".to_string(), warmup = None, measure = None, drain = None, seed = 1, all_loads = false))]
+#[allow(clippy::too_many_arguments)]
+fn traffic(
+    py: Python<'_>,
+    machine_text: String,
+    machine_name: String,
+    pattern: String,
+    loads: Vec<f64>,
+    packet: u64,
+    flit: Option<u64>,
+    injection: String,
+    warmup: Option<u64>,
+    measure: Option<u64>,
+    drain: Option<u64>,
+    seed: u64,
+    all_loads: bool,
+) -> PyResult<String> {
+    use acesim::traffic::{run_curve, run_point, Injection, TrafficConfig};
+    let run = move || -> Result<String, Error> {
+        let machine = load_machine(&machine_text, &machine_name, &[])?;
+        let bad =
+            |field: &str, m: String| Error::input(Location::file("arguments").with_field(field), m);
+        let pattern = acesim::patterns::Pattern::parse(&pattern).map_err(|m| bad("pattern", m))?;
+        let injection = match injection.as_str() {
+            "bernoulli" => Injection::Bernoulli,
+            "periodic" => Injection::Periodic,
+            other => {
+                return Err(bad(
+                    "injection",
+                    format!("unknown injection '{other}' (bernoulli or periodic)"),
+                ))
+            }
+        };
+        if loads.is_empty() {
+            return Err(bad("loads", "give at least one load".into()));
+        }
+        if let Some(l) = loads.iter().find(|&&l| !(l > 0.0 && l <= 1.0)) {
+            return Err(bad("loads", format!("offered load {l} is outside (0, 1]")));
+        }
+        let packet_time = acesim::units::transfer_time(packet, machine.nic_link().bandwidth.0);
+        let measure = measure.unwrap_or(5000 * packet_time);
+        let base = TrafficConfig {
+            pattern,
+            load: loads[0],
+            packet,
+            flit: flit.unwrap_or(packet),
+            injection,
+            warmup: warmup.unwrap_or(1000 * packet_time),
+            measure,
+            drain: drain.unwrap_or(10 * measure),
+            seed,
+        };
+        let points = if all_loads {
+            loads
+                .iter()
+                .map(|&load| {
+                    run_point(
+                        &machine,
+                        &TrafficConfig {
+                            load,
+                            ..base.clone()
+                        },
+                    )
+                })
+                .collect::<Result<Vec<_>, _>>()?
+        } else {
+            run_curve(&machine, &base, &loads)?
+        };
+        serde_json::to_string(&points).map_err(|e| Error::Internal(e.to_string()))
+    };
+    py.detach(run).map_err(to_py)
+}
+
 /// The `acesim` command line (without the program name); returns the exit code.
 #[pyfunction]
 fn cli(py: Python<'_>, argv: Vec<String>) -> i32 {
@@ -208,5 +283,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(record_c, m)?)?;
     m.add_function(wrap_pyfunction!(cli, m)?)?;
+    m.add_function(wrap_pyfunction!(traffic, m)?)?;
     Ok(())
 }

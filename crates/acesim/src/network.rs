@@ -39,6 +39,8 @@ pub enum NetEvent {
     TxDmaDone { nic: u32 },
     /// A packet was written to the destination node's memory.
     RxDmaDone { pkt: u32 },
+    /// A router input finished sending a packet across the crossbar.
+    InputFree { port: u32 },
 }
 
 /// What the network tells the runtime. `token` is the runtime's own id for the message.
@@ -81,6 +83,8 @@ struct Packet {
     via: u32,
     /// Dragonfly: global links crossed (the VC class of its next hop).
     ghops: u8,
+    /// Output link chosen by routing at the current router (`IN_NIC` before routing).
+    out_link: u32,
 }
 
 const NO_GROUP: u32 = u32::MAX;
@@ -220,6 +224,9 @@ pub struct Network {
     credits: Vec<i64>,
     /// Input FIFOs per router port and VC.
     fifos: Vec<VecDeque<u32>>,
+    /// When each router input's crossbar port is free again: one packet at a time crosses
+    /// from an input, whatever its VC.
+    xbar_free: Vec<Ps>,
     nics: Vec<Nic>,
     node_mem_free: Vec<Ps>,
     packets: Vec<Packet>,
@@ -286,6 +293,7 @@ impl Network {
         let vcs = params.vcs as usize;
         let credits = vec![params.buffer.map_or(i64::MAX, |b| b as i64); nl as usize * vcs];
         let fifos = vec![VecDeque::new(); topo.num_ports() as usize * vcs];
+        let xbar_free = vec![0; topo.num_ports() as usize];
         let nics = vec![Nic::default(); topo.num_nics() as usize];
         let topo_nics = topo.num_nics() as usize;
         let params_seed = params.routing_seed;
@@ -296,6 +304,7 @@ impl Network {
             links,
             credits,
             fifos,
+            xbar_free,
             nics,
             node_mem_free,
             packets: Vec::new(),
@@ -425,6 +434,7 @@ impl Network {
             minimal: true,
             via: NO_GROUP,
             ghops: 0,
+            out_link: IN_NIC,
         };
         self.live_packets += 1;
         if let Some(i) = self.free_packets.pop() {
@@ -506,10 +516,23 @@ impl Network {
                 let pm = &mut self.packets[pkt as usize];
                 pm.out_class = hop.class;
                 pm.ready_at = now;
+                pm.out_link = hop.port;
                 self.links[hop.port as usize].waiting.push_back(pkt);
                 self.try_send(q, now, hop.port);
             }
             NetEvent::LinkFree { link } => self.try_send(q, now, link),
+            NetEvent::InputFree { port } => {
+                // Routed packets at the front of the input's other VCs may go now.
+                for vc in 0..self.params.vcs as u32 {
+                    let fifo = (port * self.params.vcs as u32 + vc) as usize;
+                    if let Some(&front) = self.fifos[fifo].front() {
+                        let out = self.packets[front as usize].out_link;
+                        if out != IN_NIC {
+                            self.try_send(q, now, out);
+                        }
+                    }
+                }
+            }
             NetEvent::Credit { link, vc, bytes } => {
                 self.credits[(link * self.params.vcs as u32 + vc as u32) as usize] += bytes as i64;
                 self.try_send(q, now, link);
@@ -564,10 +587,12 @@ impl Network {
                 } else {
                     self.bytes_local += p.payload as u64;
                 }
-                let st = &mut self.nic_stats[p.src_nic as usize];
-                st.hops += p.hops as u64;
-                st.minimal_packets += p.minimal as u64;
-                self.nic_stats[p.dst_nic as usize].ejected_packets += 1;
+                if self.topo.nic_node(p.src_nic) != self.topo.nic_node(p.dst_nic) {
+                    let st = &mut self.nic_stats[p.src_nic as usize];
+                    st.hops += p.hops as u64;
+                    st.minimal_packets += p.minimal as u64;
+                    self.nic_stats[p.dst_nic as usize].ejected_packets += 1;
+                }
                 let msg = &mut self.messages[p.msg as usize];
                 msg.hops += p.hops as u32;
                 msg.landed += 1;
@@ -733,6 +758,7 @@ impl Network {
         // saturation).
         let mut chosen: Option<(usize, u32, u8)> = None;
         let mut chosen_rank = u64::MAX;
+        let mut credit_blocked = false;
         let last = l.rr_last;
         for (i, &p) in l.waiting.iter().enumerate() {
             let pkt = &self.packets[p as usize];
@@ -740,6 +766,9 @@ impl Network {
             let rank = pkt.port.wrapping_sub(last).wrapping_sub(1) as u64;
             if rank >= chosen_rank {
                 continue;
+            }
+            if pkt.port != IN_NIC && self.xbar_free[pkt.port as usize] > now {
+                continue; // its input is sending another packet across the crossbar
             }
             let (lo, hi) = self.class_vcs(pkt.out_class);
             // VC allocation: the VC of the class with the most free space that fits the packet.
@@ -753,11 +782,16 @@ impl Network {
             if let Some((_, vc)) = best {
                 chosen = Some((i, p, vc));
                 chosen_rank = rank;
+            } else {
+                credit_blocked = true;
             }
         }
         let Some((i, p, vc)) = chosen else {
-            let l = &mut self.links[link as usize];
-            l.stalled_since.get_or_insert(now);
+            // Idle for want of downstream space is a stall (backpressure); idle because the
+            // candidates' inputs are busy is not.
+            if credit_blocked {
+                self.links[link as usize].stalled_since.get_or_insert(now);
+            }
             return;
         };
         let l = &mut self.links[link as usize];
@@ -792,6 +826,10 @@ impl Network {
         self.credits[(link * vcs + vc as u32) as usize] -= pkt.bytes as i64;
         self.packet_hops += 1;
 
+        if pkt.port != IN_NIC {
+            self.xbar_free[pkt.port as usize] = tail_out;
+            q.at(tail_out, NetEvent::InputFree { port: pkt.port });
+        }
         if pkt.port == IN_NIC {
             // Leaving the NIC: room in its send buffer for a stalled DMA engine.
             let n = &mut self.nics[pkt.src_nic as usize];
@@ -830,6 +868,7 @@ impl Network {
         let global_hop = self.topo.link_class(link) == LinkClass::Global;
         let pm = &mut self.packets[p as usize];
         pm.hops += network_hop as u16;
+        pm.out_link = IN_NIC;
         pm.ghops += global_hop as u8;
         pm.vc = vc;
         pm.head_at = now + latency;

@@ -125,6 +125,19 @@ pub struct TopologyDetail {
     pub spines: Option<u32>,
 }
 
+/// Packets of one NIC and their paths (ACES reports hop counts per NIC).
+#[derive(Debug, Clone, Serialize)]
+pub struct NicResult {
+    pub nic: u32,
+    pub node: u32,
+    pub injected_packets: u64,
+    pub ejected_packets: u64,
+    /// Mean router-to-router hops of the packets it injected.
+    pub mean_hops: f64,
+    /// Fraction of the packets it injected that were routed minimally.
+    pub minimal_fraction: f64,
+}
+
 /// One interval of a rank's time (present when the run was traced).
 #[derive(Debug, Clone, Serialize)]
 pub struct TraceEntry {
@@ -164,6 +177,11 @@ pub struct Results {
     /// Receives still posted at the end (their rank finished with requests pending).
     pub unmatched_receives: usize,
     pub topology_detail: TopologyDetail,
+    /// Per NIC (left out above 100 000 NICs), and over all NICs.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub nics: Vec<NicResult>,
+    pub mean_hops: f64,
+    pub minimal_fraction: f64,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<LinkResult>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -385,6 +403,42 @@ pub fn collect(
         v
     });
     let links_omitted = links.len() > MAX_JSON_LINKS;
+    let ns = &net.nic_stats;
+    let nics: Vec<NicResult> = if ns.len() > MAX_JSON_LINKS {
+        Vec::new()
+    } else {
+        ns.iter()
+            .enumerate()
+            .filter(|(_, s)| s.injected_packets > 0 || s.ejected_packets > 0)
+            .map(|(i, s)| NicResult {
+                nic: i as u32,
+                node: topo.nic_node(i as u32),
+                injected_packets: s.injected_packets,
+                ejected_packets: s.ejected_packets,
+                mean_hops: if s.injected_packets == 0 {
+                    0.0
+                } else {
+                    s.hops as f64 / s.injected_packets as f64
+                },
+                minimal_fraction: if s.injected_packets == 0 {
+                    1.0
+                } else {
+                    s.minimal_packets as f64 / s.injected_packets as f64
+                },
+            })
+            .collect()
+    };
+    let injected_all: u64 = ns.iter().map(|s| s.injected_packets).sum();
+    let mean_hops = if injected_all == 0 {
+        0.0
+    } else {
+        ns.iter().map(|s| s.hops).sum::<u64>() as f64 / injected_all as f64
+    };
+    let minimal_fraction = if injected_all == 0 {
+        1.0
+    } else {
+        ns.iter().map(|s| s.minimal_packets).sum::<u64>() as f64 / injected_all as f64
+    };
     Results {
         acesim_version: env!("CARGO_PKG_VERSION"),
         topology: describe_topology(machine, topo),
@@ -404,6 +458,9 @@ pub fn collect(
         receives,
         collectives,
         topology_detail,
+        nics,
+        mean_hops,
+        minimal_fraction,
         links: if links_omitted {
             Vec::new()
         } else {

@@ -1,0 +1,42 @@
+"""Synthetic traffic from Python."""
+
+from __future__ import annotations
+
+import pytest
+
+import acesim
+from acesim import Machine
+
+SMALL = {"nic.mtu": "64 B", "nic.header": "8 B", "nic.control_packet": "8 B"}
+
+
+def test_traffic_returns_a_curve(core) -> None:
+    m = Machine.torus([4, 4]).with_(SMALL)
+    df = acesim.traffic(m, "uniform", [0.1, 0.5], measure="2 us", warmup="1 us")
+    assert list(df["load"]) == [0.1, 0.5]
+    assert (df["accepted"] <= df["offered"] + 0.02).all()
+    assert (df["max_link_utilization"] <= 1.0).all()
+    assert df.loc[0, "saturated"] == False  # noqa: E712
+    assert abs(df.loc[0, "accepted"] - 0.1) < 0.02
+    # Same seed, same numbers.
+    again = acesim.traffic(m, "uniform", [0.1, 0.5], measure="2 us", warmup="1 us")
+    assert df.drop(columns=["wall_seconds"]).equals(again.drop(columns=["wall_seconds"]))
+
+
+def test_dragonfly_routing_from_python(core) -> None:
+    m = Machine.from_toml(
+        "[topology]\nkind='dragonfly'\np=2\na=4\nh=2\n[router]\nvcs=3\nrouting='valiant'\n"
+    ).with_(SMALL)
+    df = acesim.traffic(m, "worst_case", [0.3], measure="2 us", warmup="1 us")
+    assert df.loc[0, "minimal_fraction"] < 0.05
+    assert df.loc[0, "hops_mean"] > 3
+
+
+def test_traffic_errors(core) -> None:
+    m = Machine.torus([4, 4]).with_(SMALL)
+    with pytest.raises(acesim.InputError, match="outside"):
+        acesim.traffic(m, "uniform", [1.5])
+    with pytest.raises(acesim.InputError, match="power-of-two|pattern"):
+        acesim.traffic(Machine.torus([3, 3]).with_(SMALL), "bit_complement", [0.1])
+    with pytest.raises(TypeError, match="packet"):
+        acesim.traffic(m, "uniform", [0.1], packet=1.5)  # type: ignore[arg-type]
