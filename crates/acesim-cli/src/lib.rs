@@ -7,6 +7,27 @@ use clap::{Args, Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 
+/// Writes to standard output; a closed pipe (`acesim ... | head`) ends the output quietly
+/// instead of panicking as `print!` does.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let mut o = std::io::stdout().lock();
+        if let Err(e) = write!(o, $($arg)*).and_then(|_| o.flush()) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(0);
+            }
+        }
+    }};
+}
+
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        out!($($arg)*);
+        out!("\n");
+    }};
+}
+
 #[derive(Parser)]
 #[command(
     name = "acesim",
@@ -217,7 +238,7 @@ fn dispatch(cli: Cli) -> acesim::Result<()> {
             match output {
                 Some(p) => write_atomic(&p, text.as_bytes()),
                 None => {
-                    print!("{text}");
+                    out!("{text}");
                     Ok(())
                 }
             }
@@ -226,7 +247,7 @@ fn dispatch(cli: Cli) -> acesim::Result<()> {
             let config = load_machine(&m)?;
             let ranks = m.ranks.unwrap_or(1);
             let (topo, _) = acesim::sim::layout(&config, ranks)?;
-            println!(
+            outln!(
                 "# {}: {} routers, {} nodes, {} NICs per node, {} directed links",
                 topo.kind,
                 topo.num_routers,
@@ -234,7 +255,7 @@ fn dispatch(cli: Cli) -> acesim::Result<()> {
                 topo.nics_per_node,
                 topo.num_links()
             );
-            print!("{}", config.to_toml());
+            out!("{}", config.to_toml());
             Ok(())
         }
         Command::Report { result, output } => {
@@ -244,7 +265,7 @@ fn dispatch(cli: Cli) -> acesim::Result<()> {
                 args.push(o.display().to_string());
             }
             let out = python_acesim(&args, "acesim report")?;
-            print!("{}", String::from_utf8_lossy(&out.stdout));
+            out!("{}", String::from_utf8_lossy(&out.stdout));
             Ok(())
         }
         Command::Traffic(t) => traffic(t),
@@ -260,7 +281,7 @@ fn dispatch(cli: Cli) -> acesim::Result<()> {
                 acesim::sim::check_program(&config, &prog)?;
                 acesim::mpi::link(&mut prog, &config.collectives)?;
             }
-            println!("ok");
+            outln!("ok");
             Ok(())
         }
     }
@@ -400,7 +421,7 @@ fn run(a: RunArgs) -> acesim::Result<()> {
         write_atomic(p, t.as_bytes())?;
     }
     if !a.quiet {
-        print!("{}", results.summary());
+        out!("{}", results.summary());
     }
     Ok(())
 }
@@ -502,12 +523,19 @@ fn traffic(a: TrafficArgs) -> acesim::Result<()> {
         write_atomic(p, text.as_bytes())?;
     }
     if !a.quiet {
-        println!(
+        outln!(
             "{:>6} {:>8} {:>8} {:>11} {:>11} {:>11} {:>6} {:>7}  status",
-            "load", "offered", "accepted", "mean ns", "p50 ns", "p99 ns", "hops", "minimal"
+            "load",
+            "offered",
+            "accepted",
+            "mean ns",
+            "p50 ns",
+            "p99 ns",
+            "hops",
+            "minimal"
         );
         for p in &points {
-            println!(
+            outln!(
                 "{:>6.3} {:>8.4} {:>8.4} {:>11.1} {:>11.1} {:>11.1} {:>6.2} {:>7.3}  {}",
                 p.load,
                 p.offered,
@@ -522,14 +550,14 @@ fn traffic(a: TrafficArgs) -> acesim::Result<()> {
         }
         let best = saturation_throughput(&points).unwrap_or(0.0);
         if !points.iter().any(|p| p.saturated) {
-            println!(
+            outln!(
                 "no saturation up to load {}; best accepted throughput {best:.4}",
                 points.last().map_or(0.0, |p| p.load)
             );
         } else if let Some(l) = acesim::traffic::last_stable_load(&points) {
-            println!("saturation throughput: {best:.4} of the injection bandwidth (last stable load {l})");
+            outln!("saturation throughput: {best:.4} of the injection bandwidth (last stable load {l})");
         } else {
-            println!("saturated at every load tried; best accepted throughput {best:.4}");
+            outln!("saturated at every load tried; best accepted throughput {best:.4}");
         }
     }
     Ok(())
