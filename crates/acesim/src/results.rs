@@ -51,6 +51,9 @@ pub struct CollectiveResult {
     pub duration_ps: Ps,
     /// Mean time a rank spent in the call.
     pub mean_rank_ps: f64,
+    /// Messages (or puts) its algorithm sent, and their bytes.
+    pub messages: u64,
+    pub bytes: u64,
 }
 
 /// One put or get. Times are picoseconds from the start of the run.
@@ -242,12 +245,20 @@ pub fn collect(
             }
         })
         .collect();
+    // Collective steps are summarised per call, not listed one by one.
+    let mut coll_traffic = vec![(0u64, 0u64); rt.program.collectives.len()];
+    for x in rt.xfers.iter().filter(|x| x.coll != crate::program::NONE) {
+        let t = &mut coll_traffic[x.coll as usize];
+        t.0 += 1;
+        t.1 += x.size;
+    }
     let collectives = rt
         .program
         .collectives
         .iter()
         .zip(&rt.colls)
-        .map(|(c, rec)| CollectiveResult {
+        .zip(&coll_traffic)
+        .map(|((c, rec), &(messages, bytes))| CollectiveResult {
             kind: c.kind.clone(),
             algorithm: c.algorithm.clone(),
             comm: rt
@@ -270,11 +281,14 @@ pub fn collect(
             } else {
                 rec.sum_ps as f64 / rec.ranks as f64
             },
+            messages,
+            bytes,
         })
         .collect();
     let operations = rt
         .xfers
         .iter()
+        .filter(|x| x.coll == crate::program::NONE)
         .map(|x| {
             let latency = x.complete.map(|c| c - x.issue);
             OperationResult {

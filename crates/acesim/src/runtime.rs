@@ -91,6 +91,8 @@ pub struct Xfer {
     recv: u32,
     /// Dependency-graph operation it belongs to, or `NONE`.
     op: u32,
+    /// The collective call it is a step of, or `NONE` for the program's own transfers.
+    pub coll: u32,
 }
 
 /// A posted receive.
@@ -879,6 +881,7 @@ impl Runtime {
             rendezvous: kind == XferKind::Msg && size > self.p.eager_threshold,
             recv: NONE,
             op,
+            coll: self.ranks[rank as usize].coll.map_or(NONE, |(c, _)| c),
         });
         id
     }

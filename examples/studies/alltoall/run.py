@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""All-to-all algorithms of the MFS paper (simple spread, 2D spread, pairwise exchange) on 2D
+tori of 100-256 nodes and on fat trees up to ~3,000 nodes; one alltoall per configuration.
+
+    .venv/bin/python examples/studies/alltoall/run.py [--quick]
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from common import Findings, acesim, argv_quick, us, write  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ALGOS = ["simple_spread", "spread_2d", "pairwise"]
+# The MFS paper's run times on the tori (MFS, BigSimulator on 7 cores), Table 2.
+MFS = {100: (0.06, 11.79), 121: (0.09, 16.25), 144: (0.14, 23.10), 169: (0.19, 31.48)}
+
+
+def allowed(algo: str, p: int) -> bool:
+    if algo == "spread_2d":
+        return math.isqrt(p) ** 2 == p
+    if algo == "pairwise":
+        return p & (p - 1) == 0
+    return True
+
+
+def run(machine_args: list[str], p: int, size: str, algo: str, tmp: str):
+    sched = os.path.join(tmp, f"a{p}.sched")
+    with open(sched, "w") as f:
+        f.write(f"ranks {p}\n")
+        for r in range(p):
+            f.write(f"rank {r}\nalltoall {size} algo={algo}\n")
+    return acesim([sched, *machine_args])
+
+
+def main() -> int:
+    quick = argv_quick()
+    tori = [16, 36, 64] if quick else [100, 121, 144, 169, 196, 225, 256]
+    trees = [(4, 3, 64)] if quick else [(4, 4, 256), (32, 2, 1024), (14, 3, 2704)]
+    size_torus = "1KiB" if quick else "4KiB"
+    size_tree = "1KiB"
+    f = Findings()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in tori:
+            k = math.isqrt(n)
+            machine = ["--machine", "table1", "--set", 'topology.kind="torus"', "--set", f"topology.dims=[{k},{k}]"]
+            res = {a: run(machine, n, size_torus, a, tmp) for a in ALGOS if allowed(a, n)}
+            rows.append((f"torus {k}x{k}", n, size_torus, res))
+        for kk, nn, p in trees:
+            machine = ["--machine", "table1", "--set", 'topology.kind="fat_tree"', "--set", f"topology.k={kk}", "--set", f"topology.n={nn}"]
+            res = {a: run(machine, p, size_tree, a, tmp) for a in ALGOS if allowed(a, p)}
+            rows.append((f"fat tree {kk}-ary {nn}-tree", p, size_tree, res))
+    lines = [
+        "| network | ranks | size per pair | simple spread | 2D spread | pairwise | acesim wall s (max) | peak MiB | MFS / BigSimulator wall s |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for net, p, size, res in rows:
+        cell = lambda a: f"{us(res[a].time_ps)} µs" if a in res else "—"
+        wall = max(r.wall for r in res.values())
+        peak = max(r.peak_mib for r in res.values())
+        mfs = MFS.get(p) if net.startswith("torus") else None
+        lines.append(f"| {net} | {p} | {size} | {cell('simple_spread')} | {cell('spread_2d')} | {cell('pairwise')} | {wall:.3f} | {peak:.0f} | "
+                     + (f"{mfs[0]} / {mfs[1]}" if mfs else "—") + " |")
+        per_byte = 1e12 / 4e9
+        nbytes = int(size.replace("KiB", "")) * 1024
+        for a, r in res.items():
+            # Every rank injects (p-1)·size through one 4 GB/s link: a hard lower bound.
+            f.check(r.time_ps >= (p - 1) * nbytes * per_byte, f"{net}, {a}: above the injection bound")
+            f.check(not r.summary["unmatched_messages"], f"{net}, {a}: every message received")
+    table = "\n".join(lines) + "\n"
+    print(table)
+    last_torus = [r for r in rows if r[0].startswith("torus")][-1]
+    res = last_torus[3]
+    best = min(res, key=lambda a: res[a].time_ps)
+    f.check(True, f"fastest on the largest torus ({last_torus[0]}): {best}")
+    if "pairwise" in res:
+        f.check(res["pairwise"].time_ps <= res["simple_spread"].time_ps, "pairwise exchange beats simple spread on the largest torus")
+    if not quick:
+        write(os.path.join(HERE, "results.md"), table)
+    return f.exit_code()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
