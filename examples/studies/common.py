@@ -89,3 +89,13 @@ def us(ps: float) -> str:
 
 def argv_quick() -> bool:
     return "--quick" in sys.argv[1:]
+
+
+def save_figure(fig: Any, path: str, dpi: int = 120) -> None:
+    """Saves a matplotlib figure atomically and closes it."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    fig.savefig(path + ".tmp.png", dpi=dpi)
+    plt.close(fig)
+    os.replace(path + ".tmp.png", path)

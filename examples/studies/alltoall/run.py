@@ -13,7 +13,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from common import Findings, acesim, argv_quick, us, write  # noqa: E402
+from common import Findings, acesim, argv_quick, us, write, save_figure  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ALGOS = ["simple_spread", "spread_2d", "pairwise"]
@@ -83,7 +83,29 @@ def main() -> int:
         f.check(res["pairwise"].time_ps <= res["simple_spread"].time_ps, "pairwise exchange beats simple spread on the largest torus")
     if not quick:
         write(os.path.join(HERE, "results.md"), table)
+        plot(rows, os.path.join(HERE, "figure.png"))
     return f.exit_code()
+
+
+def plot(rows: list, path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 4.2))
+    labels = [f"{net}\n{p} ranks, {size}" for net, p, size, _ in rows]
+    width = 0.27
+    for i, algo in enumerate(ALGOS):
+        xs = [j + (i - 1) * width for j in range(len(rows))]
+        ys = [res[algo].time_ps / 1e6 if algo in res else 0 for _, _, _, res in rows]
+        ax.bar(xs, ys, width, label=algo.replace("_", " "))
+    ax.set_xticks(range(len(rows)), labels, fontsize=6, rotation=30, ha="right")
+    ax.set_ylabel("alltoall time (µs)")
+    ax.set_yscale("log")
+    ax.legend()
+    ax.set_title("All-to-all algorithms (MFS): tori and fat trees, Table 1 links")
+    save_figure(fig, path, dpi=110)
 
 
 if __name__ == "__main__":

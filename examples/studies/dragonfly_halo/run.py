@@ -14,7 +14,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from common import Findings, acesim, argv_quick, us, write  # noqa: E402
+from common import Findings, acesim, argv_quick, us, write, save_figure  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MACHINE = os.path.join(HERE, "dragonfly.toml")
@@ -97,7 +97,26 @@ def main() -> int:
         f.check(mean_g < 0.5, f"{rpn} rank(s) per NIC: global links are lightly loaded (mean utilization {mean_g:.2f})")
     if not quick:
         write(os.path.join(HERE, "results.md"), table)
+        plot(cases, os.path.join(HERE, "figure.png"))
     return f.exit_code()
+
+
+def plot(cases: list, path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.8))
+    for ax, rpn in zip(axes, sorted({c[0] for c in cases})):
+        sel = [c for c in cases if c[0] == rpn]
+        names = [f"{c[2]}\n{float(c[3]) * 100:.0f} % global" for c in sel]
+        ax.bar(range(len(sel)), [c[4].time_ps / 1e6 for c in sel], color=["C0", "C1", "C2", "C3"][: len(sel)])
+        ax.set_xticks(range(len(sel)), names, fontsize=8)
+        ax.set_title(f"{rpn} rank(s) per NIC")
+        ax.set_ylabel("halo time (µs)")
+    fig.suptitle("CTH-like halo on a 1,056-node dragonfly (ACES)")
+    save_figure(fig, path, dpi=110)
 
 
 if __name__ == "__main__":
