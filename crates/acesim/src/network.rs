@@ -151,6 +151,10 @@ struct Link {
     waiting: VecDeque<u32>,
     /// Input port served last (round-robin switch allocation).
     rr_last: u32,
+    /// The LinkFree event of the current transmission: its sequence number is reserved
+    /// when the transmission starts and the event is pushed only if a packet is waiting.
+    free_seq: u64,
+    free_pending: bool,
     stalled_since: Option<Ps>,
     stats: LinkStats,
 }
@@ -227,6 +231,9 @@ pub struct Network {
     /// When each router input's crossbar port is free again: one packet at a time crosses
     /// from an input, whatever its VC.
     xbar_free: Vec<Ps>,
+    /// The InputFree event of each input, reserved like `Link::free_seq`.
+    input_free_seq: Vec<u64>,
+    input_free_pending: Vec<bool>,
     nics: Vec<Nic>,
     node_mem_free: Vec<Ps>,
     packets: Vec<Packet>,
@@ -286,6 +293,8 @@ impl Network {
                 busy_until: 0,
                 waiting: VecDeque::new(),
                 rr_last: u32::MAX,
+                free_seq: 0,
+                free_pending: false,
                 stalled_since: None,
                 stats: LinkStats::default(),
             });
@@ -294,6 +303,8 @@ impl Network {
         let credits = vec![params.buffer.map_or(i64::MAX, |b| b as i64); nl as usize * vcs];
         let fifos = vec![VecDeque::new(); topo.num_ports() as usize * vcs];
         let xbar_free = vec![0; topo.num_ports() as usize];
+        let input_free_seq = vec![0; topo.num_ports() as usize];
+        let input_free_pending = vec![false; topo.num_ports() as usize];
         let nics = vec![Nic::default(); topo.num_nics() as usize];
         let topo_nics = topo.num_nics() as usize;
         let params_seed = params.routing_seed;
@@ -305,6 +316,8 @@ impl Network {
             credits,
             fifos,
             xbar_free,
+            input_free_seq,
+            input_free_pending,
             nics,
             node_mem_free,
             packets: Vec::new(),
@@ -495,7 +508,30 @@ impl Network {
         let src = self.packets[p as usize].src_nic;
         let link = self.topo.num_ports() + src;
         self.bytes_injected += self.packets[p as usize].bytes as u64;
-        self.links[link as usize].waiting.push_back(p);
+        self.enqueue(q, now, link, p);
+    }
+
+    /// Adds a routed packet to an output's waiting list, and makes sure an event will look
+    /// at it: now if the link is idle, else the link's (or its input's) free event.
+    fn enqueue(&mut self, q: &mut impl Schedule<NetEvent>, now: Ps, link: u32, p: u32) {
+        let l = &mut self.links[link as usize];
+        l.waiting.push_back(p);
+        if l.busy_until > now && !l.free_pending {
+            l.free_pending = true;
+            q.at_reserved(l.busy_until, l.free_seq, NetEvent::LinkFree { link });
+        }
+        let port = self.packets[p as usize].port;
+        if port != IN_NIC
+            && self.xbar_free[port as usize] > now
+            && !self.input_free_pending[port as usize]
+        {
+            self.input_free_pending[port as usize] = true;
+            q.at_reserved(
+                self.xbar_free[port as usize],
+                self.input_free_seq[port as usize],
+                NetEvent::InputFree { port },
+            );
+        }
         self.try_send(q, now, link);
     }
 
@@ -517,11 +553,14 @@ impl Network {
                 pm.out_class = hop.class;
                 pm.ready_at = now;
                 pm.out_link = hop.port;
-                self.links[hop.port as usize].waiting.push_back(pkt);
-                self.try_send(q, now, hop.port);
+                self.enqueue(q, now, hop.port, pkt);
             }
-            NetEvent::LinkFree { link } => self.try_send(q, now, link),
+            NetEvent::LinkFree { link } => {
+                self.links[link as usize].free_pending = false;
+                self.try_send(q, now, link);
+            }
             NetEvent::InputFree { port } => {
+                self.input_free_pending[port as usize] = false;
                 // Routed packets at the front of the input's other VCs may go now.
                 for vc in 0..self.params.vcs as u32 {
                     let fifo = (port * self.params.vcs as u32 + vc) as usize;
@@ -822,13 +861,34 @@ impl Network {
             }
         }
         let latency = l.latency;
-        q.at(tail_out, NetEvent::LinkFree { link });
+        l.free_seq = q.reserve();
+        l.free_pending = !l.waiting.is_empty();
+        if l.free_pending {
+            q.at_reserved(tail_out, l.free_seq, NetEvent::LinkFree { link });
+        }
         self.credits[(link * vcs + vc as u32) as usize] -= pkt.bytes as i64;
         self.packet_hops += 1;
 
         if pkt.port != IN_NIC {
-            self.xbar_free[pkt.port as usize] = tail_out;
-            q.at(tail_out, NetEvent::InputFree { port: pkt.port });
+            let port = pkt.port as usize;
+            self.xbar_free[port] = tail_out;
+            self.input_free_seq[port] = q.reserve();
+            // Needed now only if another VC of this input has a routed packet waiting.
+            let vcs = self.params.vcs as u32;
+            let waiting_elsewhere = (0..vcs).any(|vc| {
+                vc != pkt.vc as u32
+                    && self.fifos[(pkt.port * vcs + vc) as usize]
+                        .front()
+                        .is_some_and(|&f| self.packets[f as usize].out_link != IN_NIC)
+            });
+            self.input_free_pending[port] = waiting_elsewhere;
+            if waiting_elsewhere {
+                q.at_reserved(
+                    tail_out,
+                    self.input_free_seq[port],
+                    NetEvent::InputFree { port: pkt.port },
+                );
+            }
         }
         if pkt.port == IN_NIC {
             // Leaving the NIC: room in its send buffer for a stalled DMA engine.

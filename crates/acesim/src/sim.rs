@@ -22,12 +22,28 @@ impl Schedule<NetEvent> for EventQueue<Event> {
     fn at(&mut self, time: Ps, event: NetEvent) {
         self.schedule(time, Event::Net(event));
     }
+    #[inline]
+    fn reserve(&mut self) -> u64 {
+        EventQueue::reserve(self)
+    }
+    #[inline]
+    fn at_reserved(&mut self, time: Ps, seq: u64, event: NetEvent) {
+        self.schedule_reserved(time, seq, Event::Net(event));
+    }
 }
 
 impl Schedule<RtEvent> for EventQueue<Event> {
     #[inline]
     fn at(&mut self, time: Ps, event: RtEvent) {
         self.schedule(time, Event::Rt(event));
+    }
+    #[inline]
+    fn reserve(&mut self) -> u64 {
+        EventQueue::reserve(self)
+    }
+    #[inline]
+    fn at_reserved(&mut self, time: Ps, seq: u64, event: RtEvent) {
+        self.schedule_reserved(time, seq, Event::Rt(event));
     }
 }
 

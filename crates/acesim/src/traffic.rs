@@ -80,6 +80,14 @@ impl Schedule<NetEvent> for EventQueue<TEvent> {
     fn at(&mut self, time: Ps, event: NetEvent) {
         self.schedule(time, TEvent::Net(event));
     }
+    #[inline]
+    fn reserve(&mut self) -> u64 {
+        EventQueue::reserve(self)
+    }
+    #[inline]
+    fn at_reserved(&mut self, time: Ps, seq: u64, event: NetEvent) {
+        self.schedule_reserved(time, seq, TEvent::Net(event));
+    }
 }
 
 /// The shape information patterns need.
