@@ -1,10 +1,9 @@
 //! The discrete-event queue: events ordered by (time, sequence number), so events at the
 //! same picosecond run in the order they were scheduled and every run is deterministic.
 //!
-//! A 4-ary min-heap keyed by one `u128` (time in the high 64 bits, sequence in the low):
-//! half the depth of a binary heap and one comparison per child. A sequence number can be
-//! reserved when an event *might* be needed and the event pushed later, only if it is; it
-//! then sorts exactly where it would have had it been pushed at reservation time.
+//! Keys are one `u128` (time in the high 64 bits, sequence in the low). A sequence number
+//! can be reserved when an event *might* be needed and the event pushed later, only if it
+//! is; it then sorts exactly where it would have had it been pushed at reservation time.
 
 use crate::units::Ps;
 
@@ -14,27 +13,19 @@ struct Entry<E> {
     event: E,
 }
 
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, o: &Self) -> bool {
-        self.key == o.key
-    }
-}
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl<E> Ord for Entry<E> {
-    // Reversed: BinaryHeap is a max-heap and the earliest event must come out first.
-    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        o.key.cmp(&self.key)
-    }
-}
+/// Buckets of the radix heap: bucket 0 holds keys equal to the last popped key, bucket
+/// b > 0 those whose highest bit differing from it is bit b - 1.
+const BUCKETS: usize = 129;
 
-/// A future-event list.
+/// A future-event list: a radix heap. Event times never go back (an event is scheduled no
+/// earlier than the current time, and a reserved one strictly later), so keys only grow
+/// and a pushed key is placed by its highest bit that differs from the last popped key:
+/// constant time, and popping redistributes one bucket now and then. Keys are unique
+/// (sequence numbers), so the order is exactly (time, sequence).
 pub struct EventQueue<E> {
-    heap: std::collections::BinaryHeap<Entry<E>>,
+    buckets: Vec<Vec<Entry<E>>>,
+    last: u128,
+    len: usize,
     seq: u64,
     now: Ps,
     processed: u64,
@@ -44,13 +35,20 @@ pub struct EventQueue<E> {
 impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
-            heap: std::collections::BinaryHeap::new(),
+            buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
+            last: 0,
+            len: 0,
             seq: 0,
             now: 0,
             processed: 0,
             peak: 0,
         }
     }
+}
+
+#[inline]
+fn bucket(key: u128, last: u128) -> usize {
+    (128 - (key ^ last).leading_zeros()) as usize
 }
 
 impl<E: Copy> EventQueue<E> {
@@ -69,19 +67,50 @@ impl<E: Copy> EventQueue<E> {
         seq
     }
 
-    /// Schedules `event` with a sequence number from `reserve`.
+    /// Schedules `event` with a sequence number from `reserve`. A reserved event must be
+    /// scheduled strictly after the current time (it would otherwise sort before events
+    /// already popped).
     #[inline]
     pub fn schedule_reserved(&mut self, time: Ps, seq: u64, event: E) {
-        debug_assert!(time >= self.now, "event scheduled in the past");
         let key = ((time as u128) << 64) | seq as u128;
-        self.heap.push(Entry { key, event });
-        self.peak = self.peak.max(self.heap.len());
+        assert!(
+            key >= self.last,
+            "event scheduled before the current event (time {time} < {})",
+            self.now
+        );
+        self.buckets[bucket(key, self.last)].push(Entry { key, event });
+        self.len += 1;
+        self.peak = self.peak.max(self.len);
     }
 
     /// Removes the earliest event and advances the clock to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(Ps, E)> {
-        let top = self.heap.pop()?;
+        if self.len == 0 {
+            return None;
+        }
+        if self.buckets[0].is_empty() {
+            // The first non-empty bucket holds the next key: make it the new reference and
+            // spread the bucket over the lower ones.
+            let i = self
+                .buckets
+                .iter()
+                .position(|b| !b.is_empty())
+                .expect("len > 0");
+            let moved = std::mem::take(&mut self.buckets[i]);
+            self.last = moved.iter().map(|e| e.key).min().expect("non-empty");
+            for e in &moved {
+                self.buckets[bucket(e.key, self.last)].push(*e);
+            }
+            // Give the allocation back for reuse.
+            let mut moved = moved;
+            moved.clear();
+            if self.buckets[i].is_empty() {
+                self.buckets[i] = moved;
+            }
+        }
+        let top = self.buckets[0].pop().expect("the minimum is in bucket 0");
+        self.len -= 1;
         let time = (top.key >> 64) as Ps;
         self.now = time;
         self.processed += 1;
@@ -95,7 +124,7 @@ impl<E: Copy> EventQueue<E> {
         self.processed
     }
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len == 0
     }
     /// Most events ever pending at once.
     pub fn peak(&self) -> usize {
