@@ -412,7 +412,7 @@ fn run(a: RunArgs) -> acesim::Result<()> {
         write_atomic(p, t.as_bytes())?;
     }
     if let Some(p) = &a.json {
-        write_atomic(p, results.to_json().as_bytes())?;
+        write_atomic_with(p, |w| results.write_json(w))?;
     }
     if let Some(p) = &a.links_csv {
         write_atomic(p, results.links_csv().as_bytes())?;
@@ -566,22 +566,30 @@ fn traffic(a: TrafficArgs) -> acesim::Result<()> {
 /// Writes through a temporary file in the same folder and renames it into place, so a
 /// reader never sees half a file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> acesim::Result<()> {
+    write_atomic_with(path, |w| w.write_all(bytes))
+}
+
+/// `write_atomic` for output produced by a writer function (streamed, never all in memory).
+pub fn write_atomic_with(
+    path: &Path,
+    produce: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> acesim::Result<()> {
     let name = path.display().to_string();
     if name == "-" {
-        return std::io::Write::write_all(&mut std::io::stdout(), bytes)
-            .map_err(|e| Error::io("standard output", e));
+        return produce(&mut std::io::stdout().lock()).map_err(|e| Error::io("standard output", e));
     }
     // Devices, pipes and the like (/dev/stdout) are written in place: renaming over them
     // would replace the device node with a file.
     if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
-        return std::fs::write(path, bytes).map_err(|e| Error::io(&name, e));
+        let mut f = std::fs::File::create(path).map_err(|e| Error::io(&name, e))?;
+        return produce(&mut f).map_err(|e| Error::io(&name, e));
     }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
     let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(|e| Error::io(&name, e))?;
-    std::io::Write::write_all(&mut tmp, bytes).map_err(|e| Error::io(&name, e))?;
+    produce(&mut tmp).map_err(|e| Error::io(&name, e))?;
     tmp.persist(path).map_err(|e| Error::io(&name, e.error))?;
     Ok(())
 }

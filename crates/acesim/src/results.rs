@@ -512,6 +512,14 @@ impl Results {
         serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
     }
 
+    /// Streams the JSON summary (same text as `to_json`) without building it in memory:
+    /// a run with millions of operations would otherwise hold gigabytes of text.
+    pub fn write_json(&self, w: impl std::io::Write) -> std::io::Result<()> {
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
+        serde_json::to_writer_pretty(&mut w, self).map_err(std::io::Error::other)?;
+        std::io::Write::flush(&mut w)
+    }
+
     /// One row per directed link.
     pub fn links_csv(&self) -> String {
         let mut out = String::from("link,name,class,bandwidth_bytes_per_s,bytes,packets,busy_ps,utilization,wait_ps,stall_ps\n");

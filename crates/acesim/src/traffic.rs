@@ -67,6 +67,10 @@ pub struct TrafficPoint {
     /// Peak utilization per link class (network, local, global, injection, ejection).
     pub max_link_utilization: f64,
     pub events: u64,
+    /// Link traversals of all packets (warm-up and drain included), for speed figures.
+    pub packet_hops: u64,
+    /// Packets delivered over the whole run.
+    pub packets_delivered: u64,
     pub wall_seconds: f64,
 }
 
@@ -287,6 +291,8 @@ pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<Traffic
         saturated,
         max_link_utilization: max_util,
         events: q.processed(),
+        packet_hops: net.packet_hops,
+        packets_delivered: injected,
         wall_seconds: started.elapsed().as_secs_f64(),
     })
 }

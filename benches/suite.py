@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""acesim's benchmark suite (issue 7): whole runs, each timed with /usr/bin/time.
+
+    .venv/bin/python benches/suite.py [--smoke] [--only NAME,...] [--out bench-results.json]
+
+Prints, per case, wall time, peak memory, events, events/s, packet-hops/s (and packets/s
+for synthetic traffic) and writes them as JSON. --smoke runs tiny versions (CI; not timed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, "target", "release", "acesim")
+STUDIES = os.path.join(ROOT, "examples", "studies")
+CLUSTER256 = os.path.join(STUDIES, "machines", "cluster256.toml")
+
+# BookSim2's router for the side-by-side (see examples/booksim/compare.py): cycle = 1 ns.
+BOOKSIM_TORUS16 = """[topology]
+kind = "torus"
+dims = [16, 16]
+[router]
+routing_delay = "0 ns"
+vc_allocation_delay = "1 ns"
+switch_allocation_delay = "1 ns"
+switch_latency = "1 ns"
+switch_throughput = "16 GB/s"
+vcs = 4
+buffer_per_vc = "128 B"
+[link]
+bandwidth = "16 GB/s"
+latency = "1 ns"
+[nic]
+mtu = "16 B"
+header = "4 B"
+control_packet = "4 B"
+"""
+TORUS16_256B = """[topology]
+kind = "torus"
+dims = [16, 16]
+[router]
+vcs = 4
+buffer_per_vc = "2 KiB"
+[nic]
+mtu = "256 B"
+header = "16 B"
+control_packet = "16 B"
+"""
+
+
+def timed(args: list[str]) -> tuple[float, float, str]:
+    """Runs a command; returns wall seconds, peak RSS in MiB and its stdout."""
+    with tempfile.NamedTemporaryFile(suffix=".time") as tf:
+        t0 = time.perf_counter()
+        p = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", tf.name, *args], capture_output=True, text=True)
+        wall = time.perf_counter() - t0
+        if p.returncode != 0:
+            raise RuntimeError(f"{' '.join(args)} failed:\n{p.stderr}")
+        peak_kib = int(open(tf.name).read().strip().splitlines()[-1])
+    return wall, peak_kib / 1024, p.stdout
+
+
+def run_program(sched: str, machine: list[str]) -> dict:
+    wall, peak, out = timed([BIN, "run", sched, *machine, "--json", "-", "-q"])
+    s = json.loads(out)
+    return {"wall_seconds": wall, "sim_seconds": s["wall_seconds"], "peak_mib": peak, "events": s["events"],
+            "packet_hops": s["packet_hops"], "predicted_time_ps": s["predicted_time_ps"]}
+
+
+def run_traffic(machine_text: str, tmp: str, args: list[str]) -> dict:
+    m = os.path.join(tmp, "m.toml")
+    open(m, "w").write(machine_text)
+    wall, peak, out = timed([BIN, "traffic", "-m", m, *args, "--all-loads", "--json", "/dev/stdout", "-q"])
+    p = json.loads(out)[0]
+    return {"wall_seconds": wall, "sim_seconds": p["wall_seconds"], "peak_mib": peak, "events": p["events"],
+            "packet_hops": p["packet_hops"], "packets": p["packets_delivered"], "accepted": p["accepted"]}
+
+
+def write_lines(path: str, lines) -> None:
+    with open(path, "w") as f:
+        for line in lines:
+            f.write(line)
+
+
+def ring_schedule(path: str, p: int, size: str) -> None:
+    order = list(range(p))
+    random.Random(2016).shuffle(order)
+    pos = {r: i for i, r in enumerate(order)}
+
+    def gen():
+        yield f"ranks {p}\n"
+        for r in range(p):
+            i = pos[r]
+            left, right = order[(i - 1) % p], order[(i + 1) % p]
+            yield f"rank {r}\nput {left} {size} tag=1 handle=a\nput {right} {size} tag=1 handle=b\npoll 1\npoll 1\ncomplete a\ncomplete b\n"
+    write_lines(path, gen())
+
+
+def barrier_schedule(path: str, p: int, algo: str) -> None:
+    write_lines(path, [f"ranks {p}\n"] + [f"rank {r}\nbarrier algo={algo} transport=rdma\n" for r in range(p)])
+
+
+def alltoall_schedule(path: str, p: int, size: str) -> None:
+    write_lines(path, [f"ranks {p}\n"] + [f"rank {r}\nalltoall {size} algo=pairwise\n" for r in range(p)])
+
+
+def nn_schedule(path: str, dims: tuple[int, int, int], size: str) -> None:
+    nx, ny, nz = dims
+
+    def gen():
+        yield f"ranks {nx * ny * nz}\n"
+        for r in range(nx * ny * nz):
+            x, y, z = r % nx, (r // nx) % ny, r // (nx * ny)
+            peers = [((x + 1) % nx) + nx * (y + ny * z), ((x - 1) % nx) + nx * (y + ny * z),
+                     x + nx * (((y + 1) % ny) + ny * z), x + nx * (((y - 1) % ny) + ny * z),
+                     x + nx * (y + ny * ((z + 1) % nz)), x + nx * (y + ny * ((z - 1) % nz))]
+            yield (f"rank {r}\n" + "".join(f"put {q} {size} tag=1 handle=h{i}\n" for i, q in enumerate(peers))
+                   + "poll 1\n" * 6 + "".join(f"complete h{i}\n" for i in range(6)))
+    write_lines(path, gen())
+
+
+def particle_schedules(tmp: str, p: int, smoke: bool) -> dict[str, str]:
+    """The particle study's matrix and C program, recorded once per barrier point."""
+    sys.path.insert(0, os.path.join(STUDIES, "particle_exchange"))
+    from gen_matrix import exchange_matrix, write_matrix  # noqa: E402
+
+    n = 32 if smoke else 128
+    matrix = os.path.join(tmp, "matrix.txt")
+    write_matrix(exchange_matrix(n ** 3, p, "morton", 0.1, 1), matrix)
+    out = {}
+    for mode in ("before", "after"):
+        sched = os.path.join(tmp, f"particle-{mode}.sched")
+        subprocess.run([BIN, "record", os.path.join(STUDIES, "particle_exchange", "exchange.c"), "--ranks", str(p), "-o", sched,
+                        "--", matrix, mode, "40", "all"], check=True, capture_output=True)
+        out[mode] = sched
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--out", default="bench-results.json")
+    a = ap.parse_args()
+    only = set(filter(None, a.only.split(",")))
+    want = lambda name: not only or name in only  # noqa: E731
+    smoke = a.smoke
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        cases = []
+        # 16x16 torus, uniform random, 256 B packets, half the saturation load, 1e6 packets
+        # (256 nodes x 0.3 x 833 us / 64 ns per packet).
+        cases.append(("uniform-16x16-torus", lambda: run_traffic(TORUS16_256B, tmp, ["--pattern", "uniform", "--load", "0.3", "--packet", "256B",
+                      "--warmup", "20us", "--measure", "8us" if smoke else "833us"])))
+        # BookSim2's 16x16 run at load 0.2 with 1-flit packets (310,839 packets in 8.1 s).
+        cases.append(("booksim-16x16-torus-r0.2", lambda: run_traffic(BOOKSIM_TORUS16, tmp, ["--pattern", "uniform", "--load", "0.2", "--packet", "16B",
+                      "--flit", "16B", "--warmup", "3us", "--measure", "1us" if smoke else "3us"])))
+        p512 = 16 if smoke else 512
+        m256 = ["--machine", CLUSTER256]
+        def ring():
+            s = os.path.join(tmp, "ring.sched"); ring_schedule(s, p512, "2MB"); return run_program(s, m256)
+        cases.append(("random-ring-512", ring))
+        for algo, name in (("ring", "ring-barrier-512"), ("recursive_doubling", "rd-barrier-512")):
+            def bar(algo=algo):
+                s = os.path.join(tmp, f"{algo}.sched"); barrier_schedule(s, p512, algo); return run_program(s, m256 + ["--set", "node.overhead=0.6us"])
+            cases.append((name, bar))
+        def particle():
+            scheds = particle_schedules(tmp, 16 if smoke else 128, smoke)
+            machine = ["--machine", os.path.join(STUDIES, "machines", "cluster16.toml"), "--set", f"topology.leaves={2 if smoke else 16}"]
+            runs = [run_program(s, machine) for s in scheds.values()]
+            return {k: (sum(r[k] for r in runs) if k != "peak_mib" else max(r[k] for r in runs)) for k in runs[0] if k != "predicted_time_ps"}
+        cases.append(("particle-128", particle))
+        def a2a():
+            p = 16 if smoke else 256
+            s = os.path.join(tmp, "a2a.sched"); alltoall_schedule(s, p, "4KiB" if smoke else "64KiB")
+            k = 4 if smoke else 16
+            return run_program(s, ["--machine", "table1", "--set", 'topology.kind="torus"', "--set", f"topology.dims=[{k},{k}]"])
+        cases.append(("alltoall-256-torus", a2a))
+        def nn():
+            dims = (8, 8, 4) if smoke else (128, 128, 64)
+            s = os.path.join(tmp, "nn.sched")
+            t0 = time.perf_counter(); nn_schedule(s, dims, "4KB"); gen = time.perf_counter() - t0
+            r = run_program(s, ["--machine", "table1", "--set", 'topology.kind="torus"', "--set", f"topology.dims=[{dims[0]},{dims[1]},{dims[2]}]"])
+            r["generate_seconds"] = gen
+            return r
+        cases.append(("nn-1m", nn))
+        for name, fn in cases:
+            if not want(name):
+                continue
+            r = fn()
+            r["case"] = name
+            sim = r["sim_seconds"] or 1e-9
+            r["events_per_second"] = r["events"] / sim
+            r["packet_hops_per_second"] = r["packet_hops"] / sim
+            if "packets" in r:
+                r["packets_per_second"] = r["packets"] / sim
+            results.append(r)
+            extra = f"  packets/s {r['packets_per_second'] / 1e3:8.0f} k" if "packets" in r else ""
+            print(f"{name:26s} wall {r['wall_seconds']:7.2f} s (simulation {r['sim_seconds']:6.2f} s)  peak {r['peak_mib']:8.1f} MiB  "
+                  f"events/s {r['events_per_second'] / 1e6:6.2f} M  packet-hops/s {r['packet_hops_per_second'] / 1e6:6.2f} M{extra}", flush=True)
+    if not smoke:
+        with open(a.out, "w") as f:
+            json.dump({"cpus": os.cpu_count(), "cases": results}, f, indent=2)
+        print(f"wrote {a.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
