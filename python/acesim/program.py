@@ -312,9 +312,9 @@ class Context:
     def __repr__(self) -> str:
         return f"Context(rank={self.rank}, size={self.size})"
 
-    def _at(self) -> str:
-        """`` @FILE:LINE`` of the user's call (two frames up: user -> method -> _at)."""
-        f = _getframe(2)
+    def _at(self, depth: int = 2) -> str:
+        """`` @FILE:LINE`` of the user's call (``depth`` frames up: user -> method -> _at)."""
+        f = _getframe(depth)
         name = f.f_code.co_filename
         parts = self._locs.get(name)
         if parts is None:
@@ -549,6 +549,22 @@ class Context:
         opts = self._coll_opts("barrier", comm, algo, None, transport)
         self._emit(f"barrier{opts}{self._at()}")
 
+    def _sized_collective(
+        self,
+        kind: str,
+        size: int | str,
+        comm: Comm | None,
+        algo: str | None,
+        segment: int | str | None,
+        root: int | None = None,
+    ) -> None:
+        """Records a collective with a size (and a root for the rooted ones)."""
+        size = _size(size, kind, "size")
+        opts = self._coll_opts(kind, comm, algo, segment)
+        rooted = "" if root is None else f" root={self._root(root, kind)}"
+        # user -> public method -> this helper -> _at
+        self._emit(f"{kind} {size}{rooted}{opts}{self._at(3)}")
+
     def bcast(
         self,
         size: int | str,
@@ -558,9 +574,7 @@ class Context:
         segment: int | str | None = None,
     ) -> None:
         """Broadcast ``size`` bytes from ``root``."""
-        size = _size(size, "bcast", "size")
-        opts = self._coll_opts("bcast", comm, algo, segment)
-        self._emit(f"bcast {size} root={self._root(root, 'bcast')}{opts}{self._at()}")
+        self._sized_collective("bcast", size, comm, algo, segment, root)
 
     def reduce(
         self,
@@ -571,9 +585,7 @@ class Context:
         segment: int | str | None = None,
     ) -> None:
         """Reduce ``size`` bytes to ``root``."""
-        size = _size(size, "reduce", "size")
-        opts = self._coll_opts("reduce", comm, algo, segment)
-        self._emit(f"reduce {size} root={self._root(root, 'reduce')}{opts}{self._at()}")
+        self._sized_collective("reduce", size, comm, algo, segment, root)
 
     def allreduce(
         self,
@@ -583,9 +595,7 @@ class Context:
         segment: int | str | None = None,
     ) -> None:
         """Allreduce of a ``size``-byte buffer."""
-        size = _size(size, "allreduce", "size")
-        opts = self._coll_opts("allreduce", comm, algo, segment)
-        self._emit(f"allreduce {size}{opts}{self._at()}")
+        self._sized_collective("allreduce", size, comm, algo, segment)
 
     def alltoall(
         self,
@@ -595,9 +605,7 @@ class Context:
         segment: int | str | None = None,
     ) -> None:
         """All-to-all; ``size`` is what each rank sends to each other rank."""
-        size = _size(size, "alltoall", "size")
-        opts = self._coll_opts("alltoall", comm, algo, segment)
-        self._emit(f"alltoall {size}{opts}{self._at()}")
+        self._sized_collective("alltoall", size, comm, algo, segment)
 
     def allgather(
         self,
@@ -607,9 +615,7 @@ class Context:
         segment: int | str | None = None,
     ) -> None:
         """Allgather; ``size`` is what each rank contributes."""
-        size = _size(size, "allgather", "size")
-        opts = self._coll_opts("allgather", comm, algo, segment)
-        self._emit(f"allgather {size}{opts}{self._at()}")
+        self._sized_collective("allgather", size, comm, algo, segment)
 
     def gather(
         self,
@@ -620,9 +626,7 @@ class Context:
         segment: int | str | None = None,
     ) -> None:
         """Gather ``size`` bytes per rank to ``root``."""
-        size = _size(size, "gather", "size")
-        opts = self._coll_opts("gather", comm, algo, segment)
-        self._emit(f"gather {size} root={self._root(root, 'gather')}{opts}{self._at()}")
+        self._sized_collective("gather", size, comm, algo, segment, root)
 
     def scatter(
         self,
@@ -633,9 +637,7 @@ class Context:
         segment: int | str | None = None,
     ) -> None:
         """Scatter ``size`` bytes per rank from ``root``."""
-        size = _size(size, "scatter", "size")
-        opts = self._coll_opts("scatter", comm, algo, segment)
-        self._emit(f"scatter {size} root={self._root(root, 'scatter')}{opts}{self._at()}")
+        self._sized_collective("scatter", size, comm, algo, segment, root)
 
     # -- regions ---------------------------------------------------------------------------------
 

@@ -30,6 +30,9 @@ use std::fmt;
 
 type Queue = EventQueue<Event>;
 
+/// What `start_xfer` issues: kind, peer, size, tag, NIC, context, request slot.
+type XferArgs = (XferKind, u32, u64, i64, u32, u32, u32);
+
 /// Requests are transfer ids, or receive ids with this bit set.
 const RECV_BIT: u32 = 1 << 31;
 
@@ -538,10 +541,8 @@ impl Runtime {
                     handle,
                     nic,
                 } => {
-                    self.ranks[r].pc += 1;
-                    let id = self.new_xfer(now, rank, XferKind::Put, dst, size, tag, nic, 0, NONE);
-                    self.set_handle(r, handle, id);
-                    if self.pay_overhead(q, net, now, rank, id, self.p.overhead) {
+                    let x = (XferKind::Put, dst, size, tag, nic, 0, handle);
+                    if self.start_xfer(q, net, now, rank, x, self.p.overhead) {
                         return;
                     }
                 }
@@ -551,10 +552,8 @@ impl Runtime {
                     handle,
                     nic,
                 } => {
-                    self.ranks[r].pc += 1;
-                    let id = self.new_xfer(now, rank, XferKind::Get, src, size, 0, nic, 0, NONE);
-                    self.set_handle(r, handle, id);
-                    if self.pay_overhead(q, net, now, rank, id, self.p.overhead) {
+                    let x = (XferKind::Get, src, size, 0, nic, 0, handle);
+                    if self.start_xfer(q, net, now, rank, x, self.p.overhead) {
                         return;
                     }
                 }
@@ -596,11 +595,8 @@ impl Runtime {
                     comm,
                     req,
                 } => {
-                    self.ranks[r].pc += 1;
-                    let id =
-                        self.new_xfer(now, rank, XferKind::Msg, dst, size, tag, NONE, comm, NONE);
-                    self.set_handle(r, req, id);
-                    if self.pay_overhead(q, net, now, rank, id, self.p.send_overhead) {
+                    let x = (XferKind::Msg, dst, size, tag, NONE, comm, req);
+                    if self.start_xfer(q, net, now, rank, x, self.p.send_overhead) {
                         return;
                     }
                 }
@@ -697,6 +693,25 @@ impl Runtime {
                 }
             }
         }
+    }
+
+    /// Issues a non-blocking transfer of the current operation and pays its overhead;
+    /// true if the rank waits for that overhead.
+    fn start_xfer(
+        &mut self,
+        q: &mut Queue,
+        net: &mut Network,
+        now: Ps,
+        rank: u32,
+        x: XferArgs,
+        overhead: Ps,
+    ) -> bool {
+        let (kind, peer, size, tag, nic, ctx, handle) = x;
+        let r = rank as usize;
+        self.ranks[r].pc += 1;
+        let id = self.new_xfer(now, rank, kind, peer, size, tag, nic, ctx, NONE);
+        self.set_handle(r, handle, id);
+        self.pay_overhead(q, net, now, rank, id, overhead)
     }
 
     fn set_handle(&mut self, r: usize, handle: u32, e: u32) {
