@@ -941,18 +941,19 @@ impl Runtime {
         let x = &mut self.xfers[xfer as usize];
         x.complete = Some(now);
         let (rank, op) = (x.rank, x.op);
-        self.last_activity = self.last_activity.max(now);
-        if op != NONE {
-            self.complete_op(q, now, rank, op);
-        } else {
-            self.check_wake(q, now, rank as usize);
-        }
+        self.request_done(q, now, rank, op);
     }
 
     fn finish_recv(&mut self, q: &mut Queue, now: Ps, recv: u32) {
         let rv = &mut self.recvs[recv as usize];
         rv.complete = Some(now);
         let (rank, op) = (rv.rank, rv.op);
+        self.request_done(q, now, rank, op);
+    }
+
+    /// A request of `rank` completed: its dependency-graph operation completes, or the
+    /// rank wakes if that is what it waited for.
+    fn request_done(&mut self, q: &mut Queue, now: Ps, rank: u32, op: u32) {
         self.last_activity = self.last_activity.max(now);
         if op != NONE {
             self.complete_op(q, now, rank, op);
