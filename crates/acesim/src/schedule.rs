@@ -6,61 +6,74 @@ use crate::units::{parse_size, parse_time};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-/// A token and the 1-based column where it starts.
+/// A token and the 1-based column where it starts. Borrowed from the line unless it was
+/// quoted with escapes (a million-rank schedule has tens of millions of tokens).
 #[derive(Debug, Clone)]
-struct Tok {
-    text: String,
+struct Tok<'a> {
+    text: std::borrow::Cow<'a, str>,
     col: usize,
 }
 
 /// Splits a line into tokens; `#` starts a comment, `"..."` quotes.
-fn tokenize(line: &str) -> std::result::Result<Vec<Tok>, (usize, String)> {
-    let mut toks = Vec::new();
-    let chars: Vec<char> = line.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
+fn tokenize<'a>(
+    line: &'a str,
+    toks: &mut Vec<Tok<'a>>,
+) -> std::result::Result<(), (usize, String)> {
+    toks.clear();
+    let mut it = line.char_indices().peekable();
+    let mut col = 0;
+    while let Some((start, c)) = it.next() {
+        col += 1;
         if c == ' ' || c == '\t' || c == '\r' {
-            i += 1;
             continue;
         }
         if c == '#' {
             break;
         }
-        let col = i + 1;
-        let mut text = String::new();
+        let tok_col = col;
         if c == '"' {
-            i += 1;
+            let mut text = String::new();
             let mut closed = false;
-            while i < chars.len() {
-                match chars[i] {
+            while let Some((_, ch)) = it.next() {
+                col += 1;
+                match ch {
                     '"' => {
                         closed = true;
-                        i += 1;
                         break;
                     }
-                    '\\' if i + 1 < chars.len() => {
-                        text.push(chars[i + 1]);
-                        i += 2;
+                    '\\' => {
+                        if let Some((_, esc)) = it.next() {
+                            col += 1;
+                            text.push(esc);
+                        }
                     }
-                    ch => {
-                        text.push(ch);
-                        i += 1;
-                    }
+                    ch => text.push(ch),
                 }
             }
             if !closed {
-                return Err((col, "unterminated quoted string".into()));
+                return Err((tok_col, "unterminated quoted string".into()));
             }
+            toks.push(Tok {
+                text: std::borrow::Cow::Owned(text),
+                col: tok_col,
+            });
         } else {
-            while i < chars.len() && !matches!(chars[i], ' ' | '\t' | '\r') {
-                text.push(chars[i]);
-                i += 1;
+            let mut end = start + c.len_utf8();
+            while let Some(&(i, ch)) = it.peek() {
+                if matches!(ch, ' ' | '\t' | '\r') {
+                    break;
+                }
+                end = i + ch.len_utf8();
+                col += 1;
+                it.next();
             }
+            toks.push(Tok {
+                text: std::borrow::Cow::Borrowed(&line[start..end]),
+                col: tok_col,
+            });
         }
-        toks.push(Tok { text, col });
     }
-    Ok(toks)
+    Ok(())
 }
 
 struct Parser<'a> {
@@ -76,14 +89,26 @@ impl Parser<'_> {
     }
 }
 
+/// Binds a request name to a slot, allocating only for a new name.
+fn bind(names: &mut HashMap<String, u32>, name: &str, slot: u32) {
+    match names.get_mut(name) {
+        Some(s) => *s = slot,
+        None => {
+            names.insert(name.to_string(), slot);
+        }
+    }
+}
+
 /// Reads a schedule. `file` names it in errors.
 pub fn parse(file: &str, text: &str) -> Result<Program> {
     let mut program: Option<Program> = None;
     let mut current: Option<u32> = None;
     // Per rank: handle name -> handle index; open regions.
-    let mut handle_names: Vec<HashMap<String, u32>> = Vec::new();
-    let mut comm_names: Vec<HashMap<String, u32>> = Vec::new();
-    let mut open_regions: Vec<Vec<(u32, usize)>> = Vec::new();
+    // Names and open regions of the rank block being read (a rank has one block).
+    let mut handle_names: HashMap<String, u32> = HashMap::new();
+    let mut comm_names: HashMap<String, u32> = HashMap::new();
+    let mut open_regions: Vec<(u32, usize)> = Vec::new();
+    let mut toks: Vec<Tok> = Vec::new();
     let mut seen_rank: Vec<bool> = Vec::new();
     let file_id_schedule;
     let mut files: Vec<String> = vec![file.to_string()];
@@ -95,7 +120,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
             file,
             line: lineno + 1,
         };
-        let mut toks = tokenize(raw).map_err(|(c, m)| p.err(c, None, m))?;
+        tokenize(raw, &mut toks).map_err(|(c, m)| p.err(c, None, m))?;
         if toks.is_empty() {
             continue;
         }
@@ -133,7 +158,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                 toks.pop();
             }
         }
-        let head = toks[0].text.as_str();
+        let head: &str = &toks[0].text;
         let args = &toks[1..];
         // Errors about an operation's values point at its source line when it has one.
         let op_err = |tok: &Tok, field: &str, msg: String| -> Error {
@@ -165,9 +190,6 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                 return Err(p.err(args[0].col, Some("ranks"), "more than 2^26 ranks"));
             }
             program = Some(Program::new(n));
-            handle_names = vec![HashMap::new(); n as usize];
-            comm_names = vec![HashMap::new(); n as usize];
-            open_regions = vec![Vec::new(); n as usize];
             seen_rank = vec![false; n as usize];
             continue;
         }
@@ -200,6 +222,18 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                 return Err(p.err(r.col, Some("rank"), format!("rank {rv} has a second block")));
             }
             seen_rank[rv as usize] = true;
+            if let (Some(prev), Some(&(id, line))) = (current, open_regions.last()) {
+                return Err(Error::input(
+                    Location::at(file, line, 1).with_field("region"),
+                    format!(
+                        "rank {prev}: region {} is never closed",
+                        prog.regions[id as usize]
+                    ),
+                ));
+            }
+            handle_names.clear();
+            comm_names.clear();
+            open_regions.clear();
             current = Some(rv);
             continue;
         }
@@ -219,7 +253,8 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                 None => pos.push(t),
             }
         }
-        let want = |n: usize, usage: &str| -> Result<()> {
+        // The usage text is formatted only when it is needed (an error).
+        let want = |n: usize, usage: std::fmt::Arguments| -> Result<()> {
             if pos.len() != n {
                 return Err(p.err(toks[0].col, None, format!("expected `{usage}`")));
             }
@@ -293,13 +328,13 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
             }
         };
         let lookup_req = |names: &HashMap<String, u32>, t: &Tok| -> Result<u32> {
-            names.get(t.text.as_str()).copied().ok_or_else(|| {
+            names.get(&*t.text).copied().ok_or_else(|| {
                 op_err(t, "request", format!("request '{}' was not created by an earlier put, get, isend or irecv on rank {rank}", t.text))
             })
         };
         let kind = match head {
             "compute" => {
-                want(1, "compute TIME")?;
+                want(1, format_args!("compute TIME"))?;
                 allow(&[])?;
                 let t = pos[0];
                 if t.text.starts_with('-') {
@@ -309,7 +344,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                 OpKind::Compute { ps }
             }
             "put" | "get" => {
-                want(2, &format!("{head} {} SIZE [options]", if head == "put" { "DST" } else { "SRC" }))?;
+                want(2, format_args!("{head} {} SIZE [options]", if head == "put" { "DST" } else { "SRC" }))?;
                 let peer_field = if head == "put" { "dst" } else { "src" };
                 let peer = rank_arg(pos[0], peer_field)?;
                 let size = size_arg(pos[1], "size")?;
@@ -321,7 +356,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                     // A name used again refers to the new request from here on.
                     Some((v, _)) => {
                         let h = prog.new_handle(rank);
-                        handle_names[r].insert(v.to_string(), h);
+                        bind(&mut handle_names, v, h);
                         h
                     }
                     None => NONE,
@@ -341,16 +376,16 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
             "send" | "recv" | "isend" | "irecv" => {
                 let nonblocking = head.starts_with('i');
                 let peer_name = if head.ends_with("send") { "DST" } else { "SRC" };
-                want(2, &format!("{head} {peer_name} SIZE{} [tag=T] [comm=C]", if nonblocking { " req=R" } else { "" }))?;
+                want(2, format_args!("{head} {peer_name} SIZE{} [tag=T] [comm=C]", if nonblocking { " req=R" } else { "" }))?;
                 allow(if nonblocking { &["tag", "comm", "req"] } else { &["tag", "comm"] })?;
-                let comm = comm_opt(&comm_names[r])?;
+                let comm = comm_opt(&comm_names)?;
                 let size = size_arg(pos[1], "size")?;
                 let req = if nonblocking {
                     let Some((name, _)) = opt("req") else {
                         return Err(p.err(toks[0].col, Some("req"), format!("`{head}` needs a request name: req=NAME")));
                     };
                     let h = prog.new_handle(rank);
-                    handle_names[r].insert(name.to_string(), h);
+                    bind(&mut handle_names, name, h);
                     h
                 } else {
                     NONE
@@ -381,9 +416,9 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                 }
             }
             "sendrecv" => {
-                want(4, "sendrecv DST SIZE SRC SIZE [sendtag=T] [recvtag=T] [comm=C]")?;
+                want(4, format_args!("sendrecv DST SIZE SRC SIZE [sendtag=T] [recvtag=T] [comm=C]"))?;
                 allow(&["sendtag", "recvtag", "comm"])?;
-                let comm = comm_opt(&comm_names[r])?;
+                let comm = comm_opt(&comm_names)?;
                 let dst = rank_arg(pos[0], "dst")?;
                 let ssize = size_arg(pos[1], "size")?;
                 let src = if pos[2].text == "any" { ANY } else { rank_arg(pos[2], "src")? as i64 };
@@ -404,9 +439,9 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                 OpKind::WaitAll { list, count: 2 }
             }
             "wait" | "test" => {
-                want(1, &format!("{head} REQUEST"))?;
+                want(1, format_args!("{head} REQUEST"))?;
                 allow(&[])?;
-                let req = lookup_req(&handle_names[r], pos[0])?;
+                let req = lookup_req(&handle_names, pos[0])?;
                 if head == "wait" {
                     OpKind::Wait { req }
                 } else {
@@ -418,7 +453,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                 if pos.is_empty() {
                     return Err(p.err(toks[0].col, None, format!("expected `{head} REQUEST...`")));
                 }
-                let reqs = pos.iter().map(|t| lookup_req(&handle_names[r], t)).collect::<Result<Vec<u32>>>()?;
+                let reqs = pos.iter().map(|t| lookup_req(&handle_names, t)).collect::<Result<Vec<u32>>>()?;
                 let list = prog.req_list(&reqs);
                 let count = reqs.len() as u32;
                 if head == "waitall" {
@@ -429,15 +464,15 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
             }
             "comm_split" | "comm_dup" => {
                 let split = head == "comm_split";
-                want(if split { 2 } else { 0 }, if split { "comm_split COLOR KEY as=NAME [comm=C]" } else { "comm_dup as=NAME [comm=C]" })?;
+                want(if split { 2 } else { 0 }, format_args!("{}", if split { "comm_split COLOR KEY as=NAME [comm=C]" } else { "comm_dup as=NAME [comm=C]" }))?;
                 allow(&["as", "comm"])?;
-                let parent = comm_opt(&comm_names[r])?;
+                let parent = comm_opt(&comm_names)?;
                 let Some((name, _)) = opt("as") else {
                     return Err(p.err(toks[0].col, Some("as"), format!("`{head}` needs the new communicator's name: as=NAME")));
                 };
                 let result = prog.comm_handles[r];
                 prog.comm_handles[r] += 1;
-                comm_names[r].insert(name.to_string(), result);
+                comm_names.insert(name.to_string(), result);
                 if split {
                     let color = if pos[0].text == "undefined" {
                         UNDEFINED
@@ -457,7 +492,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
             "barrier" | "bcast" | "reduce" | "allreduce" | "alltoall" | "allgather" | "gather" | "scatter" => {
                 let barrier = head == "barrier";
                 let rooted = matches!(head, "bcast" | "reduce" | "gather" | "scatter");
-                want(if barrier { 0 } else { 1 }, &format!("{head}{} [options]", if barrier { "" } else { " SIZE" }))?;
+                want(if barrier { 0 } else { 1 }, format_args!("{head}{} [options]", if barrier { "" } else { " SIZE" }))?;
                 let mut keys = vec!["comm", "algo", "segment"];
                 if barrier {
                     keys.push("transport");
@@ -466,7 +501,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                     keys.push("root");
                 }
                 allow(&keys)?;
-                let comm = comm_opt(&comm_names[r])?;
+                let comm = comm_opt(&comm_names)?;
                 let size = if barrier { 0 } else { size_arg(pos[0], "size")? };
                 let root = match opt("root") {
                     Some((v, t)) => v.parse::<u32>().map_err(|_| p.err(t.col, Some("root"), format!("'{v}' is not a rank number")))?,
@@ -498,26 +533,26 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                 OpKind::Coll { call }
             }
             "poll" => {
-                want(1, "poll TAG")?;
+                want(1, format_args!("poll TAG"))?;
                 allow(&[])?;
                 OpKind::Poll { tag: tag_arg(pos[0], &pos[0].text)? }
             }
             "complete" => {
-                want(1, "complete HANDLE")?;
+                want(1, format_args!("complete HANDLE"))?;
                 allow(&[])?;
                 let name = &pos[0].text;
                 let _ = name;
-                OpKind::Complete { handle: lookup_req(&handle_names[r], pos[0])? }
+                OpKind::Complete { handle: lookup_req(&handle_names, pos[0])? }
             }
             "region_begin" | "region_end" => {
-                want(1, &format!("{head} NAME"))?;
+                want(1, format_args!("{head} NAME"))?;
                 allow(&[])?;
                 let id = prog.region_id(&pos[0].text);
                 if head == "region_begin" {
-                    open_regions[r].push((id, lineno + 1));
+                    open_regions.push((id, lineno + 1));
                     OpKind::RegionBegin { region: id }
                 } else {
-                    match open_regions[r].pop() {
+                    match open_regions.pop() {
                         Some((open, _)) if open == id => OpKind::RegionEnd { region: id },
                         Some((open, _)) => {
                             return Err(op_err(pos[0], "region", format!(
@@ -543,16 +578,14 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
     }
     let mut prog = program
         .ok_or_else(|| Error::input(Location::file(file), "empty schedule: expected `ranks N`"))?;
-    for (r, open) in open_regions.iter().enumerate() {
-        if let Some((id, line)) = open.last() {
-            return Err(Error::input(
-                Location::at(file, *line, 1).with_field("region"),
-                format!(
-                    "rank {r}: region {} is never closed",
-                    prog.regions[*id as usize]
-                ),
-            ));
-        }
+    if let (Some(r), Some(&(id, line))) = (current, open_regions.last()) {
+        return Err(Error::input(
+            Location::at(file, line, 1).with_field("region"),
+            format!(
+                "rank {r}: region {} is never closed",
+                prog.regions[id as usize]
+            ),
+        ));
     }
     prog.files = files;
     Ok(prog)
