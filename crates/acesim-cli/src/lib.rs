@@ -428,7 +428,7 @@ fn run(a: RunArgs) -> acesim::Result<()> {
 
 fn traffic(a: TrafficArgs) -> acesim::Result<()> {
     use acesim::traffic::{
-        parse_loads, run_curve, run_point, saturation_throughput, Injection, TrafficConfig,
+        parse_loads, run_loads, saturation_throughput, Injection, TrafficConfig,
     };
     let config = load_machine(&a.machine)?;
     let cmd =
@@ -440,59 +440,24 @@ fn traffic(a: TrafficArgs) -> acesim::Result<()> {
         Some(f) => acesim::units::parse_size(f).map_err(|m| cmd("flit", m))?,
         None => packet,
     };
-    let injection = match a.injection.as_str() {
-        "bernoulli" => Injection::Bernoulli,
-        "periodic" => Injection::Periodic,
-        other => {
-            return Err(cmd(
-                "injection",
-                format!("unknown injection '{other}' (bernoulli or periodic)"),
-            ))
-        }
+    let injection = Injection::parse(&a.injection).map_err(|m| cmd("injection", m))?;
+    let time = |v: &Option<String>, field: &str| -> acesim::Result<Option<u64>> {
+        v.as_deref()
+            .map(|t| acesim::units::parse_time(t).map_err(|m| cmd(field, m)))
+            .transpose()
     };
-    let packet_time = acesim::units::transfer_time(packet, config.nic_link().bandwidth.0);
-    let time = |v: &Option<String>, field: &str, default: u64| -> acesim::Result<u64> {
-        match v {
-            Some(t) => acesim::units::parse_time(t).map_err(|m| cmd(field, m)),
-            None => Ok(default),
-        }
-    };
-    let warmup = time(&a.warmup, "warmup", 1000 * packet_time)?;
-    let measure = time(&a.measure, "measure", 5000 * packet_time)?;
-    let drain = time(&a.drain, "drain", 10 * measure)?;
-    if measure == 0 {
-        return Err(cmd(
-            "measure",
-            "the measurement window must be longer than 0".into(),
-        ));
-    }
-    let base = TrafficConfig {
+    let base = TrafficConfig::with_defaults(
+        &config,
         pattern,
-        load: loads[0],
         packet,
-        flit,
+        Some(flit),
         injection,
-        warmup,
-        measure,
-        drain,
-        seed: a.seed,
-    };
-    let points = if a.all_loads {
-        loads
-            .iter()
-            .map(|&load| {
-                run_point(
-                    &config,
-                    &TrafficConfig {
-                        load,
-                        ..base.clone()
-                    },
-                )
-            })
-            .collect::<acesim::Result<Vec<_>>>()?
-    } else {
-        run_curve(&config, &base, &loads)?
-    };
+        time(&a.warmup, "warmup")?,
+        time(&a.measure, "measure")?,
+        time(&a.drain, "drain")?,
+        a.seed,
+    )?;
+    let points = run_loads(&config, &base, &loads, a.all_loads)?;
     let mut csv = String::from("pattern,load,offered,accepted,latency_mean_ns,latency_p50_ns,latency_p99_ns,hops_mean,minimal_fraction,packets_measured,packets_lost,saturated,max_link_utilization,events,wall_seconds\n");
     for p in &points {
         csv += &format!(

@@ -206,57 +206,17 @@ fn traffic(
     seed: u64,
     all_loads: bool,
 ) -> PyResult<String> {
-    use acesim::traffic::{run_curve, run_point, Injection, TrafficConfig};
+    use acesim::traffic::{run_loads, Injection, TrafficConfig};
     let run = move || -> Result<String, Error> {
         let machine = load_machine(&machine_text, &machine_name, &[])?;
         let bad =
             |field: &str, m: String| Error::input(Location::file("arguments").with_field(field), m);
         let pattern = acesim::patterns::Pattern::parse(&pattern).map_err(|m| bad("pattern", m))?;
-        let injection = match injection.as_str() {
-            "bernoulli" => Injection::Bernoulli,
-            "periodic" => Injection::Periodic,
-            other => {
-                return Err(bad(
-                    "injection",
-                    format!("unknown injection '{other}' (bernoulli or periodic)"),
-                ))
-            }
-        };
-        if loads.is_empty() {
-            return Err(bad("loads", "give at least one load".into()));
-        }
-        if let Some(l) = loads.iter().find(|&&l| !(l > 0.0 && l <= 1.0)) {
-            return Err(bad("loads", format!("offered load {l} is outside (0, 1]")));
-        }
-        let packet_time = acesim::units::transfer_time(packet, machine.nic_link().bandwidth.0);
-        let measure = measure.unwrap_or(5000 * packet_time);
-        let base = TrafficConfig {
-            pattern,
-            load: loads[0],
-            packet,
-            flit: flit.unwrap_or(packet),
-            injection,
-            warmup: warmup.unwrap_or(1000 * packet_time),
-            measure,
-            drain: drain.unwrap_or(10 * measure),
-            seed,
-        };
-        let points = if all_loads {
-            loads
-                .iter()
-                .map(|&load| {
-                    run_point(
-                        &machine,
-                        &TrafficConfig {
-                            load,
-                            ..base.clone()
-                        },
-                    )
-                })
-                .collect::<Result<Vec<_>, _>>()?
-        } else {
-            run_curve(&machine, &base, &loads)?
-        };
+        let injection = Injection::parse(&injection).map_err(|m| bad("injection", m))?;
+        let base = TrafficConfig::with_defaults(
+            &machine, pattern, packet, flit, injection, warmup, measure, drain, seed,
+        )?;
+        let points = run_loads(&machine, &base, &loads, all_loads)?;
         serde_json::to_string(&points).map_err(|e| Error::Internal(e.to_string()))
     };
     py.detach(run).map_err(to_py)

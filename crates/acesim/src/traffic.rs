@@ -27,6 +27,18 @@ pub enum Injection {
     Periodic,
 }
 
+impl Injection {
+    pub fn parse(s: &str) -> std::result::Result<Injection, String> {
+        match s {
+            "bernoulli" => Ok(Injection::Bernoulli),
+            "periodic" => Ok(Injection::Periodic),
+            other => Err(format!(
+                "unknown injection '{other}' (bernoulli or periodic)"
+            )),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct TrafficConfig {
     pub pattern: Pattern,
@@ -42,6 +54,76 @@ pub struct TrafficConfig {
     /// Longest time after the window to wait for the measured packets.
     pub drain: Ps,
     pub seed: u64,
+}
+
+impl TrafficConfig {
+    /// A configuration with the documented defaults for what is not given: the flit is the
+    /// packet, warm-up 1000 and measurement 5000 packet times on the injection link, drain
+    /// 10 windows. The load is set per point (`run_loads`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn with_defaults(
+        machine: &MachineConfig,
+        pattern: Pattern,
+        packet: u64,
+        flit: Option<u64>,
+        injection: Injection,
+        warmup: Option<Ps>,
+        measure: Option<Ps>,
+        drain: Option<Ps>,
+        seed: u64,
+    ) -> Result<TrafficConfig> {
+        let packet_time = transfer_time(packet, machine.nic_link().bandwidth.0);
+        let measure = measure.unwrap_or(5000 * packet_time);
+        if measure == 0 {
+            return Err(Error::input(
+                Location::file("command line").with_field("measure"),
+                "the measurement window must be longer than 0",
+            ));
+        }
+        Ok(TrafficConfig {
+            pattern,
+            load: 1.0,
+            packet,
+            flit: flit.unwrap_or(packet),
+            injection,
+            warmup: warmup.unwrap_or(1000 * packet_time),
+            measure,
+            drain: drain.unwrap_or(10 * measure),
+            seed,
+        })
+    }
+}
+
+/// Runs `base` at each load: all of them, or (by default) stopping after two saturated.
+pub fn run_loads(
+    machine: &MachineConfig,
+    base: &TrafficConfig,
+    loads: &[f64],
+    all: bool,
+) -> Result<Vec<TrafficPoint>> {
+    let bad = |m: String| Error::input(Location::file("command line").with_field("load"), m);
+    if loads.is_empty() {
+        return Err(bad("give at least one load".into()));
+    }
+    if let Some(l) = loads.iter().find(|&&l| !(l > 0.0 && l <= 1.0)) {
+        return Err(bad(format!("offered load {l} is outside (0, 1]")));
+    }
+    if all {
+        loads
+            .iter()
+            .map(|&load| {
+                run_point(
+                    machine,
+                    &TrafficConfig {
+                        load,
+                        ..base.clone()
+                    },
+                )
+            })
+            .collect()
+    } else {
+        run_curve(machine, base, loads)
+    }
 }
 
 /// One point of a latency/throughput curve.
