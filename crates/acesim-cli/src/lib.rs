@@ -188,8 +188,9 @@ pub fn main_with_args(args: Vec<String>) -> i32 {
     match dispatch(cli) {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("error: {e}");
-            e.exit_code()
+            let code = e.exit_code();
+            eprintln!("{}", e.with_source_from_file().render());
+            code
         }
     }
 }

@@ -3,7 +3,7 @@
 //! Every field has a default; the defaults are the NSIM-ACE Table 1 parameters where the
 //! paper gives them, and documented acesim choices otherwise (see docs/machine.md).
 
-use crate::error::{line_col, Error, Location, Result};
+use crate::error::{did_you_mean, Error, Location, Result};
 use crate::units::{Bandwidth, Bounded, Size, Time};
 use serde::{Deserialize, Serialize};
 
@@ -380,7 +380,7 @@ impl MachineSource {
             config = toml::from_str(&text).map_err(|e| {
                 Error::input(
                     Location::file("command line").with_field(override_key(ov)),
-                    format!("--set {ov}: {}", e.message()),
+                    format!("--set {ov}: {}", explain_serde_message(e.message())),
                 )
             })?;
         }
@@ -393,8 +393,8 @@ impl MachineSource {
         if self.overrides.iter().any(|o| override_key(o) == field) {
             return Location::file("command line").with_field(field);
         }
-        let mut loc = Location::file(&self.name).with_field(field);
-        if let Ok(doc) = text.parse::<toml_edit::ImDocument<String>>() {
+        let loc = Location::file(&self.name).with_field(field);
+        if let Ok(doc) = toml_edit::ImDocument::parse(text) {
             let mut item: Option<&toml_edit::Item> = None;
             for (i, part) in field.split('.').enumerate() {
                 item = if i == 0 {
@@ -404,9 +404,11 @@ impl MachineSource {
                 };
             }
             if let Some(span) = item.and_then(|it| it.span()) {
-                let (l, c) = line_col(text, span.start);
-                loc.line = Some(l);
-                loc.column = Some(c);
+                let at = Location::in_text(&self.name, text, span.start, span.len());
+                return Location {
+                    field: Some(field.to_string()),
+                    ..at
+                };
             }
         }
         loc
@@ -415,14 +417,33 @@ impl MachineSource {
 
 fn parse_toml<T: serde::de::DeserializeOwned>(name: &str, text: &str) -> Result<T> {
     toml::from_str(text).map_err(|e| {
-        let mut loc = Location::file(name);
-        if let Some(span) = e.span() {
-            let (l, c) = line_col(text, span.start);
-            loc.line = Some(l);
-            loc.column = Some(c);
-        }
-        Error::input(loc, e.message().trim().to_string())
+        let loc = match e.span() {
+            Some(span) => Location::in_text(name, text, span.start, span.len()),
+            None => Location::file(name),
+        };
+        Error::input(loc, explain_serde_message(e.message().trim()))
     })
+}
+
+/// serde's "unknown field `vc`, expected one of `vcs`, ..." with the likely intended name
+/// first: "unknown field `vc`; did you mean `vcs`? (expected one of ...)".
+fn explain_serde_message(message: &str) -> String {
+    for what in ["unknown field", "unknown variant"] {
+        let Some(rest) = message.strip_prefix(what) else {
+            continue;
+        };
+        let names: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
+        let Some((word, candidates)) = names.split_first() else {
+            continue;
+        };
+        let hint = did_you_mean(word, candidates.iter().copied());
+        if hint.is_empty() {
+            return message.to_string();
+        }
+        let expected = rest.split_once(", ").map_or("", |(_, e)| e);
+        return format!("{what} `{word}`{hint} ({expected})");
+    }
+    message.to_string()
 }
 
 fn override_key(ov: &str) -> &str {
@@ -491,7 +512,8 @@ pub fn validate(c: &MachineConfig, locate: impl Fn(&str) -> Location) -> Result<
             return err(
                 "topology.kind",
                 format!(
-                    "unknown topology '{other}' (expected crossbar, mesh, torus, fat_tree, leaf_spine or dragonfly)"
+                    "unknown topology '{other}'{} (expected crossbar, mesh, torus, fat_tree, leaf_spine or dragonfly)",
+                    did_you_mean(other, ["crossbar", "mesh", "torus", "fat_tree", "leaf_spine", "dragonfly"])
                 ),
             )
         }
@@ -648,7 +670,10 @@ pub fn validate(c: &MachineConfig, locate: impl Fn(&str) -> Location) -> Result<
                 if arr != "consecutive" && arr != "palmtree" {
                     return err(
                         "topology.arrangement",
-                        format!("unknown arrangement '{arr}' (expected consecutive or palmtree)"),
+                        format!(
+                            "unknown arrangement '{arr}'{} (expected consecutive or palmtree)",
+                            did_you_mean(arr, ["consecutive", "palmtree"])
+                        ),
                     );
                 }
             }
@@ -693,7 +718,10 @@ pub fn validate(c: &MachineConfig, locate: impl Fn(&str) -> Location) -> Result<
         other => {
             return err(
                 "router.routing",
-                format!("unknown routing '{other}' (expected auto, minimal, valiant or ugal)"),
+                format!(
+                    "unknown routing '{other}'{} (expected auto, minimal, valiant or ugal)",
+                    did_you_mean(other, ["auto", "minimal", "valiant", "ugal"])
+                ),
             )
         }
     }
@@ -744,8 +772,9 @@ pub fn validate(c: &MachineConfig, locate: impl Fn(&str) -> Location) -> Result<
         return err(
             "nic.selection",
             format!(
-                "unknown NIC selection '{}' (expected round_robin or by_rank)",
-                c.nic.selection
+                "unknown NIC selection '{}'{} (expected round_robin or by_rank)",
+                c.nic.selection,
+                did_you_mean(&c.nic.selection, ["round_robin", "by_rank"])
             ),
         );
     }
@@ -779,7 +808,10 @@ pub fn validate(c: &MachineConfig, locate: impl Fn(&str) -> Location) -> Result<
         other => {
             return err(
                 "placement.policy",
-                format!("unknown placement '{other}' (expected block, cyclic, random or file)"),
+                format!(
+                    "unknown placement '{other}'{} (expected block, cyclic, random or file)",
+                    did_you_mean(other, ["block", "cyclic", "random", "file"])
+                ),
             )
         }
     }
@@ -787,8 +819,9 @@ pub fn validate(c: &MachineConfig, locate: impl Fn(&str) -> Location) -> Result<
         return err(
             "collectives.barrier_transport",
             format!(
-                "unknown transport '{}' (expected msg or rdma)",
-                c.collectives.barrier_transport
+                "unknown transport '{}'{} (expected msg or rdma)",
+                c.collectives.barrier_transport,
+                did_you_mean(&c.collectives.barrier_transport, ["msg", "rdma"])
             ),
         );
     }
