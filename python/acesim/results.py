@@ -367,6 +367,9 @@ class Result:
             warn.append(f"{len(d['unpolled_puts'])} unpolled puts")
         if d.get("unmatched_messages"):
             warn.append(f"{len(d['unmatched_messages'])} unmatched messages")
+        if d.get("unfinished_requests"):
+            n = sum(u["count"] for u in d["unfinished_requests"])
+            warn.append(f"{n} requests pending at the end of their rank")
         if d.get("unmatched_receives"):
             warn.append(f"{d['unmatched_receives']} unmatched receives")
         if warn:

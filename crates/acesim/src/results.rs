@@ -21,6 +21,15 @@ pub struct RankResult {
     pub blocked_ps: BTreeMap<&'static str, Ps>,
 }
 
+/// A rank that reached its end with requests (isend/irecv, put, get) not complete.
+#[derive(Debug, Clone, Serialize)]
+pub struct UnfinishedResult {
+    pub rank: u32,
+    pub count: u32,
+    /// What the first pending request waits for.
+    pub first: String,
+}
+
 /// One receive and the message it matched.
 #[derive(Debug, Clone, Serialize)]
 pub struct ReceiveResult {
@@ -179,6 +188,8 @@ pub struct Results {
     pub unmatched_messages: Vec<(u32, u32, i64, u32)>,
     /// Receives still posted at the end (their rank finished with requests pending).
     pub unmatched_receives: usize,
+    /// Ranks that finished with requests still pending.
+    pub unfinished_requests: Vec<UnfinishedResult>,
     pub topology_detail: TopologyDetail,
     /// Per NIC (left out above 100 000 NICs), and over all NICs.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -469,6 +480,15 @@ pub fn collect(
         unpolled_puts: rt.unpolled(),
         unmatched_messages: rt.unmatched_messages(),
         unmatched_receives: rt.unmatched_receives(),
+        unfinished_requests: rt
+            .unfinished
+            .iter()
+            .map(|u| UnfinishedResult {
+                rank: u.rank,
+                count: u.count,
+                first: u.first.clone(),
+            })
+            .collect(),
         receives,
         collectives,
         topology_detail,
@@ -592,6 +612,17 @@ impl Results {
                 s,
                 "warning: {n} messages were never received ({} sender/receiver/tag combinations; see unmatched_messages in --json)",
                 self.unmatched_messages.len()
+            );
+        }
+        if !self.unfinished_requests.is_empty() {
+            let n: u32 = self.unfinished_requests.iter().map(|u| u.count).sum();
+            let first = &self.unfinished_requests[0];
+            let _ = writeln!(
+                s,
+                "warning: {} ranks finished with {n} requests pending (rank {}: {}; see unfinished_requests in --json)",
+                self.unfinished_requests.len(),
+                first.rank,
+                first.first
             );
         }
         if !self.unpolled_puts.is_empty() {

@@ -249,6 +249,9 @@ pub struct DeadlockReport {
     pub time: Ps,
     pub blocked: Vec<BlockedRank>,
     pub network: Option<String>,
+    /// Ranks that wait for each other in a circle (`a` waits for `b`, ..., which waits
+    /// for `a`), if there is such a circle.
+    pub cycle: Option<Vec<u32>>,
 }
 
 #[derive(Debug, Clone)]
@@ -257,6 +260,58 @@ pub struct BlockedRank {
     pub op: String,
     pub location: String,
     pub waits_for: String,
+    /// The ranks whose action it needs (the sender of a receive, the receiver of a
+    /// rendezvous send); empty when any rank could unblock it.
+    pub waits_on: Vec<u32>,
+}
+
+/// A circle in the wait-for graph among blocked ranks, found in rank order so the report
+/// is deterministic.
+fn find_cycle(blocked: &[BlockedRank]) -> Option<Vec<u32>> {
+    let index: HashMap<u32, usize> = blocked
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.rank, i))
+        .collect();
+    // 0: unseen, 1: on the current path, 2: finished.
+    let mut state = vec![0u8; blocked.len()];
+    for start in 0..blocked.len() {
+        if state[start] != 0 {
+            continue;
+        }
+        // Iterative depth-first search: (node, next edge to try).
+        let mut path: Vec<(usize, usize)> = vec![(start, 0)];
+        state[start] = 1;
+        while let Some(&mut (node, ref mut edge)) = path.last_mut() {
+            let next = blocked[node].waits_on.get(*edge).copied();
+            *edge += 1;
+            match next {
+                None => {
+                    state[node] = 2;
+                    path.pop();
+                }
+                Some(rank) => {
+                    let Some(&to) = index.get(&rank) else {
+                        continue;
+                    };
+                    match state[to] {
+                        0 => {
+                            state[to] = 1;
+                            path.push((to, 0));
+                        }
+                        1 => {
+                            let from = path.iter().position(|&(n, _)| n == to).unwrap_or(0);
+                            return Some(
+                                path[from..].iter().map(|&(n, _)| blocked[n].rank).collect(),
+                            );
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    None
 }
 
 impl fmt::Display for DeadlockReport {
@@ -276,6 +331,15 @@ impl fmt::Display for DeadlockReport {
         }
         if self.blocked.len() > 50 {
             writeln!(f, "  ... and {} more ranks", self.blocked.len() - 50)?;
+        }
+        if let Some(cycle) = &self.cycle {
+            let mut text: Vec<String> = cycle.iter().map(|r| format!("rank {r}")).collect();
+            text.push(format!("rank {}", cycle[0]));
+            writeln!(
+                f,
+                "  cycle: {} (each waits for the next)",
+                text.join(" -> ")
+            )?;
         }
         if let Some(n) = &self.network {
             writeln!(f, "  network: {n}")?;
@@ -321,6 +385,18 @@ pub struct Runtime {
     pub last_activity: Ps,
     /// Per-rank intervals, when tracing.
     pub trace: Option<Vec<TraceInterval>>,
+    /// Ranks that finished while some of their requests had not completed.
+    pub unfinished: Vec<UnfinishedRequests>,
+}
+
+/// A rank that reached the end of its program with requests still pending (an MPI program
+/// that never waits for an isend/irecv).
+#[derive(Debug, Clone)]
+pub struct UnfinishedRequests {
+    pub rank: u32,
+    pub count: u32,
+    /// What the first of them waits for.
+    pub first: String,
 }
 
 impl Runtime {
@@ -378,6 +454,7 @@ impl Runtime {
             early: HashMap::new(),
             last_activity: 0,
             trace: None,
+            unfinished: Vec::new(),
         }
     }
 
@@ -438,6 +515,19 @@ impl Runtime {
     }
 
     fn done(&mut self, rank: u32, now: Ps) {
+        let pending: Vec<u32> = self.ranks[rank as usize]
+            .handles
+            .iter()
+            .copied()
+            .filter(|&e| !self.req_done(e))
+            .collect();
+        if let Some(&first) = pending.first() {
+            self.unfinished.push(UnfinishedRequests {
+                rank,
+                count: pending.len() as u32,
+                first: self.describe_req(first),
+            });
+        }
         self.ranks[rank as usize].finish = Some(now);
         self.last_activity = self.last_activity.max(now);
     }
@@ -1162,26 +1252,33 @@ impl Runtime {
                     c.kind, c.size, c.algorithm
                 );
             }
+            let pending: Vec<u32> = match st.wait {
+                Wait::Req(e) => vec![e],
+                Wait::All | Wait::Any => self
+                    .current_list(r)
+                    .iter()
+                    .map(|&h| st.handles[h as usize])
+                    .filter(|&e| !self.req_done(e))
+                    .collect(),
+                Wait::Tag(_) | Wait::No => vec![],
+            };
             let waits_for = match st.wait {
                 Wait::Tag(t) => format!("a put with tag {t} that never lands (no rank sends it, or an earlier poll consumed it)"),
-                Wait::Req(e) => self.describe_req(e),
-                Wait::All | Wait::Any => {
-                    let pending: Vec<String> = self
-                        .current_list(r)
-                        .iter()
-                        .map(|&h| st.handles[h as usize])
-                        .filter(|&e| !self.req_done(e))
-                        .map(|e| self.describe_req(e))
-                        .collect();
-                    pending.join("; ")
-                }
                 Wait::No => "an event that never came".to_string(),
+                _ => pending
+                    .iter()
+                    .map(|&e| self.describe_req(e))
+                    .collect::<Vec<_>>()
+                    .join("; "),
             };
+            let mut waits_on: Vec<u32> = pending.iter().filter_map(|&e| self.waits_on(e)).collect();
+            waits_on.dedup();
             blocked.push(BlockedRank {
                 rank: r as u32,
                 op: op_text,
                 location,
                 waits_for,
+                waits_on,
             });
         }
         if blocked.is_empty() && net.live_packets == 0 {
@@ -1189,9 +1286,21 @@ impl Runtime {
         }
         Some(DeadlockReport {
             time: now,
+            cycle: find_cycle(&blocked),
             blocked,
             network: net.stuck_summary(),
         })
+    }
+
+    /// The rank whose action a pending request needs, if one particular rank can.
+    fn waits_on(&self, e: u32) -> Option<u32> {
+        if e & RECV_BIT != 0 {
+            let rv = &self.recvs[(e & !RECV_BIT) as usize];
+            return (rv.src != ANY && rv.xfer == NONE).then_some(rv.src as u32);
+        }
+        let x = &self.xfers[e as usize];
+        // A rendezvous send waits for its receiver to post the matching receive.
+        (x.kind == XferKind::Msg && x.rendezvous && x.recv == NONE).then_some(x.dst_rank)
     }
 
     fn describe_req(&self, e: u32) -> String {
@@ -1241,12 +1350,16 @@ impl Runtime {
         let op = dag.done.iter().position(|&d| !d).unwrap_or(0);
         let o = &self.program.ops[r][op];
         let label = deps.labels.get(op).cloned().unwrap_or_default();
+        let mut waits_on = Vec::new();
         let waits_for =
             if dag.started[op] {
                 match self.recvs.iter().position(|rv| {
                     rv.rank as usize == r && rv.op == op as u32 && rv.complete.is_none()
                 }) {
-                    Some(id) => self.describe_recv_wait(id as u32),
+                    Some(id) => {
+                        waits_on.extend(self.waits_on(id as u32 | RECV_BIT));
+                        self.describe_recv_wait(id as u32)
+                    }
                     None => "its data to leave memory".to_string(),
                 }
             } else {
@@ -1268,6 +1381,7 @@ impl Runtime {
             op: format!("{label}: {}", self.program.describe_op(o)),
             location: self.program.describe_loc(o.loc),
             waits_for,
+            waits_on,
         }
     }
 

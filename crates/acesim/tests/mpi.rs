@@ -528,3 +528,65 @@ fn barrier_study_reproduces_the_papers_findings() {
         assert!(barrier_time(16, "ring", "0.8us") > barrier_time(16, "ring", "0.6us"));
     }
 }
+
+fn deadlock(m: &MachineConfig, sched: &str) -> acesim::runtime::DeadlockReport {
+    match simulate(m, schedule::parse("t.sched", sched).expect("parses")) {
+        Err(Error::Deadlock(r)) => *r,
+        Err(e) => panic!("expected a deadlock, got {e}"),
+        Ok(r) => panic!("expected a deadlock, finished at {}", r.predicted_time_ps),
+    }
+}
+
+#[test]
+fn deadlock_reports_name_the_cycle_of_ranks_waiting_for_each_other() {
+    let m = machine(TABLE1, &[]);
+    // 0 -> 2 -> 1 -> 0 wait in a circle; rank 3 waits on rank 0 but is not in the circle.
+    let r = deadlock(
+        &m,
+        "ranks 4\nrank 0\nrecv 2 8 tag=1\nrank 1\nrecv 0 8\nrank 2\nrecv 1 8\nrank 3\nrecv 0 8 tag=9\n",
+    );
+    assert_eq!(r.blocked.len(), 4);
+    assert_eq!(r.cycle, Some(vec![0, 2, 1]));
+    let text = r.to_string();
+    assert!(
+        text.contains("cycle: rank 0 -> rank 2 -> rank 1 -> rank 0"),
+        "{text}"
+    );
+    assert!(
+        text.contains("rank 3: `recv 0 8 tag=9` at t.sched:9"),
+        "{text}"
+    );
+    // A rendezvous send waits for its receiver: two large blocking sends face each other.
+    let big = "ranks 2\nrank 0\nsend 1 1MB\nrecv 1 1MB\nrank 1\nsend 0 1MB\nrecv 0 1MB\n";
+    let r = deadlock(&m, big);
+    assert_eq!(r.cycle, Some(vec![0, 1]));
+    // Waiting for a put that nobody sends has no cycle to report.
+    let r = deadlock(&m, "ranks 2\nrank 0\npoll 7\nrank 1\ncompute 1us\n");
+    assert_eq!(r.cycle, None);
+    assert!(r.to_string().contains("tag 7"));
+    // ANY_SOURCE can be satisfied by anyone: no cycle through it.
+    let r = deadlock(&m, "ranks 2\nrank 0\nrecv any 8\nrank 1\nrecv 0 8\n");
+    assert_eq!(r.cycle, None);
+}
+
+#[test]
+fn ranks_that_end_with_pending_requests_are_reported() {
+    let m = machine(TABLE1, &[]);
+    let r = run(
+        &m,
+        "ranks 3\nrank 0\nirecv 1 8 tag=1 req=a\nirecv 2 8 tag=2 req=b\nrank 1\ncompute 1us\nrank 2\nsend 0 8 tag=2\n",
+    );
+    assert_eq!(r.unfinished_requests.len(), 1);
+    let u = &r.unfinished_requests[0];
+    assert_eq!((u.rank, u.count), (0, 2));
+    assert!(u.first.contains("from rank 1 with tag 1"), "{}", u.first);
+    assert!(r
+        .summary()
+        .contains("warning: 1 ranks finished with 2 requests pending"));
+    // Waiting for them clears the warning.
+    let r = run(
+        &m,
+        "ranks 2\nrank 0\nirecv 1 8 tag=1 req=a\nwait a\nrank 1\nsend 0 8 tag=1\n",
+    );
+    assert!(r.unfinished_requests.is_empty());
+}
