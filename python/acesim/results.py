@@ -173,6 +173,13 @@ class Result:
         return self.predicted_time_ps / 1e12
 
     @property
+    def partial(self) -> dict[str, Any] | None:
+        """Why and where the run was stopped early (``reason``, ``stopped_at_ps``,
+        ``ranks_finished``), or None for a complete run."""
+        p = self.data.get("partial")
+        return dict(p) if p else None
+
+    @property
     def num_ranks(self) -> int:
         return int(self.data["ranks"])
 

@@ -54,6 +54,9 @@ def simulate(
     *,
     args: Sequence[str] = (),
     trace: bool = False,
+    check: bool = False,
+    max_events: int | None = None,
+    max_sim_time: str | None = None,
 ) -> Result:
     """Simulate ``program`` on ``machine`` and return the :class:`~acesim.Result`.
 
@@ -63,6 +66,9 @@ def simulate(
     needs ``ranks``), a GOAL file (``.goal``) or a schedule file (any other extension).
     ``args`` go to ``MGEN_Main`` (C) or ``ctx.args`` (Python). ``trace=True`` adds the per-rank
     activity intervals (``Result.trace``) used by :func:`acesim.plots.plot_timeline`.
+    ``check=True`` checks the model's invariants as the run goes (InternalError if one
+    breaks). ``max_events`` and ``max_sim_time`` (``"10ms"``) stop the run early: the result
+    is then partial (:attr:`Result.partial` says why and where).
 
     Raises InputError (bad machine or program), ProgramError (the program failed),
     DeadlockError (the program can never finish).
@@ -76,5 +82,12 @@ def simulate(
     args = [str(a) for a in args]
     m = resolve_machine(machine)
     text, name, fmt = _program_input(program, ranks, args)
-    r = core().simulate(m.to_toml(), m.name, text, name, fmt, ranks, args, bool(trace))
+    if max_events is not None:
+        max_events = operator.index(max_events)
+        if max_events < 0:
+            raise ValueError("simulate(): max_events must be >= 0")
+    r = core().simulate(
+        m.to_toml(), m.name, text, name, fmt, ranks, args, bool(trace), bool(check), max_events,
+        None if max_sim_time is None else str(max_sim_time),
+    )
     return Result.from_core(r, machine=m)

@@ -190,3 +190,25 @@ def test_trace(core) -> None:
 def test_version(core) -> None:
     assert acesim.version() == core.version()
     assert isinstance(acesim.__version__, str)
+
+
+def test_limits_give_partial_results_and_check_runs_clean(core) -> None:
+    def many(ctx: Context) -> None:
+        if ctx.rank == 0:
+            for _ in range(50):
+                ctx.put(1, "4KB", 1)
+        else:
+            for _ in range(50):
+                ctx.poll(1)
+
+    full = acesim.simulate("table1", many, 2, check=True)
+    assert full.partial is None
+    part = acesim.simulate("table1", many, 2, max_events=40)
+    assert part.partial is not None and part.partial["reason"] == "max-events"
+    assert part.events == 40
+    assert part.predicted_time_ps < full.predicted_time_ps
+    timed = acesim.simulate("table1", many, 2, max_sim_time="1us")
+    assert timed.partial["reason"] == "max-sim-time"
+    assert timed.predicted_time_ps == 1_000_000
+    with pytest.raises(acesim.InputError, match="max_sim_time"):
+        acesim.simulate("table1", many, 2, max_sim_time="soon")

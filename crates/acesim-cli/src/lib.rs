@@ -6,6 +6,8 @@ use acesim::{mgen, schedule, MachineSource, Program};
 use clap::{Args, Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// Writes to standard output; a closed pipe (`acesim ... | head`) ends the output quietly
 /// instead of panicking as `print!` does.
@@ -171,10 +173,30 @@ struct RunArgs {
     /// Do not print the summary.
     #[arg(long, short)]
     quiet: bool,
+    /// Check the model's invariants while running (link bandwidth, credits, packet
+    /// conservation, event order); a broken one stops the run with exit code 70.
+    #[arg(long)]
+    check: bool,
+    /// Stop after this many events and write partial results (exit code 4).
+    #[arg(long = "max-events", value_name = "N")]
+    max_events: Option<u64>,
+    /// Stop at this simulated time (e.g. 10ms) and write partial results (exit code 4).
+    #[arg(long = "max-sim-time", value_name = "TIME")]
+    max_sim_time: Option<String>,
+    /// Run even if the estimated memory exceeds what the machine has available.
+    #[arg(long = "ignore-memory-limit")]
+    ignore_memory_limit: bool,
     /// Arguments passed to MGEN_Main.
     #[arg(last = true)]
     args: Vec<String>,
 }
+
+/// Exit code of a run stopped by --max-events or --max-sim-time (partial results written).
+pub const EXIT_STOPPED: i32 = 4;
+/// Exit code of a run refused because it would not fit in memory.
+pub const EXIT_TOO_BIG: i32 = 5;
+/// Exit code of a run stopped by Ctrl-C (partial results written), as shells report SIGINT.
+pub const EXIT_INTERRUPTED: i32 = 130;
 
 /// Runs the command line `args` (without the program name); returns the exit code.
 pub fn main_with_args(args: Vec<String>) -> i32 {
@@ -186,7 +208,7 @@ pub fn main_with_args(args: Vec<String>) -> i32 {
         }
     };
     match dispatch(cli) {
-        Ok(()) => 0,
+        Ok(code) => code,
         Err(e) => {
             let code = e.exit_code();
             eprintln!("{}", e.with_source_from_file().render());
@@ -220,9 +242,16 @@ fn python_acesim(args: &[String], what: &str) -> acesim::Result<std::process::Ou
     Ok(out)
 }
 
-fn dispatch(cli: Cli) -> acesim::Result<()> {
+fn dispatch(cli: Cli) -> acesim::Result<i32> {
+    if let Command::Run(a) = cli.command {
+        return run(a);
+    }
+    dispatch_other(cli).map(|()| 0)
+}
+
+fn dispatch_other(cli: Cli) -> acesim::Result<()> {
     match cli.command {
-        Command::Run(a) => run(a),
+        Command::Run(_) => unreachable!("handled in dispatch"),
         Command::Record {
             program,
             ranks,
@@ -276,13 +305,30 @@ fn dispatch(cli: Cli) -> acesim::Result<()> {
                 Some(p) => load_program(p, machine.ranks, &[])?.ranks,
                 None => machine.ranks.unwrap_or(1),
             };
-            acesim::sim::layout(&config, ranks)?;
+            let (topo, _) = acesim::sim::layout(&config, ranks)?;
+            outln!(
+                "machine ok: {}: {} routers, {} nodes, {} directed links",
+                topo.kind,
+                topo.num_routers,
+                topo.num_nodes,
+                topo.num_links()
+            );
             if let Some(p) = &program {
                 let mut prog = load_program(p, machine.ranks, &[])?;
                 acesim::sim::check_program(&config, &prog)?;
                 acesim::mpi::link(&mut prog, &config.collectives)?;
+                let need = acesim::sim::estimate_memory(&topo, &config, &prog, false);
+                let ops: usize = prog.ops.iter().map(Vec::len).sum();
+                outln!(
+                    "program ok: {} ranks, {ops} operations after expanding collectives; the run needs about {} beyond the program{}",
+                    prog.ranks,
+                    acesim::sim::approx_size(need),
+                    acesim::sim::memory_budget()?.map_or(String::new(), |a| format!(
+                        " ({} available)",
+                        acesim::sim::approx_size(a)
+                    ))
+                );
             }
-            outln!("ok");
             Ok(())
         }
     }
@@ -380,7 +426,17 @@ fn load_program(path: &Path, ranks: Option<u32>, args: &[String]) -> acesim::Res
     Ok(program)
 }
 
-fn run(a: RunArgs) -> acesim::Result<()> {
+fn run(a: RunArgs) -> acesim::Result<i32> {
+    // Ctrl-C stops the run at its next look at the flag and writes what it has (set up
+    // first, so a Ctrl-C while reading the program is not lost); a second Ctrl-C ends the
+    // process at once.
+    let interrupt = Arc::new(AtomicBool::new(false));
+    let flag = interrupt.clone();
+    let _ = ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(EXIT_INTERRUPTED);
+        }
+    });
     let config = load_machine(&a.machine)?;
     let program = load_program(&a.program, a.machine.ranks, &a.args)?;
     let schedule_text = match &a.schedule_out {
@@ -390,7 +446,24 @@ fn run(a: RunArgs) -> acesim::Result<()> {
         None => None,
     };
     let trace = a.trace || a.timeline.is_some();
-    let results = acesim::sim::simulate_with(&config, program, &acesim::sim::Options { trace })?;
+    let max_sim_time = a
+        .max_sim_time
+        .as_deref()
+        .map(|t| {
+            acesim::units::parse_time(t).map_err(|m| {
+                Error::input(Location::file("command line").with_field("max-sim-time"), m)
+            })
+        })
+        .transpose()?;
+    let options = acesim::sim::Options {
+        trace,
+        check: a.check,
+        max_events: a.max_events,
+        max_sim_time,
+        interrupt: Some(interrupt),
+        memory_check: !a.ignore_memory_limit,
+    };
+    let results = acesim::sim::simulate_with(&config, program, &options)?;
     let timeline = match &a.timeline {
         Some(_) => {
             let spec = if a.timeline_links.is_empty() {
@@ -423,8 +496,17 @@ fn run(a: RunArgs) -> acesim::Result<()> {
     }
     if !a.quiet {
         out!("{}", results.summary());
+    } else if let Some(p) = &results.partial {
+        eprintln!(
+            "warning: partial results: the run was stopped ({}) at {} ps",
+            p.reason, p.stopped_at_ps
+        );
     }
-    Ok(())
+    Ok(match &results.partial {
+        None => 0,
+        Some(p) if p.reason == "interrupted" => EXIT_INTERRUPTED,
+        Some(_) => EXIT_STOPPED,
+    })
 }
 
 fn traffic(a: TrafficArgs) -> acesim::Result<()> {

@@ -497,3 +497,194 @@ fn timeline_files_open_as_chrome_traces_and_match_the_operations() {
         &["no link named 'r9->r10'"],
     );
 }
+
+fn scratch(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn limits_stop_the_run_with_partial_results_marked_partial() {
+    let long: String = format!(
+        "ranks 2\nrank 0\n{}rank 1\n{}",
+        "put 1 4KB tag=1\n".repeat(200),
+        "poll 1\n".repeat(200)
+    );
+    let dir = scratch(&[("long.sched", &long)]);
+    let full = acesim(&["run", "long.sched", "--json", "full.json"], dir.path());
+    assert_eq!(full.status.code(), Some(0), "{}", stderr(&full));
+    let full: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("full.json")).unwrap())
+            .unwrap();
+    assert!(full.get("partial").is_none());
+    let end = full["predicted_time_ps"].as_u64().unwrap();
+
+    let o = acesim(
+        &[
+            "run",
+            "long.sched",
+            "--max-events",
+            "100",
+            "--json",
+            "p.json",
+        ],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("PARTIAL RESULTS"));
+    let p: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("p.json")).unwrap()).unwrap();
+    assert_eq!(p["partial"]["reason"], "max-events");
+    assert_eq!(p["events"], 100);
+    assert!(p["predicted_time_ps"].as_u64().unwrap() < end);
+
+    let half = format!("{}ps", end / 2);
+    let o = acesim(
+        &[
+            "run",
+            "long.sched",
+            "--max-sim-time",
+            &half,
+            "-q",
+            "--json",
+            "t.json",
+        ],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(4));
+    assert!(stderr(&o).contains("partial results"));
+    let t: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("t.json")).unwrap()).unwrap();
+    assert_eq!(t["partial"]["reason"], "max-sim-time");
+    assert_eq!(t["predicted_time_ps"].as_u64().unwrap(), end / 2);
+    // Rank 0 only issues its puts; rank 1 is still polling for them.
+    assert_eq!(t["partial"]["ranks_finished"], 1);
+    // A limit past the end changes nothing.
+    let o = acesim(
+        &[
+            "run",
+            "long.sched",
+            "--max-sim-time",
+            "1s",
+            "--max-events",
+            "100000000",
+        ],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(0));
+    fails(
+        &[("long.sched", &long)],
+        &["run", "long.sched", "--max-sim-time", "soon"],
+        2,
+        &["max-sim-time", "soon"],
+    );
+}
+
+#[test]
+fn ctrl_c_stops_the_run_and_writes_partial_results() {
+    let long: String = format!(
+        "ranks 2\nrank 0\n{}rank 1\n{}",
+        "put 1 64 tag=1\n".repeat(1_000_000),
+        "poll 1\n".repeat(1_000_000)
+    );
+    let dir = scratch(&[("long.sched", &long)]);
+    let child = Command::new(env!("CARGO_BIN_EXE_acesim"))
+        .args(["run", "long.sched", "--json", "p.json", "-q"])
+        .current_dir(dir.path())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    let p: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("p.json")).unwrap()).unwrap();
+    assert_eq!(p["partial"]["reason"], "interrupted");
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(names.len(), 2, "only the input and the result: {names:?}");
+}
+
+#[test]
+fn runs_that_would_not_fit_in_memory_are_refused_unless_asked() {
+    let dir = scratch(&[("r.sched", RING)]);
+    let o = Command::new(env!("CARGO_BIN_EXE_acesim"))
+        .args(["run", "r.sched", "--json", "out.json"])
+        .env("ACESIM_MEMORY_LIMIT", "1KiB")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    assert!(stderr(&o).contains("error[memory]: this run needs about"));
+    assert!(stderr(&o).contains("--ignore-memory-limit"));
+    assert!(!dir.path().join("out.json").exists());
+    let o = Command::new(env!("CARGO_BIN_EXE_acesim"))
+        .args(["run", "r.sched", "--ignore-memory-limit"])
+        .env("ACESIM_MEMORY_LIMIT", "1KiB")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = Command::new(env!("CARGO_BIN_EXE_acesim"))
+        .args(["validate", "r.sched"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("machine ok") && out.contains("program ok: 2 ranks"),
+        "{out}"
+    );
+    assert!(out.contains("the run needs about"), "{out}");
+}
+
+#[test]
+fn check_mode_runs_clean_on_the_examples() {
+    let torus = repo().join("examples/machines/torus-4x4.toml");
+    let hot = repo().join("examples/schedules/hotspot.sched");
+    let o = acesim(
+        &[
+            "run",
+            hot.to_str().unwrap(),
+            "--machine",
+            torus.to_str().unwrap(),
+            "--check",
+        ],
+        &repo(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("1008999092 ps"));
+}
+
+#[test]
+fn errors_show_the_line_and_suggest_the_intended_name() {
+    let dir = scratch(&[(
+        "m.toml",
+        "[topology]\nkind = \"crossbar\"\nnodes = 4\n[router]\nvc = 2\n",
+    )]);
+    let o = acesim(&["validate", "--machine", "m.toml"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.starts_with("error[input]: m.toml:5:1: unknown field `vc`; did you mean `vcs`?"),
+        "{err}"
+    );
+    assert!(err.contains("5 | vc = 2"), "{err}");
+    assert!(err.contains("  | ^^"), "{err}");
+    let dir = scratch(&[("d.sched", "ranks 2\nrank 0\nrecv 1 8\nrank 1\nrecv 0 8\n")]);
+    let o = acesim(&["run", "d.sched"], dir.path());
+    assert_eq!(o.status.code(), Some(3));
+    let err = stderr(&o);
+    assert!(
+        err.starts_with("error[deadlock]: the program can never finish"),
+        "{err}"
+    );
+    assert!(err.contains("cycle: rank 0 -> rank 1 -> rank 0"), "{err}");
+}

@@ -40,6 +40,7 @@ fn to_py(e: Error) -> PyErr {
         Error::Program { .. } => ProgramError::new_err(msg),
         Error::Deadlock(_) => DeadlockError::new_err(msg),
         Error::Internal(_) => InternalError::new_err(msg),
+        Error::TooBig(_) => pyo3::exceptions::PyMemoryError::new_err(msg),
     }
 }
 
@@ -128,7 +129,7 @@ fn machine_normalize(text: &str, name: &str, overrides: Vec<String>) -> PyResult
 /// Runs a program: `program_format` is "schedule" or "goal" (program_text is the text) or
 /// "c" (program_text is the path of the C file).
 #[pyfunction]
-#[pyo3(signature = (machine_text, machine_name, program_text, program_name, program_format, ranks = None, args = Vec::new(), trace = false))]
+#[pyo3(signature = (machine_text, machine_name, program_text, program_name, program_format, ranks = None, args = Vec::new(), trace = false, check = false, max_events = None, max_sim_time = None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate(
     py: Python<'_>,
@@ -140,6 +141,9 @@ fn simulate(
     ranks: Option<u32>,
     args: Vec<String>,
     trace: bool,
+    check: bool,
+    max_events: Option<u64>,
+    max_sim_time: Option<String>,
 ) -> PyResult<RunResult> {
     let run = move || -> Result<acesim::Results, Error> {
         let machine = load_machine(&machine_text, &machine_name, &[])?;
@@ -173,7 +177,22 @@ fn simulate(
                 ));
             }
         }
-        acesim::sim::simulate_with(&machine, program, &acesim::sim::Options { trace })
+        let max_sim_time = max_sim_time
+            .as_deref()
+            .map(|t| {
+                acesim::units::parse_time(t).map_err(|m| {
+                    Error::input(Location::file("arguments").with_field("max_sim_time"), m)
+                })
+            })
+            .transpose()?;
+        let options = acesim::sim::Options {
+            trace,
+            check,
+            max_events,
+            max_sim_time,
+            ..Default::default()
+        };
+        acesim::sim::simulate_with(&machine, program, &options)
     };
     let inner = py.detach(run).map_err(to_py)?;
     Ok(RunResult { inner })

@@ -122,6 +122,9 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// The run would need more memory than the machine has available.
+    #[error("{0}")]
+    TooBig(String),
     /// A broken model invariant: a bug in acesim, not in the input.
     #[error("internal error (please report): {0}")]
     Internal(String),
@@ -145,6 +148,7 @@ impl Error {
         match self {
             Error::Input { .. } | Error::Program { .. } | Error::Io { .. } => 2,
             Error::Deadlock(_) => 3,
+            Error::TooBig(_) => 5,
             Error::Internal(_) => 70,
         }
     }
@@ -174,6 +178,7 @@ impl Error {
             Error::Program { .. } => "program",
             Error::Deadlock(_) => "deadlock",
             Error::Io { .. } => "io",
+            Error::TooBig(_) => "memory",
             Error::Internal(_) => "internal",
         }
     }

@@ -252,6 +252,24 @@ pub struct Network {
     pub link_activity: Option<Vec<Vec<(Ps, Ps)>>>,
     pub nic_stats: Vec<NicStats>,
     rng: crate::patterns::Rng,
+    /// Model invariants checked as the run goes (`--check`, and always in debug builds).
+    checks: Option<Box<Checks>>,
+}
+
+/// State for checking the model's invariants; the first broken one is kept.
+#[derive(Debug, Default)]
+struct Checks {
+    /// Per packet slot: in use (created and not yet consumed).
+    live: Vec<bool>,
+    violation: Option<String>,
+}
+
+impl Checks {
+    fn fail(&mut self, what: impl FnOnce() -> String) {
+        if self.violation.is_none() {
+            self.violation = Some(what());
+        }
+    }
 }
 
 impl Network {
@@ -332,7 +350,65 @@ impl Network {
             link_activity: None,
             nic_stats: vec![NicStats::default(); topo_nics],
             rng: crate::patterns::Rng::new(params_seed),
+            checks: None,
         }
+    }
+
+    /// Bytes `Network::new` allocates for `topo` with `vcs` VCs, and per message sent.
+    pub fn estimate_bytes(topo: &Topology, vcs: u64, messages: u64) -> u64 {
+        use std::mem::size_of;
+        let links = topo.num_links() as u64;
+        let ports = topo.num_ports() as u64;
+        let nics = topo.num_nics() as u64;
+        links * (size_of::<Link>() as u64 + vcs * 8)
+            + ports * (vcs * size_of::<VecDeque<u32>>() as u64 + 17)
+            + nics * (size_of::<Nic>() + size_of::<NicStats>()) as u64
+            + topo.num_nodes as u64 * 8
+            + messages * size_of::<Message>() as u64
+    }
+
+    /// Checks the model's invariants while running: a link never sends two packets at
+    /// once (so never exceeds its bandwidth), credits stay within 0..=buffer, every packet
+    /// is consumed exactly once and no message lands more packets than it has.
+    pub fn enable_checks(&mut self) {
+        self.checks = Some(Box::default());
+    }
+
+    /// The first broken invariant, if checks are on and one broke.
+    pub fn violation(&self) -> Option<&str> {
+        self.checks.as_ref().and_then(|c| c.violation.as_deref())
+    }
+
+    /// Invariants of a finished run at time `end`: nothing left in flight, every byte that
+    /// entered the network left it, no link busy for longer than the run.
+    pub fn check_end(&self, end: Ps) -> Result<(), String> {
+        if let Some(v) = self.violation() {
+            return Err(v.to_string());
+        }
+        if self.bytes_injected != self.bytes_delivered {
+            return Err(format!(
+                "bytes injected ({}) != bytes delivered ({})",
+                self.bytes_injected, self.bytes_delivered
+            ));
+        }
+        if self.checks.is_some() {
+            if self.live_packets != 0 {
+                return Err(format!("{} packets were never consumed", self.live_packets));
+            }
+            if let Some((i, l)) = self
+                .links
+                .iter()
+                .enumerate()
+                .find(|(_, l)| l.stats.busy_ps > end)
+            {
+                return Err(format!(
+                    "link {} was busy {} ps in a run of {end} ps",
+                    self.topo.link_name(i as u32),
+                    l.stats.busy_ps
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Records every link's busy intervals (for timelines).
@@ -450,17 +526,34 @@ impl Network {
             out_link: IN_NIC,
         };
         self.live_packets += 1;
-        if let Some(i) = self.free_packets.pop() {
+        let id = if let Some(i) = self.free_packets.pop() {
             self.packets[i as usize] = pkt;
             i
         } else {
             self.packets.push(pkt);
             (self.packets.len() - 1) as u32
+        };
+        if let Some(c) = &mut self.checks {
+            if c.live.len() <= id as usize {
+                c.live.resize(id as usize + 1, false);
+            }
+            if c.live[id as usize] {
+                c.fail(|| format!("packet slot {id} reused while its packet is alive"));
+            }
+            c.live[id as usize] = true;
         }
+        id
     }
 
     fn free_packet(&mut self, p: u32) {
-        self.live_packets -= 1;
+        if let Some(c) = &mut self.checks {
+            if !c.live.get(p as usize).copied().unwrap_or(false) {
+                c.fail(|| format!("packet {p} consumed twice (or never created)"));
+            } else {
+                c.live[p as usize] = false;
+            }
+        }
+        self.live_packets = self.live_packets.saturating_sub(1);
         self.free_packets.push(p);
     }
 
@@ -573,7 +666,19 @@ impl Network {
                 }
             }
             NetEvent::Credit { link, vc, bytes } => {
-                self.credits[(link * self.params.vcs as u32 + vc as u32) as usize] += bytes as i64;
+                let i = (link * self.params.vcs as u32 + vc as u32) as usize;
+                self.credits[i] += bytes as i64;
+                if let (Some(c), Some(cap)) = (&mut self.checks, self.params.buffer) {
+                    if self.credits[i] > cap as i64 {
+                        c.fail(|| {
+                            format!(
+                                "link {} VC {vc} holds {} credits at {now} ps, more than its {cap} B buffer",
+                                self.topo.link_name(link),
+                                self.credits[i]
+                            )
+                        });
+                    }
+                }
                 self.try_send(q, now, link);
             }
             NetEvent::NicTailArrive { pkt } => {
@@ -632,9 +737,28 @@ impl Network {
                     st.minimal_packets += p.minimal as u64;
                     self.nic_stats[p.dst_nic as usize].ejected_packets += 1;
                 }
+                if let Some(c) = &mut self.checks {
+                    let (max, ghops) = (self.topo.max_route_hops(), p.ghops);
+                    if p.hops as u32 > max || ghops > 2 || (p.minimal && ghops > 1) {
+                        c.fail(|| {
+                            format!(
+                                "a packet from NIC {} to NIC {} took {} hops ({ghops} global), more than a route can ({max})",
+                                p.src_nic, p.dst_nic, p.hops
+                            )
+                        });
+                    }
+                }
                 let msg = &mut self.messages[p.msg as usize];
                 msg.hops += p.hops as u32;
                 msg.landed += 1;
+                if msg.landed > msg.packets {
+                    if let Some(c) = &mut self.checks {
+                        let (landed, packets) = (msg.landed, msg.packets);
+                        c.fail(|| {
+                            format!("message {} landed {landed} packets of {packets}", p.msg)
+                        });
+                    }
+                }
                 if msg.landed == msg.packets {
                     self.notices.push(Notice::Landed {
                         token: msg.token,
@@ -842,6 +966,27 @@ impl Network {
     fn transmit(&mut self, q: &mut impl Schedule<NetEvent>, now: Ps, link: u32, p: u32, vc: u8) {
         let vcs = self.params.vcs as u32;
         let pkt = self.packets[p as usize];
+        if let Some(c) = &mut self.checks {
+            let busy = self.links[link as usize].busy_until;
+            let credit = self.credits[(link * vcs + vc as u32) as usize];
+            if busy > now {
+                c.fail(|| {
+                    format!(
+                        "link {} starts a packet at {now} ps while busy until {busy} ps",
+                        self.topo.link_name(link)
+                    )
+                });
+            }
+            if credit < pkt.bytes as i64 {
+                c.fail(|| {
+                    format!(
+                        "link {} sends {} B on VC {vc} with only {credit} B of credit at {now} ps",
+                        self.topo.link_name(link),
+                        pkt.bytes
+                    )
+                });
+            }
+        }
         let l = &mut self.links[link as usize];
         let ser = transfer_time(pkt.bytes as u64, l.rate);
         let tail_out = (now + ser).max(pkt.tail_at + l.sender_delay);

@@ -21,6 +21,26 @@ pub struct RankResult {
     pub blocked_ps: BTreeMap<&'static str, Ps>,
 }
 
+/// Bytes of the results of a run with `ops` transfers, `recvs` receives, `links` links and
+/// `ranks` ranks.
+pub fn estimate_bytes(ops: u64, recvs: u64, links: u64, ranks: u64) -> u64 {
+    use std::mem::size_of;
+    ops * size_of::<OperationResult>() as u64
+        + recvs * size_of::<ReceiveResult>() as u64
+        + links * (size_of::<LinkResult>() as u64 + 32)
+        + ranks * (size_of::<RankResult>() as u64 + 64)
+}
+
+/// Present when the run was stopped before the program finished (`--max-events`,
+/// `--max-sim-time`, Ctrl-C): every figure covers the run up to `stopped_at_ps` only.
+#[derive(Debug, Clone, Serialize)]
+pub struct Partial {
+    /// `max-events`, `max-sim-time` or `interrupted`.
+    pub reason: &'static str,
+    pub stopped_at_ps: Ps,
+    pub ranks_finished: u32,
+}
+
 /// A rank that reached its end with requests (isend/irecv, put, get) not complete.
 #[derive(Debug, Clone, Serialize)]
 pub struct UnfinishedResult {
@@ -170,6 +190,9 @@ pub struct Results {
     pub acesim_version: &'static str,
     pub topology: String,
     pub predicted_time_ps: Ps,
+    /// Set when the run stopped early; absent for a complete run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial: Option<Partial>,
     pub predicted_time: String,
     pub ranks: u32,
     pub events: u64,
@@ -217,8 +240,12 @@ pub fn collect(
     rt: &Runtime,
     events: u64,
     wall: f64,
+    partial: Option<Partial>,
 ) -> Results {
-    let predicted = rt.last_activity;
+    // A stopped run's time is where it stopped: a lower bound of the full run's.
+    let predicted = partial
+        .as_ref()
+        .map_or(rt.last_activity, |p| p.stopped_at_ps);
     let ranks = rt.program.ranks;
     let per_rank = (0..ranks)
         .map(|r| {
@@ -468,6 +495,7 @@ pub fn collect(
         acesim_version: env!("CARGO_PKG_VERSION"),
         topology: describe_topology(machine, topo),
         predicted_time_ps: predicted,
+        partial,
         predicted_time: format_time(predicted),
         ranks,
         events,
@@ -565,10 +593,26 @@ impl Results {
     /// A short human summary.
     pub fn summary(&self) -> String {
         let mut s = String::new();
+        if let Some(p) = &self.partial {
+            let _ = writeln!(
+                s,
+                "PARTIAL RESULTS: the run was stopped ({}) at {} with {} of {} ranks finished; the time below is a lower bound",
+                p.reason,
+                format_time(p.stopped_at_ps),
+                p.ranks_finished,
+                self.ranks
+            );
+        }
         let _ = writeln!(
             s,
-            "predicted execution time: {} ({} ps)",
-            self.predicted_time, self.predicted_time_ps
+            "{} execution time: {} ({} ps)",
+            if self.partial.is_some() {
+                "simulated"
+            } else {
+                "predicted"
+            },
+            self.predicted_time,
+            self.predicted_time_ps
         );
         let _ = writeln!(s, "machine: {}", self.topology);
         let _ = writeln!(

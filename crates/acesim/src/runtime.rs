@@ -476,6 +476,38 @@ impl Runtime {
         }
     }
 
+    /// Transfers (puts, gets, messages) and receives the program's operations will create.
+    pub fn count_transfers(program: &Program) -> (u64, u64) {
+        let (mut xfers, mut recvs) = (0u64, 0u64);
+        for op in program.ops.iter().flatten() {
+            match op.kind {
+                OpKind::Put { .. }
+                | OpKind::Get { .. }
+                | OpKind::Send { .. }
+                | OpKind::Isend { .. } => xfers += 1,
+                OpKind::Recv { .. } | OpKind::Irecv { .. } => recvs += 1,
+                _ => {}
+            }
+        }
+        (xfers, recvs)
+    }
+
+    /// Bytes the runtime allocates for `program`: rank state, one record per transfer and
+    /// receive, sequence numbers per communicating pair.
+    pub fn estimate_bytes(program: &Program) -> u64 {
+        use std::mem::size_of;
+        let (xfers, recvs) = Self::count_transfers(program);
+        let handles: u64 = program.handles.iter().map(|&h| h as u64).sum();
+        program.ranks as u64 * (size_of::<RankState>() as u64 + 64)
+            + handles * 4
+            + xfers * (size_of::<Xfer>() as u64 + 2 * 48)
+            + recvs * size_of::<RecvRecord>() as u64
+    }
+
+    pub fn ranks_finished(&self) -> u32 {
+        self.ranks.iter().filter(|r| r.finish.is_some()).count() as u32
+    }
+
     pub fn rank_finish(&self, rank: u32) -> Option<Ps> {
         self.ranks[rank as usize].finish
     }

@@ -9,6 +9,8 @@ use crate::results::{self, Results};
 use crate::runtime::{Placement, RtEvent, RtParams, Runtime};
 use crate::topology::Topology;
 use crate::units::Ps;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// Every event of a run.
 #[derive(Debug, Clone, Copy)]
@@ -93,7 +95,104 @@ pub fn check_program(machine: &MachineConfig, program: &Program) -> Result<()> {
 pub struct Options {
     /// Record per-rank intervals and link activity (for timelines; costs memory).
     pub trace: bool,
+    /// Check the model's invariants as the run goes (always on in debug builds).
+    pub check: bool,
+    /// Stop after this many events, with partial results.
+    pub max_events: Option<u64>,
+    /// Stop at this simulated time, with partial results.
+    pub max_sim_time: Option<Ps>,
+    /// Set from outside (Ctrl-C) to stop the run with partial results.
+    pub interrupt: Option<Arc<AtomicBool>>,
+    /// Refuse to start when the estimated memory exceeds what the machine has available.
+    pub memory_check: bool,
 }
+
+/// Estimated bytes a run allocates beyond the loaded program and the topology: network
+/// state, runtime records and the results. Within about a third of the measured peak on
+/// the benchmark suite (docs/performance.md).
+pub fn estimate_memory(
+    topo: &Topology,
+    machine: &MachineConfig,
+    program: &Program,
+    trace: bool,
+) -> u64 {
+    let (xfers, recvs) = Runtime::count_transfers(program);
+    // A put or get is a data message and a control message; a rendezvous message three.
+    let net = Network::estimate_bytes(topo, machine.router.vcs as u64, 2 * xfers);
+    let rt = Runtime::estimate_bytes(program);
+    let user_ops = xfers; // result rows; collective steps are summarised per call
+    let res = results::estimate_bytes(
+        user_ops,
+        recvs,
+        topo.num_links() as u64,
+        program.ranks as u64,
+    );
+    // Events in flight: a few per transfer at most, 32 bytes each in the queue.
+    let events = xfers.min(1 << 24) * 3 * 32;
+    let traced = if trace { xfers * 4 * 40 } else { 0 };
+    // Allocator slack and growth by doubling: measured 1.21x the sum on a 128K-rank
+    // neighbour exchange.
+    (net + rt + res + events + traced) * 5 / 4
+}
+
+/// `1.3 GiB`, `880 MiB`: a size for people, rounded.
+pub fn approx_size(bytes: u64) -> String {
+    let b = bytes as f64;
+    for (div, unit) in [
+        (1u64 << 40, "TiB"),
+        (1 << 30, "GiB"),
+        (1 << 20, "MiB"),
+        (1 << 10, "KiB"),
+    ] {
+        if bytes >= div {
+            return format!("{:.1} {unit}", b / div as f64);
+        }
+    }
+    format!("{bytes} B")
+}
+
+/// The memory a run may use: `$ACESIM_MEMORY_LIMIT` (a size such as `4GiB`, for shared
+/// machines and batch jobs) or else what the operating system says is available.
+pub fn memory_budget() -> Result<Option<u64>> {
+    match std::env::var("ACESIM_MEMORY_LIMIT") {
+        Ok(v) => crate::units::parse_size(&v).map(Some).map_err(|m| {
+            Error::input(
+                Location::file("environment").with_field("ACESIM_MEMORY_LIMIT"),
+                m,
+            )
+        }),
+        Err(_) => Ok(available_memory()),
+    }
+}
+
+/// Memory the operating system says is available (Linux `MemAvailable`), if known.
+pub fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Why a run stopped before its program finished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    MaxEvents,
+    MaxSimTime,
+    Interrupted,
+}
+
+impl StopReason {
+    pub fn name(self) -> &'static str {
+        match self {
+            StopReason::MaxEvents => "max-events",
+            StopReason::MaxSimTime => "max-sim-time",
+            StopReason::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// How often (in events) the interrupt flag is looked at.
+const INTERRUPT_POLL: u64 = 4096;
 
 /// Runs `program` on `machine` and returns the results (or why it could not finish).
 pub fn simulate(machine: &MachineConfig, program: Program) -> Result<Results> {
@@ -111,6 +210,18 @@ pub fn simulate_with(
     let (topo, placement) = layout(machine, program.ranks)?;
     check_program(machine, &program)?;
     crate::mpi::link(&mut program, &machine.collectives)?;
+    if options.memory_check {
+        let need = estimate_memory(&topo, machine, &program, options.trace);
+        if let Some(have) = memory_budget()? {
+            if need > have {
+                return Err(Error::TooBig(format!(
+                    "this run needs about {} of memory but only {} is available; use a smaller machine or program, or --ignore-memory-limit to run anyway",
+                    approx_size(need),
+                    approx_size(have)
+                )));
+            }
+        }
+    }
     let mut net = Network::new(topo, machine);
     let tpp = machine.node.overhead.0;
     let params = RtParams {
@@ -126,10 +237,41 @@ pub fn simulate_with(
         rt.enable_trace();
         net.enable_trace();
     }
+    if options.check || cfg!(debug_assertions) {
+        net.enable_checks();
+    }
     let mut q: EventQueue<Event> = EventQueue::default();
     rt.start(&mut q);
     let mut notices = Vec::new();
+    let max_events = options.max_events.unwrap_or(u64::MAX);
+    let max_time = options.max_sim_time.unwrap_or(Ps::MAX);
+    let mut stopped: Option<(StopReason, Ps)> = None;
+    let mut last_time = 0;
     while let Some((now, ev)) = q.pop() {
+        if now < last_time {
+            return Err(Error::Internal(format!(
+                "event time went back from {last_time} ps to {now} ps"
+            )));
+        }
+        last_time = now;
+        if now > max_time {
+            stopped = Some((StopReason::MaxSimTime, max_time));
+            break;
+        }
+        let processed = q.processed();
+        if processed > max_events {
+            stopped = Some((StopReason::MaxEvents, now));
+            break;
+        }
+        if processed.is_multiple_of(INTERRUPT_POLL)
+            && options
+                .interrupt
+                .as_ref()
+                .is_some_and(|f| f.load(Ordering::Relaxed))
+        {
+            stopped = Some((StopReason::Interrupted, now));
+            break;
+        }
         match ev {
             Event::Net(e) => net.handle(&mut q, now, e),
             Event::Rt(e) => rt.handle(&mut q, &mut net, now, e),
@@ -142,16 +284,38 @@ pub fn simulate_with(
             }
         }
     }
+    if let Some(v) = net.violation() {
+        return Err(Error::Internal(format!("model invariant broken: {v}")));
+    }
+    let wall = started.elapsed().as_secs_f64();
+    if let Some((reason, at)) = stopped {
+        let partial = results::Partial {
+            reason: reason.name(),
+            stopped_at_ps: at,
+            ranks_finished: rt.ranks_finished(),
+        };
+        let events = q.processed().saturating_sub(1);
+        return Ok(results::collect(
+            machine,
+            &net,
+            &rt,
+            events,
+            wall,
+            Some(partial),
+        ));
+    }
     let now = q.now();
     if let Some(report) = rt.deadlock(now, &net) {
         return Err(Error::Deadlock(Box::new(report)));
     }
-    if net.bytes_injected != net.bytes_delivered {
-        return Err(Error::Internal(format!(
-            "bytes injected ({}) != bytes delivered ({})",
-            net.bytes_injected, net.bytes_delivered
-        )));
-    }
-    let wall = started.elapsed().as_secs_f64();
-    Ok(results::collect(machine, &net, &rt, q.processed(), wall))
+    net.check_end(now)
+        .map_err(|v| Error::Internal(format!("model invariant broken: {v}")))?;
+    Ok(results::collect(
+        machine,
+        &net,
+        &rt,
+        q.processed(),
+        wall,
+        None,
+    ))
 }

@@ -474,6 +474,23 @@ impl Topology {
         }
     }
 
+    /// The most router-to-router hops any route takes (its diameter along the routing
+    /// function): dimension order on grids, up/down on trees, and on a dragonfly
+    /// local-global-local, twice over through an intermediate group when not minimal.
+    pub fn max_route_hops(&self) -> u32 {
+        match &self.shape {
+            Shape::Crossbar => 0,
+            Shape::Grid { dims, wrap, .. } => dims
+                .iter()
+                .zip(wrap)
+                .map(|(&k, &w)| if w { k / 2 } else { k.saturating_sub(1) })
+                .sum(),
+            Shape::FatTree { n, .. } => 2 * n.saturating_sub(1),
+            Shape::LeafSpine { .. } => 2,
+            Shape::Dragonfly { .. } => 5,
+        }
+    }
+
     /// Human-readable name of a directed link: `r3.p1->r4`, `nic5->r2`, `r2->nic5`.
     pub fn link_name(&self, link: u32) -> String {
         let np = self.num_ports();

@@ -1,0 +1,141 @@
+//! The model's invariant checks (`--check`, always on in debug builds, so in every test):
+//! they catch a broken state, and random workloads on every topology and routing keep
+//! them. Results do not depend on seeds that should not matter.
+
+use acesim::engine::EventQueue;
+use acesim::network::{NetEvent, Network};
+use acesim::sim::Event;
+use acesim::topology::Topology;
+use acesim::{schedule, simulate, MachineConfig, MachineSource};
+use proptest::prelude::*;
+
+fn load(toml: &str) -> MachineConfig {
+    MachineSource::from_text("i.toml", toml)
+        .load()
+        .expect("machine loads")
+}
+
+#[test]
+fn a_credit_beyond_the_buffer_is_reported() {
+    let m = load("[topology]\nkind='torus'\ndims=[2,2]\n[router]\nbuffer_per_vc='4 KiB'");
+    let topo = Topology::build(&m, 4).unwrap();
+    let mut net = Network::new(topo, &m);
+    net.enable_checks();
+    let mut q: EventQueue<Event> = EventQueue::default();
+    assert!(net.violation().is_none());
+    // Credits come back only for bytes that were sent: one out of nowhere is a bug.
+    net.handle(
+        &mut q,
+        5,
+        NetEvent::Credit {
+            link: 0,
+            vc: 0,
+            bytes: 64,
+        },
+    );
+    let v = net.violation().expect("caught");
+    assert!(v.contains("more than its 4096 B buffer"), "{v}");
+    assert!(net.check_end(10).is_err());
+}
+
+/// Random puts between random ranks; every rank polls what it is sent.
+fn workload() -> impl Strategy<Value = (u32, Vec<(u32, u32, u64)>)> {
+    (2u32..12).prop_flat_map(|ranks| {
+        let op = (
+            0..ranks,
+            0..ranks,
+            prop::sample::select(vec![0u64, 100, 2048, 9000, 40_000]),
+        );
+        (Just(ranks), prop::collection::vec(op, 1..30))
+    })
+}
+
+fn text(ranks: u32, ops: &[(u32, u32, u64)]) -> String {
+    let mut per = vec![String::new(); ranks as usize];
+    let mut polls = vec![0usize; ranks as usize];
+    for &(a, b, size) in ops {
+        per[a as usize] += &format!("put {b} {size} tag=3\n");
+        polls[b as usize] += 1;
+    }
+    let mut t = format!("ranks {ranks}\n");
+    for r in 0..ranks as usize {
+        t += &format!("rank {r}\n{}{}", per[r], "poll 3\n".repeat(polls[r]));
+    }
+    t
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    /// With the checks on, a broken invariant fails the run (exit 70 in the CLI); every run
+    /// here must finish cleanly, within the routes' hop bound and deterministically.
+    #[test]
+    fn dragonfly_routings_keep_every_invariant(
+        (ranks, ops) in workload(),
+        routing in prop::sample::select(vec!["minimal", "valiant", "ugal"]),
+        palm in any::<bool>(),
+    ) {
+        let m = load(&format!(
+            "[topology]\nkind='dragonfly'\np=1\na=3\nh=1\ng=4\narrangement='{}'\n[router]\nrouting='{routing}'\nvcs=3\nbuffer_per_vc='4 KiB'",
+            if palm { "palmtree" } else { "consecutive" }
+        ));
+        let t = text(ranks, &ops);
+        let run = || simulate(&m, schedule::parse("w", &t).unwrap()).expect("finishes with checks on");
+        let a = run();
+        prop_assert_eq!(a.unpolled_puts.len(), 0);
+        for l in &a.links {
+            prop_assert!(l.busy_ps <= a.predicted_time_ps);
+        }
+        let mut b = run();
+        b.wall_seconds = a.wall_seconds;
+        prop_assert_eq!(a.to_json(), b.to_json());
+    }
+
+    /// Seeds of randomness a run does not use change nothing: the routing seed on a torus
+    /// (routing is deterministic there), the placement seed under block placement.
+    #[test]
+    fn unused_seeds_do_not_change_results(
+        (ranks, ops) in workload(),
+        seed_a in any::<u32>(),
+        seed_b in any::<u32>(),
+    ) {
+        let t = text(ranks, &ops);
+        let run = |seed: u32| {
+            let m = load(&format!(
+                "[topology]\nkind='torus'\ndims=[3,4]\n[router]\nrouting_seed={seed}\n[placement]\npolicy='block'\nseed={seed}"
+            ));
+            let mut r = simulate(&m, schedule::parse("w", &t).unwrap()).expect("finishes");
+            r.wall_seconds = 0.0;
+            r.to_json()
+        };
+        prop_assert_eq!(run(seed_a), run(seed_b));
+    }
+}
+
+#[test]
+fn dragonfly_hops_stay_within_the_route_bound() {
+    // Every node sends to a node in the next group: minimal routes are local-global-local,
+    // Valiant ones go through an intermediate group.
+    let ranks = 12;
+    let mut ops = Vec::new();
+    for r in 0..ranks {
+        ops.push((r, (r + 3) % ranks, 9000));
+    }
+    for (routing, max_mean) in [("minimal", 3.0), ("valiant", 5.0)] {
+        let m = load(&format!(
+            "[topology]\nkind='dragonfly'\np=1\na=3\nh=1\ng=4\n[router]\nrouting='{routing}'\nvcs=3"
+        ));
+        let r = simulate(&m, schedule::parse("w", &text(ranks, &ops)).unwrap()).unwrap();
+        assert!(
+            r.mean_hops > 0.0 && r.mean_hops <= max_mean,
+            "{routing}: {}",
+            r.mean_hops
+        );
+        if routing == "minimal" {
+            assert!(r
+                .nics
+                .iter()
+                .all(|n| n.minimal_fraction == 1.0 || n.injected_packets == 0));
+        }
+    }
+}
