@@ -193,6 +193,10 @@ class Result:
 
     @property
     def wall_seconds(self) -> float:
+        """Seconds the simulation took (live results; saved JSON has no wall time, so
+        that the same inputs give byte-identical files)."""
+        if self._core is not None:
+            return float(self._core.wall_seconds)
         return float(self.data.get("wall_seconds", 0.0))
 
     @property

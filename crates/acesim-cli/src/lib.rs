@@ -541,10 +541,10 @@ fn traffic(a: TrafficArgs) -> acesim::Result<()> {
         a.seed,
     )?;
     let points = run_loads(&config, &base, &loads, a.all_loads)?;
-    let mut csv = String::from("pattern,load,offered,accepted,latency_mean_ns,latency_p50_ns,latency_p99_ns,hops_mean,minimal_fraction,packets_measured,packets_lost,saturated,max_link_utilization,events,wall_seconds\n");
+    let mut csv = String::from("pattern,load,offered,accepted,latency_mean_ns,latency_p50_ns,latency_p99_ns,hops_mean,minimal_fraction,packets_measured,packets_lost,saturated,max_link_utilization,events\n");
     for p in &points {
         csv += &format!(
-            "{},{},{:.6},{:.6},{:.3},{:.3},{:.3},{:.4},{:.4},{},{},{},{:.6},{},{:.3}\n",
+            "{},{},{:.6},{:.6},{:.3},{:.3},{:.3},{:.4},{:.4},{},{},{},{:.6},{}\n",
             p.pattern,
             p.load,
             p.offered,
@@ -558,8 +558,7 @@ fn traffic(a: TrafficArgs) -> acesim::Result<()> {
             p.packets_lost,
             p.saturated,
             p.max_link_utilization,
-            p.events,
-            p.wall_seconds
+            p.events
         );
     }
     if let Some(p) = &a.csv {
@@ -572,7 +571,7 @@ fn traffic(a: TrafficArgs) -> acesim::Result<()> {
     }
     if !a.quiet {
         outln!(
-            "{:>6} {:>8} {:>8} {:>11} {:>11} {:>11} {:>6} {:>7}  status",
+            "{:>6} {:>8} {:>8} {:>11} {:>11} {:>11} {:>6} {:>7} {:>8}  status",
             "load",
             "offered",
             "accepted",
@@ -580,11 +579,12 @@ fn traffic(a: TrafficArgs) -> acesim::Result<()> {
             "p50 ns",
             "p99 ns",
             "hops",
-            "minimal"
+            "minimal",
+            "wall s"
         );
         for p in &points {
             outln!(
-                "{:>6.3} {:>8.4} {:>8.4} {:>11.1} {:>11.1} {:>11.1} {:>6.2} {:>7.3}  {}",
+                "{:>6.3} {:>8.4} {:>8.4} {:>11.1} {:>11.1} {:>11.1} {:>6.2} {:>7.3} {:>8.3}  {}",
                 p.load,
                 p.offered,
                 p.accepted,
@@ -593,6 +593,7 @@ fn traffic(a: TrafficArgs) -> acesim::Result<()> {
                 p.latency_p99_ns,
                 p.hops_mean,
                 p.minimal_fraction,
+                p.wall_seconds,
                 if p.saturated { "saturated" } else { "stable" }
             );
         }

@@ -57,6 +57,11 @@ impl RunResult {
     fn predicted_time_ps(&self) -> u64 {
         self.inner.predicted_time_ps
     }
+    /// Seconds the simulation took (not in the JSON, which is the same for the same inputs).
+    #[getter]
+    fn wall_seconds(&self) -> f64 {
+        self.inner.wall_seconds
+    }
     /// The JSON summary (the same as `acesim run --json`).
     fn json(&self) -> String {
         self.inner.to_json()

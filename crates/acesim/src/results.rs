@@ -198,6 +198,9 @@ pub struct Results {
     pub events: u64,
     pub packet_hops: u64,
     pub bytes_injected: u64,
+    /// Time the simulation took; in the printed summary only, so that output files are
+    /// byte-identical for the same inputs.
+    #[serde(skip)]
     pub wall_seconds: f64,
     pub per_rank: Vec<RankResult>,
     pub operations: Vec<OperationResult>,

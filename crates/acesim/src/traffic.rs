@@ -153,6 +153,9 @@ pub struct TrafficPoint {
     pub packet_hops: u64,
     /// Packets delivered over the whole run.
     pub packets_delivered: u64,
+    /// Time the simulation took; printed, never written to a file (outputs are
+    /// byte-identical for the same inputs).
+    #[serde(skip)]
     pub wall_seconds: f64,
 }
 
