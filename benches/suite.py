@@ -69,6 +69,9 @@ def timed(args: list[str]) -> tuple[float, float, str]:
     return wall, peak_kib / 1024, p.stdout
 
 
+RUN_ARGS: list[str] = []
+
+
 def summary_wall(out: str) -> float:
     """The simulation's own time from the printed summary (`... wall: 1.234 s`)."""
     m = re.search(r"wall: ([0-9.]+) s", out)
@@ -77,9 +80,14 @@ def summary_wall(out: str) -> float:
 
 def run_program(sched: str, machine: list[str]) -> dict:
     with tempfile.NamedTemporaryFile(suffix=".json") as js:
-        wall, peak, out = timed([BIN, "run", sched, *machine, "--json", js.name])
+        wall, peak, out = timed([BIN, "run", sched, *machine, *RUN_ARGS, "--json", js.name])
         s = json.load(open(js.name))
-    return {"wall_seconds": wall, "sim_seconds": summary_wall(out), "peak_mib": peak, "events": s["events"],
+    # What `acesim validate` estimates the run needs beyond the program, next to the peak.
+    v = subprocess.run([BIN, "validate", sched, *machine], capture_output=True, text=True)
+    m = re.search(r"needs about ([0-9.]+) (B|KiB|MiB|GiB|TiB)", v.stdout)
+    scale = {"B": 1 / 2**20, "KiB": 1 / 1024, "MiB": 1, "GiB": 1024, "TiB": 2**20}
+    estimate = float(m.group(1)) * scale[m.group(2)] if m else None
+    return {"wall_seconds": wall, "sim_seconds": summary_wall(out), "peak_mib": peak, "estimate_mib": estimate, "events": s["events"],
             "packet_hops": s["packet_hops"], "predicted_time_ps": s["predicted_time_ps"]}
 
 
@@ -160,7 +168,9 @@ def main() -> int:
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--only", default="")
     ap.add_argument("--out", default="bench-results.json")
+    ap.add_argument("--run-args", default="", help="extra arguments for every `acesim run`, e.g. --check")
     a = ap.parse_args()
+    RUN_ARGS.extend(a.run_args.split())
     only = set(filter(None, a.only.split(",")))
     want = lambda name: not only or name in only  # noqa: E731
     smoke = a.smoke
@@ -215,6 +225,8 @@ def main() -> int:
                 r["packets_per_second"] = r["packets"] / sim
             results.append(r)
             extra = f"  packets/s {r['packets_per_second'] / 1e3:8.0f} k" if "packets" in r else ""
+            if r.get("estimate_mib") is not None:
+                extra += f"  estimate {r['estimate_mib']:8.1f} MiB"
             print(f"{name:26s} wall {r['wall_seconds']:7.2f} s (simulation {r['sim_seconds']:6.2f} s)  peak {r['peak_mib']:8.1f} MiB  "
                   f"events/s {r['events_per_second'] / 1e6:6.2f} M  packet-hops/s {r['packet_hops_per_second'] / 1e6:6.2f} M{extra}", flush=True)
     if not smoke:
