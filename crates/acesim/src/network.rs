@@ -239,6 +239,7 @@ pub struct Network {
     packets: Vec<Packet>,
     free_packets: Vec<u32>,
     messages: Vec<Message>,
+    free_messages: Vec<u32>,
     pub notices: Vec<Notice>,
     /// Packets created and not yet consumed.
     pub live_packets: u64,
@@ -341,6 +342,7 @@ impl Network {
             packets: Vec::new(),
             free_packets: Vec::new(),
             messages: Vec::new(),
+            free_messages: Vec::new(),
             notices: Vec::new(),
             live_packets: 0,
             packet_hops: 0,
@@ -411,6 +413,21 @@ impl Network {
         Ok(())
     }
 
+    /// Frees what only a running network needs (packets, messages, input FIFOs) once the
+    /// run is over, so that collecting the results does not add to it: the peak memory
+    /// of large runs is at the end.
+    pub fn release_run_state(&mut self) {
+        self.packets = Vec::new();
+        self.free_packets = Vec::new();
+        self.messages = Vec::new();
+        self.free_messages = Vec::new();
+        self.fifos = Vec::new();
+        self.notices = Vec::new();
+        for l in &mut self.links {
+            l.waiting = VecDeque::new();
+        }
+    }
+
     /// Records every link's busy intervals (for timelines).
     pub fn enable_trace(&mut self) {
         self.link_activity = Some(vec![Vec::new(); self.links.len()]);
@@ -450,9 +467,8 @@ impl Network {
         token: u64,
         dma: bool,
     ) {
-        let id = self.messages.len() as u32;
         let packets = self.params.packets_for(payload) as u32;
-        self.messages.push(Message {
+        let id = self.new_message(Message {
             dst_nic,
             payload,
             packets,
@@ -483,8 +499,7 @@ impl Network {
             self.notices.push(Notice::ControlArrived { token });
             return;
         }
-        let id = self.messages.len() as u32;
-        self.messages.push(Message {
+        let id = self.new_message(Message {
             dst_nic,
             payload: 0,
             packets: 1,
@@ -496,6 +511,21 @@ impl Network {
         });
         let p = self.new_packet(id, src_nic, dst_nic, CONTROL, now);
         self.inject(q, now, p);
+    }
+
+    /// A message slot, reused once a message has landed: memory follows the messages in
+    /// flight, not all messages ever sent.
+    fn new_message(&mut self, m: Message) -> u32 {
+        match self.free_messages.pop() {
+            Some(id) => {
+                self.messages[id as usize] = m;
+                id
+            }
+            None => {
+                self.messages.push(m);
+                (self.messages.len() - 1) as u32
+            }
+        }
     }
 
     /// A packet that is complete in `src_nic` at `now`.
@@ -687,6 +717,7 @@ impl Network {
                     self.release_nic_buffer(q, now, &p);
                     self.bytes_delivered += p.bytes as u64;
                     let token = self.messages[p.msg as usize].token;
+                    self.free_messages.push(p.msg);
                     self.notices.push(Notice::ControlArrived { token });
                     self.free_packet(pkt);
                 } else {
@@ -764,6 +795,8 @@ impl Network {
                         token: msg.token,
                         hops: msg.hops,
                     });
+                    // Every packet has been sent and written: nothing refers to it now.
+                    self.free_messages.push(p.msg);
                 }
                 self.free_packet(pkt);
             }

@@ -117,8 +117,8 @@ pub fn estimate_memory(
     trace: bool,
 ) -> u64 {
     let (xfers, recvs) = Runtime::count_transfers(program);
-    // A put or get is a data message and a control message; a rendezvous message three.
-    let net = Network::estimate_bytes(topo, machine.router.vcs as u64, 2 * xfers);
+    // Message slots are reused once a message lands: about two in flight per rank.
+    let net = Network::estimate_bytes(topo, machine.router.vcs as u64, 2 * program.ranks as u64);
     let rt = Runtime::estimate_bytes(program);
     let user_ops = xfers; // result rows; collective steps are summarised per call
     let res = results::estimate_bytes(
@@ -295,6 +295,8 @@ pub fn simulate_with(
             ranks_finished: rt.ranks_finished(),
         };
         let events = q.processed().saturating_sub(1);
+        drop(q);
+        net.release_run_state();
         return Ok(results::collect(
             machine,
             &net,
@@ -310,12 +312,8 @@ pub fn simulate_with(
     }
     net.check_end(now)
         .map_err(|v| Error::Internal(format!("model invariant broken: {v}")))?;
-    Ok(results::collect(
-        machine,
-        &net,
-        &rt,
-        q.processed(),
-        wall,
-        None,
-    ))
+    let events = q.processed();
+    drop(q);
+    net.release_run_state();
+    Ok(results::collect(machine, &net, &rt, events, wall, None))
 }
