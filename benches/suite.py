@@ -213,6 +213,14 @@ def main() -> int:
             r["generate_seconds"] = gen
             return r
         cases.append(("nn-1m", nn))
+        def startup():
+            # Parse the machine and build a million-node torus (topology and network), run a
+            # one-put program on it and write its results: the fixed cost of a machine that size.
+            dims = (8, 8, 4) if smoke else (128, 128, 64)
+            s = os.path.join(tmp, "two.sched")
+            open(s, "w").write("ranks 2\nrank 0\nput 1 4 tag=1\nrank 1\npoll 1\n")
+            return run_program(s, ["--machine", "table1", "--set", 'topology.kind="torus"', "--set", f"topology.dims=[{dims[0]},{dims[1]},{dims[2]}]"])
+        cases.append(("startup-1m", startup))
         for name, fn in cases:
             if not want(name):
                 continue

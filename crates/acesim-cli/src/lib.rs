@@ -446,15 +446,8 @@ fn run(a: RunArgs) -> acesim::Result<i32> {
         None => None,
     };
     let trace = a.trace || a.timeline.is_some();
-    let max_sim_time = a
-        .max_sim_time
-        .as_deref()
-        .map(|t| {
-            acesim::units::parse_time(t).map_err(|m| {
-                Error::input(Location::file("command line").with_field("max-sim-time"), m)
-            })
-        })
-        .transpose()?;
+    let max_sim_time =
+        acesim::sim::parse_time_limit(a.max_sim_time.as_deref(), "command line", "max-sim-time")?;
     let options = acesim::sim::Options {
         trace,
         check: a.check,

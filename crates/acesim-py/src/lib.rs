@@ -182,14 +182,8 @@ fn simulate(
                 ));
             }
         }
-        let max_sim_time = max_sim_time
-            .as_deref()
-            .map(|t| {
-                acesim::units::parse_time(t).map_err(|m| {
-                    Error::input(Location::file("arguments").with_field("max_sim_time"), m)
-                })
-            })
-            .transpose()?;
+        let max_sim_time =
+            acesim::sim::parse_time_limit(max_sim_time.as_deref(), "arguments", "max_sim_time")?;
         let options = acesim::sim::Options {
             trace,
             check,

@@ -173,6 +173,15 @@ pub fn available_memory() -> Option<u64> {
     Some(kib * 1024)
 }
 
+/// A time limit given as text (`10ms`), or the input error naming `source` and `field`.
+pub fn parse_time_limit(text: Option<&str>, source: &str, field: &str) -> Result<Option<Ps>> {
+    text.map(|t| {
+        crate::units::parse_time(t)
+            .map_err(|m| Error::input(Location::file(source).with_field(field), m))
+    })
+    .transpose()
+}
+
 /// Why a run stopped before its program finished.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StopReason {
