@@ -338,6 +338,13 @@ fn parse_op(file: &str, line: usize, raw: &str, w: &[&str], ranks: u32) -> Resul
                         format!("rank {peer} is out of range: num_ranks is {ranks}"),
                     ));
                 }
+                if tag < 0 {
+                    return Err(bad(
+                        5,
+                        "tag",
+                        format!("tag {tag} is out of range: a send needs a tag of 0 or more (a negative tag means any tag, on a receive)"),
+                    ));
+                }
                 Ok(OpKind::Send {
                     dst: peer as u32,
                     size,
@@ -508,6 +515,8 @@ mod tests {
         assert!(e("num_ranks 2\nrank 0 {\nl1: calc 1\n").contains("not closed"));
         assert!(e("num_ranks 2\nrank 0 {\nl1: send -8b to 1 tag 0\n}\n").contains("negative"));
         assert!(e("num_ranks 2\nrank 0 {\nl1: calc 1 gpu 2\n}\n").contains("unexpected `gpu`"));
+        assert!(e("num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag -2\n}\n")
+            .starts_with("bad.goal:3:22: field `tag`: tag -2 is out of range"));
         assert!(e("num_ranks 2\nrank 0 {\nl1: calc 99999999999999999\n}\n").contains("longer than"));
     }
 }

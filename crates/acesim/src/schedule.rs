@@ -167,7 +167,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                     let (f, l) = src.rsplit_once(':').unwrap_or((src.as_str(), "0"));
                     let mut location = Location::file(f).with_field(field);
                     location.line = l.parse().ok();
-                    Error::input(location, format!("{msg} (schedule {file}:{})", lineno + 1))
+                    Error::input(location, format!("{msg} ({file}, line {})", lineno + 1))
                 }
                 None => p.err(tok.col, Some(field), msg),
             }
@@ -310,9 +310,19 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
             }
             parse_size(&t.text).map_err(|m| op_err(t, field, m))
         };
+        // Tags are 0 ..= i64::MAX; the negative values belong to wildcards and to the
+        // tags acesim gives collective traffic.
         let tag_arg = |t: &Tok, v: &str| -> Result<i64> {
-            v.parse::<i64>()
-                .map_err(|_| p.err(t.col, Some("tag"), format!("'{v}' is not an integer tag")))
+            let digits = v.strip_prefix('-').unwrap_or(v);
+            match v.parse::<i64>() {
+                Ok(n) if n >= 0 => Ok(n),
+                _ if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => Err(op_err(
+                    t,
+                    "tag",
+                    format!("tag {v} is out of range: tags are 0 to 2^63-1 (a receive may use tag=any)"),
+                )),
+                _ => Err(p.err(t.col, Some("tag"), format!("'{v}' is not an integer tag"))),
+            }
         };
         let nic_arg = |t: &Tok, v: &str| -> Result<u32> {
             v.parse::<u32>()
