@@ -792,6 +792,11 @@ pub fn validate(c: &MachineConfig, locate: impl Fn(&str) -> Location) -> Result<
             ),
         );
     }
+    for kind in crate::collectives::CollKind::ALL {
+        let field = format!("collectives.{}", kind.name());
+        crate::collectives::check_configured(kind, c.collectives.algorithm(kind.name()))
+            .or_else(|m| err(&field, m))?;
+    }
     if c.collectives.segment.0 == 0 {
         return err(
             "collectives.segment",
