@@ -229,6 +229,7 @@ fn dispatch(cli: Cli) -> acesim::Result<()> {
             args,
         } => {
             check_ranks(ranks)?;
+            output.iter().try_for_each(|p| check_output(p))?;
             let text = mgen::record(&program, ranks, &args)?;
             // Parse it so a recorded program with bad values is reported now.
             schedule::parse(
@@ -298,6 +299,7 @@ fn check_ranks(r: u32) -> acesim::Result<()> {
 }
 
 fn load_machine(m: &MachineArgs) -> acesim::Result<acesim::MachineConfig> {
+    m.ranks.map_or(Ok(()), check_ranks)?;
     let mut sets = m.set.clone();
     if let Some(n) = m.ranks_per_node {
         sets.push(format!("placement.ranks_per_node={n}"));
@@ -380,6 +382,8 @@ fn load_program(path: &Path, ranks: Option<u32>, args: &[String]) -> acesim::Res
 }
 
 fn run(a: RunArgs) -> acesim::Result<()> {
+    let outputs = [&a.json, &a.links_csv, &a.schedule_out, &a.timeline];
+    outputs.into_iter().flatten().try_for_each(|p| check_output(p))?;
     let config = load_machine(&a.machine)?;
     let program = load_program(&a.program, a.machine.ranks, &a.args)?;
     let schedule_text = match &a.schedule_out {
@@ -427,6 +431,7 @@ fn run(a: RunArgs) -> acesim::Result<()> {
 }
 
 fn traffic(a: TrafficArgs) -> acesim::Result<()> {
+    [&a.csv, &a.json].into_iter().flatten().try_for_each(|p| check_output(p))?;
     use acesim::traffic::{
         parse_loads, run_loads, saturation_throughput, Injection, TrafficConfig,
     };
@@ -557,4 +562,31 @@ pub fn write_atomic_with(
     produce(&mut tmp).map_err(|e| Error::io(&name, e))?;
     tmp.persist(path).map_err(|e| Error::io(&name, e.error))?;
     Ok(())
+}
+
+/// Checks before any work that an output file can be created, so that a bad path fails at
+/// once, names the path, and leaves no other output behind.
+fn check_output(path: &Path) -> acesim::Result<()> {
+    let name = path.display().to_string();
+    if name == "-" || std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Ok(());
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let why = if !dir.exists() {
+        format!("the folder '{}' does not exist", dir.display())
+    } else if !dir.is_dir() {
+        format!("'{}' is not a folder", dir.display())
+    } else {
+        match tempfile::NamedTempFile::new_in(dir) {
+            Ok(_) => return Ok(()),
+            Err(e) => format!("cannot create a file in '{}': {}", dir.display(), e.kind()),
+        }
+    };
+    Err(Error::input(
+        Location::file(name),
+        format!("cannot write this output file: {why}"),
+    ))
 }
