@@ -225,7 +225,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
     }
     let Some(mut p) = prog else {
         return Err(Error::input(
-            Location::file(file),
+            Location::at(file, text.lines().count().max(1), 1),
             "empty GOAL file: expected `num_ranks N`",
         ));
     };

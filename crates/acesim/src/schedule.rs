@@ -587,7 +587,12 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
         prog.ops[r].push(Op { kind, loc });
     }
     let mut prog = program
-        .ok_or_else(|| Error::input(Location::file(file), "empty schedule: expected `ranks N`"))?;
+        .ok_or_else(|| {
+            Error::input(
+                Location::at(file, text.lines().count().max(1), 1),
+                "empty schedule: expected `ranks N`",
+            )
+        })?;
     if let (Some(r), Some(&(id, line))) = (current, open_regions.last()) {
         return Err(Error::input(
             Location::at(file, line, 1).with_field("region"),

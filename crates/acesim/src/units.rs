@@ -30,7 +30,7 @@ impl Decimal {
             return Err("missing number".into());
         }
         if s.starts_with('-') {
-            return Err(format!("'{s}' is negative"));
+            return Err(format!("'{s}' is negative: expected 0 or more"));
         }
         let (int_part, frac_part) = match s.split_once('.') {
             Some((i, f)) => (i, f),
