@@ -383,7 +383,10 @@ fn load_program(path: &Path, ranks: Option<u32>, args: &[String]) -> acesim::Res
 
 fn run(a: RunArgs) -> acesim::Result<()> {
     let outputs = [&a.json, &a.links_csv, &a.schedule_out, &a.timeline];
-    outputs.into_iter().flatten().try_for_each(|p| check_output(p))?;
+    outputs
+        .into_iter()
+        .flatten()
+        .try_for_each(|p| check_output(p))?;
     let config = load_machine(&a.machine)?;
     let program = load_program(&a.program, a.machine.ranks, &a.args)?;
     let schedule_text = match &a.schedule_out {
@@ -431,7 +434,10 @@ fn run(a: RunArgs) -> acesim::Result<()> {
 }
 
 fn traffic(a: TrafficArgs) -> acesim::Result<()> {
-    [&a.csv, &a.json].into_iter().flatten().try_for_each(|p| check_output(p))?;
+    [&a.csv, &a.json]
+        .into_iter()
+        .flatten()
+        .try_for_each(|p| check_output(p))?;
     use acesim::traffic::{
         parse_loads, run_loads, saturation_throughput, Injection, TrafficConfig,
     };

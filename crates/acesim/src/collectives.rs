@@ -165,7 +165,10 @@ pub const ALLGATHER_SHORT: u64 = 512 * 1024;
 pub fn check_configured(kind: CollKind, name: &str) -> Result<(), String> {
     let name = name.trim();
     if name.eq_ignore_ascii_case("auto")
-        || kind.algorithms().iter().any(|a| a.eq_ignore_ascii_case(name))
+        || kind
+            .algorithms()
+            .iter()
+            .any(|a| a.eq_ignore_ascii_case(name))
     {
         return Ok(());
     }

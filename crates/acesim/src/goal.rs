@@ -146,7 +146,15 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                     line,
                     col(1),
                     Some("rank"),
-                    format!("rank {r} has a second block"),
+                    format!(
+                        "rank {r} has a second block (a rank has one block; its first is at line {})",
+                        text.lines()
+                            .position(|l| {
+                                let w: Vec<&str> = l.split_whitespace().collect();
+                                w.len() >= 2 && w[0] == "rank" && w[1].parse() == Ok(r)
+                            })
+                            .map_or(0, |i| i + 1)
+                    ),
                 ));
             }
             seen[r as usize] = true;
@@ -204,7 +212,10 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                 line,
                 1,
                 Some("label"),
-                format!("label {label} is defined twice in rank {rank}"),
+                format!(
+                    "label {label} is defined twice in rank {rank} (first at line {}); labels are unique per rank",
+                    pending[labels[label] as usize].line
+                ),
             ));
         }
         let kind = parse_op(file, line, raw, &words[1..], p.ranks)?;
@@ -254,7 +265,11 @@ fn parse_op(file: &str, line: usize, raw: &str, w: &[&str], ranks: u32) -> Resul
     let size = |n: usize| -> Result<u64> {
         let t = w.get(n).copied().unwrap_or("");
         if t.starts_with('-') {
-            return Err(bad(n, "size", format!("size {t} is negative")));
+            return Err(bad(
+                n,
+                "size",
+                format!("size {t} is negative: expected 0 or more bytes"),
+            ));
         }
         let v: u64 = t
             .trim_end_matches(['b', 'B'])
@@ -297,7 +312,11 @@ fn parse_op(file: &str, line: usize, raw: &str, w: &[&str], ranks: u32) -> Resul
         Some("calc") => {
             let t = w.get(1).copied().unwrap_or("");
             if t.starts_with('-') {
-                return Err(bad(1, "time", format!("calc time {t} is negative")));
+                return Err(bad(
+                    1,
+                    "time",
+                    format!("calc time {t} is negative: expected 0 or more nanoseconds"),
+                ));
             }
             let ns: u64 = t
                 .parse()
@@ -414,7 +433,10 @@ fn resolve(
                     *line,
                     *col,
                     Some("label"),
-                    format!("{} depends on itself", pend.label),
+                    format!(
+                        "{} depends on itself: an operation can only require others",
+                        pend.label
+                    ),
                 ));
             }
             if *is_i {

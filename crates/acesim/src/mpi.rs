@@ -463,7 +463,12 @@ pub fn link(prog: &mut Program, config: &CollectivesConfig) -> Result<()> {
                 if call.algorithm.is_empty() {
                     // The machine chose the algorithm; the call site says where it bites.
                     let field = format!("collectives.{}", call.kind);
-                    loc_err(prog, call.loc, &field, format!("{m} (the machine's {field})"))
+                    loc_err(
+                        prog,
+                        call.loc,
+                        &field,
+                        format!("{m} (the machine's {field})"),
+                    )
                 } else {
                     loc_err(prog, call.loc, "algo", m)
                 }

@@ -225,10 +225,9 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains(":4:1: field `node`: a node for rank 2 but the run has 2 ranks"));
-        assert!(check_fits(&c, 3, 3)
-            .unwrap_err()
-            .to_string()
-            .contains(":2:1: field `node`: rank 0 is placed on node 3 but the machine has 3 nodes"));
+        assert!(check_fits(&c, 3, 3).unwrap_err().to_string().contains(
+            ":2:1: field `node`: rank 0 is placed on node 3 but the machine has 3 nodes"
+        ));
         std::fs::write(&f, "1\n1\n1\n").unwrap();
         assert!(place(&c, 3)
             .unwrap_err()

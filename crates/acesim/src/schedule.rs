@@ -51,7 +51,10 @@ fn tokenize<'a>(
                 }
             }
             if !closed {
-                return Err((tok_col, "unterminated quoted string".into()));
+                return Err((
+                    tok_col,
+                    "unterminated quoted string: expected a closing \" on the same line".into(),
+                ));
             }
             toks.push(Tok {
                 text: std::borrow::Cow::Owned(text),
@@ -219,14 +222,27 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                 ));
             }
             if seen_rank[rv as usize] {
-                return Err(p.err(r.col, Some("rank"), format!("rank {rv} has a second block")));
+                // Found again only on this error path, so reading stays lean.
+                let first = text
+                    .lines()
+                    .position(|l| {
+                        let mut w = l.split_whitespace();
+                        w.next() == Some("rank")
+                            && w.next().and_then(|x| x.parse().ok()) == Some(rv)
+                    })
+                    .map_or(0, |i| i + 1);
+                return Err(p.err(
+                    r.col,
+                    Some("rank"),
+                    format!("rank {rv} has a second block (a rank has one block; its first is at line {first})"),
+                ));
             }
             seen_rank[rv as usize] = true;
             if let (Some(prev), Some(&(id, line))) = (current, open_regions.last()) {
                 return Err(Error::input(
                     Location::at(file, line, 1).with_field("region"),
                     format!(
-                        "rank {prev}: region {} is never closed",
+                        "rank {prev}: region {} is never closed (expected a region_end in the same rank block)",
                         prog.regions[id as usize]
                     ),
                 ));
@@ -306,7 +322,11 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
         };
         let size_arg = |t: &Tok, field: &str| -> Result<u64> {
             if t.text.starts_with('-') {
-                return Err(op_err(t, field, format!("size {} is negative", t.text)));
+                return Err(op_err(
+                    t,
+                    field,
+                    format!("size {} is negative: expected 0 or more bytes", t.text),
+                ));
             }
             parse_size(&t.text).map_err(|m| op_err(t, field, m))
         };
@@ -348,7 +368,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                 allow(&[])?;
                 let t = pos[0];
                 if t.text.starts_with('-') {
-                    return Err(op_err(t, "time", format!("compute time {} is negative", t.text)));
+                    return Err(op_err(t, "time", format!("compute time {} is negative: expected 0 or more", t.text)));
                 }
                 let ps = parse_time(&t.text).map_err(|m| op_err(t, "time", m))?;
                 OpKind::Compute { ps }
@@ -586,18 +606,17 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
         };
         prog.ops[r].push(Op { kind, loc });
     }
-    let mut prog = program
-        .ok_or_else(|| {
-            Error::input(
-                Location::at(file, text.lines().count().max(1), 1),
-                "empty schedule: expected `ranks N`",
-            )
-        })?;
+    let mut prog = program.ok_or_else(|| {
+        Error::input(
+            Location::at(file, text.lines().count().max(1), 1),
+            "empty schedule: expected `ranks N`",
+        )
+    })?;
     if let (Some(r), Some(&(id, line))) = (current, open_regions.last()) {
         return Err(Error::input(
             Location::at(file, line, 1).with_field("region"),
             format!(
-                "rank {r}: region {} is never closed",
+                "rank {r}: region {} is never closed (expected a region_end in the same rank block)",
                 prog.regions[id as usize]
             ),
         ));

@@ -161,9 +161,14 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 /// Parses a bandwidth such as `"4 GB/s"` or `"2.8GB/s"` into bytes per second.
 pub fn parse_bandwidth(s: &str) -> Result<u64, String> {
     let (num, unit) = split_number_unit(s);
-    let per = unit.strip_suffix("/s").filter(|_| !num.is_empty()).ok_or_else(|| {
-        format!("'{s}' is not a bandwidth: write it like '4 GB/s' (B/s, KB/s, MB/s, GB/s, GiB/s)")
-    })?;
+    let per = unit
+        .strip_suffix("/s")
+        .filter(|_| !num.is_empty())
+        .ok_or_else(|| {
+            format!(
+                "'{s}' is not a bandwidth: write it like '4 GB/s' (B/s, KB/s, MB/s, GB/s, GiB/s)"
+            )
+        })?;
     let factor = size_unit(per.trim())
         .filter(|_| !per.is_empty())
         .ok_or_else(|| {
@@ -366,7 +371,9 @@ mod tests {
         assert!(parse_time("-3 ns").unwrap_err().contains("negative"));
         assert!(parse_time("abc ns").unwrap_err().contains("is not a time"));
         assert!(parse_size("four").unwrap_err().contains("is not a size"));
-        assert!(parse_bandwidth("fast").unwrap_err().contains("is not a bandwidth"));
+        assert!(parse_bandwidth("fast")
+            .unwrap_err()
+            .contains("is not a bandwidth"));
         assert!(parse_time("18446744073709551615ps")
             .unwrap_err()
             .contains("longer than"));
