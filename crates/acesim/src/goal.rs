@@ -15,7 +15,8 @@
 //!
 //! `calc` times are nanoseconds (LogGOPSim's unit); sizes are bytes (`8b` or `8`). `cpu` and
 //! `nic` options are accepted and ignored: all operations of a rank share its CPU and its
-//! NICs are chosen round-robin. A receive `from -1` or with `tag -1` matches any source/tag.
+//! NICs are chosen round-robin. A receive `from -1` or with `tag -1` matches any source/tag;
+//! a send's tag is 0 or more.
 
 use crate::error::{Error, Location, Result};
 use crate::program::{Op, OpKind, Program, RankDeps, SrcLoc, ANY};
