@@ -646,6 +646,15 @@ fn schedule_bad_source_location() {
 }
 
 #[test]
+fn schedule_source_location_without_an_operation() {
+    // Used to panic (an index out of bounds in the reader).
+    schedule_fails(
+        "ranks 2\nrank 0\n@prog.c:3\n",
+        &["x.sched:3:1: a source location without an operation: expected `OPERATION ... @FILE:LINE`"],
+    );
+}
+
+#[test]
 fn schedule_collective_root_out_of_range() {
     schedule_fails(
         "ranks 2\nrank 0\nbcast 8 root=5\nrank 1\nbcast 8 root=5\n",

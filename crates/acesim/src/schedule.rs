@@ -161,7 +161,15 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                 toks.pop();
             }
         }
-        let head: &str = &toks[0].text;
+        let Some(first) = toks.first() else {
+            let col = loc_text.as_ref().map_or(1, |(_, c)| *c);
+            return Err(p.err(
+                col,
+                None,
+                "a source location without an operation: expected `OPERATION ... @FILE:LINE`",
+            ));
+        };
+        let head: &str = &first.text;
         let args = &toks[1..];
         // Errors about an operation's values point at its source line when it has one.
         let op_err = |tok: &Tok, field: &str, msg: String| -> Error {
@@ -841,5 +849,9 @@ mod tests {
         assert!(err("ranks 2\nrank 1\nregion_begin a\n").contains("never closed"));
         assert!(err("ranks 2\nrank 0\nput 3 4 @p.c:7\n").starts_with("p.c:7: field `dst`"));
         assert!(err("ranks 2\nrank 0\nregion_begin \"a b\n").contains("unterminated"));
+        assert!(err("ranks 2\nrank 0\n@p.c:3\n")
+            .starts_with("bad.sched:3:1: a source location without an operation"));
+        assert!(err("ranks 2\nrank 0\nsend 1 4 tag=-1\n")
+            .starts_with("bad.sched:3:10: field `tag`: tag -1 is out of range"));
     }
 }
