@@ -361,7 +361,7 @@ fn load_program(path: &Path, ranks: Option<u32>, args: &[String]) -> acesim::Res
         check_ranks(ranks)?;
         return mgen::load(path, ranks, args);
     }
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(&name, e))?;
+    let text = acesim::program::read_text(path)?;
     let program = if path.extension().is_some_and(|e| e == "goal") {
         acesim::goal::parse(&name, &text)?
     } else {

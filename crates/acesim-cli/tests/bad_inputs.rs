@@ -973,6 +973,52 @@ fn cli_c_program_file_missing() {
 }
 
 #[test]
+fn cli_ranks_disagree_with_a_schedule() {
+    fails(
+        &[("r.sched", RING)],
+        &["run", "r.sched", "--ranks", "8"],
+        2,
+        &["command line: field `ranks`: --ranks 8 but r.sched is a schedule for 2 ranks"],
+    );
+}
+
+#[test]
+fn cli_program_that_is_not_text() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("bin.sched"), b"ranks 2\nrank \xff\xfe\n").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_acesim"))
+        .args(["run", "bin.sched", "--json", "out.json"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("bin.sched:2:6: not UTF-8 text: expected a text file"),
+        "{err}"
+    );
+    assert_eq!(names(dir.path()), BTreeSet::from(["bin.sched".to_string()]));
+}
+
+#[test]
+fn cli_c_program_that_is_a_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("d.c")).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_acesim"))
+        .args(["run", "d.c", "--ranks", "2"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("d.c: not a file: expected an MGEN C source file"),
+        "{err}"
+    );
+    assert_eq!(names(dir.path()), BTreeSet::from(["d.c".to_string()]));
+}
+
+#[test]
 fn cli_output_folder_missing() {
     // The JSON could be written, the CSV could not: neither is, and the run never starts.
     fails(

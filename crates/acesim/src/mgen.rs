@@ -22,6 +22,12 @@ pub fn record(source: &Path, ranks: u32, args: &[String]) -> Result<String> {
     if !source.exists() {
         return Err(Error::input(Location::file(&src_name), "no such file"));
     }
+    if !source.is_file() {
+        return Err(Error::input(
+            Location::file(&src_name),
+            "not a file: expected an MGEN C source file",
+        ));
+    }
     if ranks == 0 || ranks > MAX_RANKS {
         return Err(Error::input(
             Location::file("command line").with_field("ranks"),
