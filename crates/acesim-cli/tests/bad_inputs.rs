@@ -215,7 +215,24 @@ fn machine_zero_virtual_channels() {
 fn machine_buffer_smaller_than_a_packet() {
     machine_fails(
         &format!("{XBAR}[router]\nbuffer_per_vc = \"1 KiB\"\n"),
-        &["m.toml:4:17: field `router.buffer_per_vc`: a virtual cut-through buffer must hold a whole packet: 1 KiB is smaller than the largest packet (2048 B)"],
+        &["m.toml:4:17: field `router.buffer_per_vc`: a virtual cut-through buffer must hold a whole packet: router.buffer_per_vc = 1 KiB is smaller than the largest packet (2048 B)"],
+    );
+}
+
+#[test]
+fn machine_packet_larger_than_the_default_buffer() {
+    // The buffer is a default: the packet size the user wrote is blamed, at its line.
+    machine_fails(
+        &format!("{XBAR}[nic]\nmtu = \"32 KiB\"\n"),
+        &["m.toml:4:7: field `nic.mtu`: a virtual cut-through buffer must hold a whole packet: router.buffer_per_vc = 16 KiB is smaller than the largest packet (32768 B)"],
+    );
+}
+
+#[test]
+fn machine_dragonfly_routing_that_needs_more_virtual_channels() {
+    machine_fails(
+        "[topology]\nkind = \"dragonfly\"\np = 1\na = 2\nh = 1\n[router]\nrouting = \"valiant\"\n",
+        &["m.toml:7:11: field `router.routing`: valiant routing on a dragonfly with finite buffers needs 3 virtual channels (one class per global hop taken), not router.vcs = 2"],
     );
 }
 
