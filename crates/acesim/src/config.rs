@@ -825,10 +825,12 @@ pub fn validate(c: &MachineConfig, locate: impl Fn(&str) -> Location) -> Result<
     if let Bounded::Limit(buf) = c.router.buffer_per_vc {
         let largest = c.nic.mtu.0.max(c.nic.control_packet.0);
         if buf.0 < largest {
-            let blame = match () {
-                _ if written("router.buffer_per_vc") => "router.buffer_per_vc",
-                _ if c.nic.control_packet.0 > c.nic.mtu.0 => "nic.control_packet",
-                _ => "nic.mtu",
+            let blame = if written("router.buffer_per_vc") {
+                "router.buffer_per_vc"
+            } else if c.nic.control_packet.0 > c.nic.mtu.0 {
+                "nic.control_packet"
+            } else {
+                "nic.mtu"
             };
             return err(
                 blame,
