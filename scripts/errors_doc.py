@@ -52,7 +52,7 @@ def run(files, cmd, env=None, show_files=True, show_stdout=False):
 
 
 P = []
-def t(s): P.append(s + "\n")
+def t(s): P.append(s.rstrip("\n") + "\n")
 def ex(files, cmd, **kw): P.append(run(files, cmd, **kw))
 def m(toml, extra=""):
     """A machine-file example with the two-rank ring schedule."""
@@ -73,10 +73,10 @@ then what is wrong and what was expected. Values given on the command line are l
 `command line`. Errors about an operation recorded from a C or Python program point at the
 program's source line and add the schedule line in parentheses.
 
-When a run fails, no output file is written (`--json`, `--links-csv`, `--timeline`,
-`--schedule-out`, `traffic --csv/--json`, `record -o`): outputs are written only after a
-successful run, through a temporary file and a rename, and every output path is checked
-before any work starts.
+When acesim exits with code 2, 3 or 70, no output file is written (`--json`,
+`--links-csv`, `--timeline`, `--schedule-out`, `traffic --csv/--json`, `record -o`):
+outputs are written only after a successful run, through a temporary file and a rename, and
+every output path is checked before any work starts.
 
 ## Exit codes
 
