@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -200,12 +201,29 @@ static void fail(const char *file, int line, const char *func,
     _exit(1);
 }
 
+/* The last MGEN call of the running rank, in a page shared with the parent
+ * (mapped before the fork), so that when a rank crashes or exits early the
+ * parent can say where it was. The strings are literals of the program,
+ * at the same addresses in parent and child. */
+struct last_call {
+    const char *file;
+    const char *func;
+    int line;
+};
+static struct last_call *g_last = NULL;
+
 /* Guard for calls made outside a recorder child (cannot normally happen,
- * since main() is ours, but a constructor could call in early). */
+ * since main() is ours, but a constructor could call in early). Every MGEN
+ * call goes through here, so it also notes the call site. */
 static void check_running(const char *file, int line, const char *func)
 {
     if (g_rank < 0)
         fail(file, line, func, "called outside of MGEN_Main");
+    if (g_last) {
+        g_last->file = file;
+        g_last->func = func;
+        g_last->line = line;
+    }
 }
 
 static void write_all(int fd, const char *p, size_t n)
@@ -1104,6 +1122,11 @@ int main(int argc, char **argv)
     for (int i = user_start; i < argc; i++)
         uargv[1 + i - user_start] = argv[i];
 
+    void *page = mmap(NULL, sizeof *g_last, PROT_READ | PROT_WRITE,
+                      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (page != MAP_FAILED)
+        g_last = page;
+
     char head[64];
     int hn = snprintf(head, sizeof head, "# acesim schedule 1\nranks %d\n",
                       nranks);
@@ -1113,6 +1136,8 @@ int main(int argc, char **argv)
         /* Nothing buffered may be duplicated into the child. */
         fflush(stdout);
         fflush(stderr);
+        if (g_last)
+            memset(g_last, 0, sizeof *g_last);
         pid_t pid = fork();
         if (pid < 0) {
             fprintf(stderr, "%s: fork for rank %d: %s\n", prog, r,
@@ -1132,9 +1157,18 @@ int main(int argc, char **argv)
         }
         if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
             continue;
+        /* Where the rank was: its last MGEN call, if it made one. */
+        char where[4200];
+        if (g_last && g_last->file)
+            snprintf(where, sizeof where,
+                     " after its last MGEN call, %s at %s:%d",
+                     g_last->func ? g_last->func : "?", g_last->file,
+                     g_last->line);
+        else
+            snprintf(where, sizeof where, " before its first MGEN call");
         if (WIFEXITED(st)) {
-            fprintf(stderr, "rank %d: program exited with status %d\n", r,
-                    WEXITSTATUS(st));
+            fprintf(stderr, "rank %d: program exited with status %d%s\n", r,
+                    WEXITSTATUS(st), where);
         } else if (WIFSIGNALED(st)) {
             int sig = WTERMSIG(st);
             const char *name = strsignal(sig);
@@ -1142,10 +1176,11 @@ int main(int argc, char **argv)
             snprintf(desc, sizeof desc, "%s", name ? name : "unknown signal");
             if (desc[0] >= 'A' && desc[0] <= 'Z')
                 desc[0] = (char)(desc[0] - 'A' + 'a');
-            fprintf(stderr, "rank %d: program killed by signal %d (%s)\n", r,
-                    sig, desc);
+            fprintf(stderr, "rank %d: program killed by signal %d (%s)%s\n",
+                    r, sig, desc, where);
         } else {
-            fprintf(stderr, "rank %d: program stopped unexpectedly\n", r);
+            fprintf(stderr, "rank %d: program stopped unexpectedly%s\n", r,
+                    where);
         }
         goto failed;
     }

@@ -259,6 +259,7 @@ fn dispatch_other(cli: Cli) -> acesim::Result<()> {
             args,
         } => {
             check_ranks(ranks)?;
+            output.iter().try_for_each(|p| check_output(p))?;
             let text = mgen::record(&program, ranks, &args)?;
             // Parse it so a recorded program with bad values is reported now.
             schedule::parse(
@@ -345,6 +346,7 @@ fn check_ranks(r: u32) -> acesim::Result<()> {
 }
 
 fn load_machine(m: &MachineArgs) -> acesim::Result<acesim::MachineConfig> {
+    m.ranks.map_or(Ok(()), check_ranks)?;
     let mut sets = m.set.clone();
     if let Some(n) = m.ranks_per_node {
         sets.push(format!("placement.ranks_per_node={n}"));
@@ -406,7 +408,7 @@ fn load_program(path: &Path, ranks: Option<u32>, args: &[String]) -> acesim::Res
         check_ranks(ranks)?;
         return mgen::load(path, ranks, args);
     }
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(&name, e))?;
+    let text = acesim::program::read_text(path)?;
     let program = if path.extension().is_some_and(|e| e == "goal") {
         acesim::goal::parse(&name, &text)?
     } else {
@@ -427,6 +429,11 @@ fn load_program(path: &Path, ranks: Option<u32>, args: &[String]) -> acesim::Res
 }
 
 fn run(a: RunArgs) -> acesim::Result<i32> {
+    let outputs = [&a.json, &a.links_csv, &a.schedule_out, &a.timeline];
+    outputs
+        .into_iter()
+        .flatten()
+        .try_for_each(|p| check_output(p))?;
     // Ctrl-C stops the run at its next look at the flag and writes what it has (set up
     // first, so a Ctrl-C while reading the program is not lost); a second Ctrl-C ends the
     // process at once.
@@ -503,6 +510,10 @@ fn run(a: RunArgs) -> acesim::Result<i32> {
 }
 
 fn traffic(a: TrafficArgs) -> acesim::Result<()> {
+    [&a.csv, &a.json]
+        .into_iter()
+        .flatten()
+        .try_for_each(|p| check_output(p))?;
     use acesim::traffic::{
         parse_loads, run_loads, saturation_throughput, Injection, TrafficConfig,
     };
@@ -634,4 +645,31 @@ pub fn write_atomic_with(
     produce(&mut tmp).map_err(|e| Error::io(&name, e))?;
     tmp.persist(path).map_err(|e| Error::io(&name, e.error))?;
     Ok(())
+}
+
+/// Checks before any work that an output file can be created, so that a bad path fails at
+/// once, names the path, and leaves no other output behind.
+fn check_output(path: &Path) -> acesim::Result<()> {
+    let name = path.display().to_string();
+    if name == "-" || std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Ok(());
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let why = if !dir.exists() {
+        format!("the folder '{}' does not exist", dir.display())
+    } else if !dir.is_dir() {
+        format!("'{}' is not a folder", dir.display())
+    } else {
+        match tempfile::NamedTempFile::new_in(dir) {
+            Ok(_) => return Ok(()),
+            Err(e) => format!("cannot create a file in '{}': {}", dir.display(), e.kind()),
+        }
+    };
+    Err(Error::input(
+        Location::file(name),
+        format!("cannot write this output file: {why}"),
+    ))
 }

@@ -160,6 +160,24 @@ pub const ALLTOALL_SHORT: u64 = 256;
 /// `allgather` "auto": recursive doubling (power-of-two p) below this total size.
 pub const ALLGATHER_SHORT: u64 = 512 * 1024;
 
+/// Checks a machine's default algorithm for `kind`: `auto` or one of the kind's algorithms
+/// (constraints on the rank count are checked per call by [`resolve`]).
+pub fn check_configured(kind: CollKind, name: &str) -> Result<(), String> {
+    let name = name.trim();
+    if name.eq_ignore_ascii_case("auto")
+        || kind
+            .algorithms()
+            .iter()
+            .any(|a| a.eq_ignore_ascii_case(name))
+    {
+        return Ok(());
+    }
+    Err(format!(
+        "unknown {kind} algorithm '{name}' (expected auto, {})",
+        kind.algorithms().join(", ")
+    ))
+}
+
 /// Chooses the concrete algorithm: validates a given name against kind/p/transport
 /// constraints, or picks the default for "auto" by kind, p and size. Errors are
 /// user-facing strings.

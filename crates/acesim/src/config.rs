@@ -500,6 +500,8 @@ pub fn apply_override(text: &str, ov: &str) -> Result<String> {
 /// Checks ranges and combinations that TOML types cannot express.
 pub fn validate(c: &MachineConfig, locate: impl Fn(&str) -> Location) -> Result<()> {
     let err = |field: &str, msg: String| Err(Error::input(locate(field), msg));
+    // A check between two fields blames the one the user wrote when the other is a default.
+    let written = |f: &str| locate(f).line.is_some() || locate(f).file == "command line";
     let t = &c.topology;
     // Fields each kind accepts, so a stray `k = 4` on a torus is reported, not ignored.
     let allowed: &[&str] = match t.kind.as_str() {
@@ -738,9 +740,14 @@ pub fn validate(c: &MachineConfig, locate: impl Fn(&str) -> Location) -> Result<
             2
         };
         if c.router.vcs < need {
+            let blame = if written("router.vcs") || !written("router.routing") {
+                "router.vcs"
+            } else {
+                "router.routing"
+            };
             return err(
-                "router.vcs",
-                format!("{} routing on a dragonfly with finite buffers needs {need} virtual channels (one class per global hop taken)", c.router.routing),
+                blame,
+                format!("{} routing on a dragonfly with finite buffers needs {need} virtual channels (one class per global hop taken), not router.vcs = {}", c.router.routing, c.router.vcs),
             );
         }
     }
@@ -825,6 +832,11 @@ pub fn validate(c: &MachineConfig, locate: impl Fn(&str) -> Location) -> Result<
             ),
         );
     }
+    for kind in crate::collectives::CollKind::ALL {
+        let field = format!("collectives.{}", kind.name());
+        crate::collectives::check_configured(kind, c.collectives.algorithm(kind.name()))
+            .or_else(|m| err(&field, m))?;
+    }
     if c.collectives.segment.0 == 0 {
         return err(
             "collectives.segment",
@@ -846,10 +858,17 @@ pub fn validate(c: &MachineConfig, locate: impl Fn(&str) -> Location) -> Result<
     if let Bounded::Limit(buf) = c.router.buffer_per_vc {
         let largest = c.nic.mtu.0.max(c.nic.control_packet.0);
         if buf.0 < largest {
+            let blame = if written("router.buffer_per_vc") {
+                "router.buffer_per_vc"
+            } else if c.nic.control_packet.0 > c.nic.mtu.0 {
+                "nic.control_packet"
+            } else {
+                "nic.mtu"
+            };
             return err(
-                "router.buffer_per_vc",
+                blame,
                 format!(
-                    "a virtual cut-through buffer must hold a whole packet: {} is smaller than the largest packet ({} B)",
+                    "a virtual cut-through buffer must hold a whole packet: router.buffer_per_vc = {} is smaller than the largest packet ({} B)",
                     buf, largest
                 ),
             );

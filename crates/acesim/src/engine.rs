@@ -187,12 +187,10 @@ mod tests {
         fn interleaved_pushes_and_pops_keep_the_order(steps in prop::collection::vec((0u64..1 << 40, 0usize..4), 1..400)) {
             let mut q = EventQueue::default();
             let mut reference = std::collections::BinaryHeap::new();
-            let mut seq = 0u64;
-            for &(delta, pops) in &steps {
+            for (seq, &(delta, pops)) in steps.iter().enumerate() {
                 let t = q.now() + delta % (1 << (delta % 41));
                 q.schedule(t, seq);
                 reference.push(std::cmp::Reverse((t, seq)));
-                seq += 1;
                 for _ in 0..pops {
                     let want = reference.pop().map(|std::cmp::Reverse(x)| x);
                     prop_assert_eq!(q.pop(), want);

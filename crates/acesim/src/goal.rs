@@ -15,7 +15,8 @@
 //!
 //! `calc` times are nanoseconds (LogGOPSim's unit); sizes are bytes (`8b` or `8`). `cpu` and
 //! `nic` options are accepted and ignored: all operations of a rank share its CPU and its
-//! NICs are chosen round-robin. A receive `from -1` or with `tag -1` matches any source/tag.
+//! NICs are chosen round-robin. A receive `from -1` or with `tag -1` matches any source/tag;
+//! a send's tag is 0 or more.
 
 use crate::error::{Error, Location, Result};
 use crate::program::{Op, OpKind, Program, RankDeps, SrcLoc, ANY};
@@ -146,7 +147,15 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                     line,
                     col(1),
                     Some("rank"),
-                    format!("rank {r} has a second block"),
+                    format!(
+                        "rank {r} has a second block (a rank has one block; its first is at line {})",
+                        text.lines()
+                            .position(|l| {
+                                let w: Vec<&str> = l.split_whitespace().collect();
+                                w.len() >= 2 && w[0] == "rank" && w[1].parse() == Ok(r)
+                            })
+                            .map_or(0, |i| i + 1)
+                    ),
                 ));
             }
             seen[r as usize] = true;
@@ -204,7 +213,10 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                 line,
                 1,
                 Some("label"),
-                format!("label {label} is defined twice in rank {rank}"),
+                format!(
+                    "label {label} is defined twice in rank {rank} (first at line {}); labels are unique per rank",
+                    pending[labels[label] as usize].line
+                ),
             ));
         }
         let kind = parse_op(file, line, raw, &words[1..], p.ranks)?;
@@ -225,7 +237,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
     }
     let Some(mut p) = prog else {
         return Err(Error::input(
-            Location::file(file),
+            Location::at(file, text.lines().count().max(1), 1),
             "empty GOAL file: expected `num_ranks N`",
         ));
     };
@@ -254,7 +266,11 @@ fn parse_op(file: &str, line: usize, raw: &str, w: &[&str], ranks: u32) -> Resul
     let size = |n: usize| -> Result<u64> {
         let t = w.get(n).copied().unwrap_or("");
         if t.starts_with('-') {
-            return Err(bad(n, "size", format!("size {t} is negative")));
+            return Err(bad(
+                n,
+                "size",
+                format!("size {t} is negative: expected 0 or more bytes"),
+            ));
         }
         let v: u64 = t
             .trim_end_matches(['b', 'B'])
@@ -297,7 +313,11 @@ fn parse_op(file: &str, line: usize, raw: &str, w: &[&str], ranks: u32) -> Resul
         Some("calc") => {
             let t = w.get(1).copied().unwrap_or("");
             if t.starts_with('-') {
-                return Err(bad(1, "time", format!("calc time {t} is negative")));
+                return Err(bad(
+                    1,
+                    "time",
+                    format!("calc time {t} is negative: expected 0 or more nanoseconds"),
+                ));
             }
             let ns: u64 = t
                 .parse()
@@ -336,6 +356,13 @@ fn parse_op(file: &str, line: usize, raw: &str, w: &[&str], ranks: u32) -> Resul
                         3,
                         field,
                         format!("rank {peer} is out of range: num_ranks is {ranks}"),
+                    ));
+                }
+                if tag < 0 {
+                    return Err(bad(
+                        5,
+                        "tag",
+                        format!("tag {tag} is out of range: a send needs a tag of 0 or more (a negative tag means any tag, on a receive)"),
                     ));
                 }
                 Ok(OpKind::Send {
@@ -407,7 +434,10 @@ fn resolve(
                     *line,
                     *col,
                     Some("label"),
-                    format!("{} depends on itself", pend.label),
+                    format!(
+                        "{} depends on itself: an operation can only require others",
+                        pend.label
+                    ),
                 ));
             }
             if *is_i {
@@ -508,6 +538,8 @@ mod tests {
         assert!(e("num_ranks 2\nrank 0 {\nl1: calc 1\n").contains("not closed"));
         assert!(e("num_ranks 2\nrank 0 {\nl1: send -8b to 1 tag 0\n}\n").contains("negative"));
         assert!(e("num_ranks 2\nrank 0 {\nl1: calc 1 gpu 2\n}\n").contains("unexpected `gpu`"));
+        assert!(e("num_ranks 2\nrank 0 {\nl1: send 1b to 1 tag -2\n}\n")
+            .starts_with("bad.goal:3:22: field `tag`: tag -2 is out of range"));
         assert!(e("num_ranks 2\nrank 0 {\nl1: calc 99999999999999999\n}\n").contains("longer than"));
     }
 }

@@ -12,12 +12,27 @@ pub const MGEN_H: &str = include_str!("../../../mgen/mgen.h");
 /// The recorder runtime linked with every program.
 pub const MGEN_RUNTIME_C: &str = include_str!("../../../mgen/mgen_runtime.c");
 
+/// Most ranks the recorder runtime accepts (`MGEN_MAX_RANKS` in mgen_runtime.c).
+pub const MAX_RANKS: u32 = 1 << 24;
+
 /// Compiles `source` and records it for `ranks` ranks; returns the schedule text.
 /// `args` are passed to `MGEN_Main`. The compiler is `$CC`, else `cc`.
 pub fn record(source: &Path, ranks: u32, args: &[String]) -> Result<String> {
     let src_name = source.display().to_string();
     if !source.exists() {
         return Err(Error::input(Location::file(&src_name), "no such file"));
+    }
+    if !source.is_file() {
+        return Err(Error::input(
+            Location::file(&src_name),
+            "not a file: expected an MGEN C source file",
+        ));
+    }
+    if ranks == 0 || ranks > MAX_RANKS {
+        return Err(Error::input(
+            Location::file("command line").with_field("ranks"),
+            format!("--ranks {ranks}: the C recorder runs 1 to {MAX_RANKS} ranks"),
+        ));
     }
     let dir = tempfile::Builder::new()
         .prefix("acesim-mgen")

@@ -461,9 +461,13 @@ pub fn link(prog: &mut Program, config: &CollectivesConfig) -> Result<()> {
             };
             let resolved = collectives::resolve(&spec, p).map_err(|m| {
                 if call.algorithm.is_empty() {
-                    Error::input(
-                        Location::file("machine").with_field(format!("collectives.{}", call.kind)),
-                        m,
+                    // The machine chose the algorithm; the call site says where it bites.
+                    let field = format!("collectives.{}", call.kind);
+                    loc_err(
+                        prog,
+                        call.loc,
+                        &field,
+                        format!("{m} (the machine's {field})"),
                     )
                 } else {
                     loc_err(prog, call.loc, "algo", m)

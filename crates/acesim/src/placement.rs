@@ -72,22 +72,50 @@ pub fn place(c: &PlacementConfig, ranks: u32) -> Result<Placement> {
     Ok(Placement { node, local })
 }
 
+/// The node of every rank, read from the placement file.
 fn read_file(c: &PlacementConfig, ranks: u32) -> Result<Vec<u32>> {
+    Ok(read_lines(c, ranks)?.into_iter().map(|(n, _)| n).collect())
+}
+
+/// The node of every rank and the line of the placement file that names it.
+fn read_lines(c: &PlacementConfig, ranks: u32) -> Result<Vec<(u32, usize)>> {
     let path = c.file.clone().unwrap_or_default();
-    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        Error::input(
+            Location::file(&path).with_field("placement.file"),
+            format!("cannot read the placement file: {e}"),
+        )
+    })?;
     let mut node = Vec::with_capacity(ranks as usize);
     let mut per_node: std::collections::HashMap<u32, u32> = Default::default();
+    let mut last_line = 0;
     for (i, line) in text.lines().enumerate() {
+        last_line = i + 1;
         let t = line.split('#').next().unwrap_or("").trim();
         if t.is_empty() {
             continue;
         }
         let at = || Location::at(&path, i + 1, 1).with_field("node");
-        let n: u32 = t
-            .parse()
-            .map_err(|_| Error::input(at(), format!("'{t}' is not a node number")))?;
+        if node.len() == ranks as usize {
+            return Err(Error::input(
+                at(),
+                format!(
+                    "a node for rank {} but the run has {ranks} ranks (one line per rank, rank 0 first)",
+                    node.len()
+                ),
+            ));
+        }
+        let n: u32 = t.parse().map_err(|_| {
+            Error::input(
+                at(),
+                format!("'{t}' is not a node number (expected one non-negative integer per line)"),
+            )
+        })?;
         if n >= 1 << 28 {
-            return Err(Error::input(at(), format!("node {n} is out of range")));
+            return Err(Error::input(
+                at(),
+                format!("node {n} is out of range (at most 2^28 nodes)"),
+            ));
         }
         let k = per_node.entry(n).or_insert(0);
         *k += 1;
@@ -100,18 +128,41 @@ fn read_file(c: &PlacementConfig, ranks: u32) -> Result<Vec<u32>> {
                 ),
             ));
         }
-        node.push(n);
+        node.push((n, i + 1));
     }
     if node.len() != ranks as usize {
+        let mut loc = Location::file(&path).with_field("node");
+        loc.line = Some(last_line.max(1));
         return Err(Error::input(
-            Location::file(&path),
+            loc,
             format!(
-                "the placement file places {} ranks but the run has {ranks}",
+                "the placement file places {} ranks but the run has {ranks} (one line per rank)",
                 node.len()
             ),
         ));
     }
     Ok(node)
+}
+
+/// Checks that a placement fits a machine of `nodes` nodes; for a placement file, the
+/// error names the first line with a node the machine does not have.
+pub fn check_fits(c: &PlacementConfig, ranks: u32, nodes: u32) -> Result<()> {
+    if c.policy != "file" {
+        return Ok(());
+    }
+    for (rank, (n, line)) in read_lines(c, ranks)?.into_iter().enumerate() {
+        if n >= nodes {
+            let path = c.file.clone().unwrap_or_default();
+            return Err(Error::input(
+                Location::at(path, line, 1).with_field("node"),
+                format!(
+                    "rank {rank} is placed on node {n} but the machine has {nodes} nodes (0..{})",
+                    nodes.saturating_sub(1)
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -170,6 +221,13 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("places 3 ranks but the run has 4"));
+        assert!(place(&c, 2)
+            .unwrap_err()
+            .to_string()
+            .contains(":4:1: field `node`: a node for rank 2 but the run has 2 ranks"));
+        assert!(check_fits(&c, 3, 3).unwrap_err().to_string().contains(
+            ":2:1: field `node`: rank 0 is placed on node 3 but the machine has 3 nodes"
+        ));
         std::fs::write(&f, "1\n1\n1\n").unwrap();
         assert!(place(&c, 3)
             .unwrap_err()

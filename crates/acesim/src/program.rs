@@ -214,6 +214,23 @@ pub struct Program {
     pub linked: bool,
 }
 
+/// Reads a program's text; a file that is not UTF-8 text is reported at the line and
+/// column of its first bad byte.
+pub fn read_text(path: &std::path::Path) -> crate::Result<String> {
+    use crate::error::{line_col, Error, Location};
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| Error::io(&name, e))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let good = e.utf8_error().valid_up_to();
+        let text = String::from_utf8_lossy(&e.as_bytes()[..good]);
+        let (line, col) = line_col(&text, good);
+        Error::input(
+            Location::at(name, line, col),
+            "not UTF-8 text: expected a text file (a schedule, GOAL file or program)",
+        )
+    })
+}
+
 impl Program {
     pub fn new(ranks: u32) -> Program {
         Program {

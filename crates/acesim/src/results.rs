@@ -31,6 +31,11 @@ pub fn estimate_bytes(ops: u64, recvs: u64, links: u64, ranks: u64) -> u64 {
         + ranks * (size_of::<RankResult>() as u64 + 64)
 }
 
+/// `1 rank`, `2 ranks`.
+fn plural(n: u64, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
 /// Present when the run was stopped before the program finished (`--max-events`,
 /// `--max-sim-time`, Ctrl-C): every figure covers the run up to `stopped_at_ps` only.
 #[derive(Debug, Clone, Serialize)]
@@ -666,8 +671,9 @@ impl Results {
             let first = &self.unfinished_requests[0];
             let _ = writeln!(
                 s,
-                "warning: {} ranks finished with {n} requests pending (rank {}: {}; see unfinished_requests in --json)",
-                self.unfinished_requests.len(),
+                "warning: {} finished with {n} request{} pending (rank {}: {}; see unfinished_requests in --json)",
+                plural(self.unfinished_requests.len() as u64, "rank"),
+                if n == 1 { "" } else { "s" },
                 first.rank,
                 first.first
             );

@@ -51,7 +51,10 @@ fn tokenize<'a>(
                 }
             }
             if !closed {
-                return Err((tok_col, "unterminated quoted string".into()));
+                return Err((
+                    tok_col,
+                    "unterminated quoted string: expected a closing \" on the same line".into(),
+                ));
             }
             toks.push(Tok {
                 text: std::borrow::Cow::Owned(text),
@@ -158,7 +161,15 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                 toks.pop();
             }
         }
-        let head: &str = &toks[0].text;
+        let Some(first) = toks.first() else {
+            let col = loc_text.as_ref().map_or(1, |(_, c)| *c);
+            return Err(p.err(
+                col,
+                None,
+                "a source location without an operation: expected `OPERATION ... @FILE:LINE`",
+            ));
+        };
+        let head: &str = &first.text;
         let args = &toks[1..];
         // Errors about an operation's values point at its source line when it has one.
         let op_err = |tok: &Tok, field: &str, msg: String| -> Error {
@@ -167,7 +178,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                     let (f, l) = src.rsplit_once(':').unwrap_or((src.as_str(), "0"));
                     let mut location = Location::file(f).with_field(field);
                     location.line = l.parse().ok();
-                    Error::input(location, format!("{msg} (schedule {file}:{})", lineno + 1))
+                    Error::input(location, format!("{msg} ({file}, line {})", lineno + 1))
                 }
                 None => p.err(tok.col, Some(field), msg),
             }
@@ -219,14 +230,27 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                 ));
             }
             if seen_rank[rv as usize] {
-                return Err(p.err(r.col, Some("rank"), format!("rank {rv} has a second block")));
+                // Found again only on this error path, so reading stays lean.
+                let first = text
+                    .lines()
+                    .position(|l| {
+                        let mut w = l.split_whitespace();
+                        w.next() == Some("rank")
+                            && w.next().and_then(|x| x.parse().ok()) == Some(rv)
+                    })
+                    .map_or(0, |i| i + 1);
+                return Err(p.err(
+                    r.col,
+                    Some("rank"),
+                    format!("rank {rv} has a second block (a rank has one block; its first is at line {first})"),
+                ));
             }
             seen_rank[rv as usize] = true;
             if let (Some(prev), Some(&(id, line))) = (current, open_regions.last()) {
                 return Err(Error::input(
                     Location::at(file, line, 1).with_field("region"),
                     format!(
-                        "rank {prev}: region {} is never closed",
+                        "rank {prev}: region {} is never closed (expected a region_end in the same rank block)",
                         prog.regions[id as usize]
                     ),
                 ));
@@ -306,13 +330,27 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
         };
         let size_arg = |t: &Tok, field: &str| -> Result<u64> {
             if t.text.starts_with('-') {
-                return Err(op_err(t, field, format!("size {} is negative", t.text)));
+                return Err(op_err(
+                    t,
+                    field,
+                    format!("size {} is negative: expected 0 or more bytes", t.text),
+                ));
             }
             parse_size(&t.text).map_err(|m| op_err(t, field, m))
         };
+        // Tags are 0 ..= i64::MAX; the negative values belong to wildcards and to the
+        // tags acesim gives collective traffic.
         let tag_arg = |t: &Tok, v: &str| -> Result<i64> {
-            v.parse::<i64>()
-                .map_err(|_| p.err(t.col, Some("tag"), format!("'{v}' is not an integer tag")))
+            let digits = v.strip_prefix('-').unwrap_or(v);
+            match v.parse::<i64>() {
+                Ok(n) if n >= 0 => Ok(n),
+                _ if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => Err(op_err(
+                    t,
+                    "tag",
+                    format!("tag {v} is out of range: tags are 0 to 2^63-1 (a receive may use tag=any)"),
+                )),
+                _ => Err(p.err(t.col, Some("tag"), format!("'{v}' is not an integer tag"))),
+            }
         };
         let nic_arg = |t: &Tok, v: &str| -> Result<u32> {
             v.parse::<u32>()
@@ -338,7 +376,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                 allow(&[])?;
                 let t = pos[0];
                 if t.text.starts_with('-') {
-                    return Err(op_err(t, "time", format!("compute time {} is negative", t.text)));
+                    return Err(op_err(t, "time", format!("compute time {} is negative: expected 0 or more", t.text)));
                 }
                 let ps = parse_time(&t.text).map_err(|m| op_err(t, "time", m))?;
                 OpKind::Compute { ps }
@@ -576,13 +614,17 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
         };
         prog.ops[r].push(Op { kind, loc });
     }
-    let mut prog = program
-        .ok_or_else(|| Error::input(Location::file(file), "empty schedule: expected `ranks N`"))?;
+    let mut prog = program.ok_or_else(|| {
+        Error::input(
+            Location::at(file, text.lines().count().max(1), 1),
+            "empty schedule: expected `ranks N`",
+        )
+    })?;
     if let (Some(r), Some(&(id, line))) = (current, open_regions.last()) {
         return Err(Error::input(
             Location::at(file, line, 1).with_field("region"),
             format!(
-                "rank {r}: region {} is never closed",
+                "rank {r}: region {} is never closed (expected a region_end in the same rank block)",
                 prog.regions[id as usize]
             ),
         ));
@@ -807,5 +849,9 @@ mod tests {
         assert!(err("ranks 2\nrank 1\nregion_begin a\n").contains("never closed"));
         assert!(err("ranks 2\nrank 0\nput 3 4 @p.c:7\n").starts_with("p.c:7: field `dst`"));
         assert!(err("ranks 2\nrank 0\nregion_begin \"a b\n").contains("unterminated"));
+        assert!(err("ranks 2\nrank 0\n@p.c:3\n")
+            .starts_with("bad.sched:3:1: a source location without an operation"));
+        assert!(err("ranks 2\nrank 0\nsend 1 4 tag=-1\n")
+            .starts_with("bad.sched:3:10: field `tag`: tag -1 is out of range"));
     }
 }

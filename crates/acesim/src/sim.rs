@@ -54,6 +54,7 @@ pub fn layout(machine: &MachineConfig, ranks: u32) -> Result<(Topology, Placemen
     let nodes = crate::placement::nodes_needed(&machine.placement, ranks)?;
     let topo = Topology::build(machine, nodes)?;
     if nodes > topo.num_nodes {
+        crate::placement::check_fits(&machine.placement, ranks, topo.num_nodes)?;
         let rpn = machine.placement.ranks_per_node;
         return Err(Error::input(
             Location::file("command line").with_field("ranks"),

@@ -145,12 +145,19 @@ impl Topology {
             }
         };
         if nodes.saturating_mul(nics as u64) > 1 << 28 {
-            return Err(bad(
-                "nic.count",
-                format!(
-                    "{nodes} nodes with {nics} NICs each is more than acesim supports (2^28 NICs)"
-                ),
-            ));
+            // A crossbar or leaf/spine without a fixed size is as large as the run.
+            let sized_by_run = (t.kind == "crossbar" && t.nodes.is_none())
+                || (t.kind == "leaf_spine" && t.leaves.is_none());
+            let msg = format!(
+                "{nodes} nodes with {nics} NICs each is more than acesim supports (2^28 NICs)"
+            );
+            if sized_by_run {
+                return Err(Error::input(
+                    Location::file("command line").with_field("ranks"),
+                    format!("{ranks} ranks need {nodes} nodes with {nics} NIC(s) each: more than acesim supports (2^28 NICs)"),
+                ));
+            }
+            return Err(bad("nic.count", msg));
         }
         let mut b = Builder::default();
         let shape = match t.kind.as_str() {

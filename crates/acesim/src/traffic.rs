@@ -72,6 +72,8 @@ impl TrafficConfig {
         drain: Option<Ps>,
         seed: u64,
     ) -> Result<TrafficConfig> {
+        // The packet first: the default windows are multiples of its time on the wire.
+        check_packet(machine, packet, flit.unwrap_or(packet))?;
         let packet_time = transfer_time(packet, machine.nic_link().bandwidth.0);
         let measure = measure.unwrap_or(5000 * packet_time);
         if measure == 0 {
@@ -197,6 +199,29 @@ pub fn pattern_shape(topo: &Topology) -> Shape {
     shape
 }
 
+/// Checks the packet and flit sizes against the machine's header and MTU.
+fn check_packet(machine: &MachineConfig, packet: u64, flit: u64) -> Result<()> {
+    let bad =
+        |field: &str, m: String| Error::input(Location::file("command line").with_field(field), m);
+    let header = machine.nic.header.0;
+    if packet <= header || packet > machine.nic.mtu.0 {
+        return Err(bad(
+            "packet",
+            format!(
+                "packet size {packet} B is out of range: a packet must be larger than the header ({header} B) and at most the MTU ({} B)",
+                machine.nic.mtu.0
+            ),
+        ));
+    }
+    if flit == 0 || flit > packet {
+        return Err(bad(
+            "flit",
+            "the flit must be between 1 byte and the packet size".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// Runs one load point.
 pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<TrafficPoint> {
     let started = std::time::Instant::now();
@@ -212,22 +237,8 @@ pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<Traffic
     let shape = pattern_shape(&topo);
     let mut traffic =
         Traffic::new(cfg.pattern.clone(), shape, cfg.seed).map_err(|m| bad("pattern", m))?;
+    check_packet(machine, cfg.packet, cfg.flit)?;
     let header = machine.nic.header.0;
-    if cfg.packet <= header || cfg.packet > machine.nic.mtu.0 {
-        return Err(bad(
-            "packet",
-            format!(
-                "a packet must be larger than the header ({header} B) and at most the MTU ({} B)",
-                machine.nic.mtu.0
-            ),
-        ));
-    }
-    if cfg.flit == 0 || cfg.flit > cfg.packet {
-        return Err(bad(
-            "flit",
-            "the flit must be between 1 byte and the packet size".into(),
-        ));
-    }
     let nodes = topo.num_nodes;
     let nics = topo.nics_per_node;
     let bw = machine.nic_link().bandwidth.0;

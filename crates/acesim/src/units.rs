@@ -30,7 +30,7 @@ impl Decimal {
             return Err("missing number".into());
         }
         if s.starts_with('-') {
-            return Err(format!("'{s}' is negative"));
+            return Err(format!("'{s}' is negative: expected 0 or more"));
         }
         let (int_part, frac_part) = match s.split_once('.') {
             Some((i, f)) => (i, f),
@@ -109,6 +109,12 @@ fn size_unit(unit: &str) -> Option<u128> {
 /// Parses a time such as `"128 ns"`, `"0.6ns"`, `"2.5 us"` into picoseconds.
 pub fn parse_time(s: &str) -> Result<Ps, String> {
     let (num, unit) = split_number_unit(s);
+    if num.is_empty() {
+        return Err(format!(
+            "'{}' is not a time: expected a number and a unit, e.g. 100ns (ps, ns, us, ms, s)",
+            s.trim()
+        ));
+    }
     if unit.is_empty() {
         return Err(format!(
             "'{s}' has no unit: write the time with a unit, e.g. '{s} ns' (ps, ns, us, ms, s)"
@@ -134,6 +140,12 @@ pub const MAX_SIZE: u64 = 1 << 40;
 /// Parses a size such as `"2 KiB"`, `"48 B"` or `"4096"` (bytes) into bytes.
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let (num, unit) = split_number_unit(s);
+    if num.is_empty() {
+        return Err(format!(
+            "'{}' is not a size: expected a number of bytes with an optional unit, e.g. 4096 or 64KiB",
+            s.trim()
+        ));
+    }
     let factor = size_unit(unit)
         .ok_or_else(|| format!("'{unit}' is not a size unit (B, KB, MB, GB, KiB, MiB, GiB)"))?;
     let bytes = Decimal::parse(num)?.times_whole(factor, "bytes", s.trim())?;
@@ -149,9 +161,14 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 /// Parses a bandwidth such as `"4 GB/s"` or `"2.8GB/s"` into bytes per second.
 pub fn parse_bandwidth(s: &str) -> Result<u64, String> {
     let (num, unit) = split_number_unit(s);
-    let per = unit.strip_suffix("/s").ok_or_else(|| {
-        format!("'{s}' is not a bandwidth: write it like '4 GB/s' (B/s, KB/s, MB/s, GB/s, GiB/s)")
-    })?;
+    let per = unit
+        .strip_suffix("/s")
+        .filter(|_| !num.is_empty())
+        .ok_or_else(|| {
+            format!(
+                "'{s}' is not a bandwidth: write it like '4 GB/s' (B/s, KB/s, MB/s, GB/s, GiB/s)"
+            )
+        })?;
     let factor = size_unit(per.trim())
         .filter(|_| !per.is_empty())
         .ok_or_else(|| {
@@ -352,7 +369,11 @@ mod tests {
             .unwrap_err()
             .contains("not a time unit"));
         assert!(parse_time("-3 ns").unwrap_err().contains("negative"));
-        assert!(parse_time("abc ns").is_err());
+        assert!(parse_time("abc ns").unwrap_err().contains("is not a time"));
+        assert!(parse_size("four").unwrap_err().contains("is not a size"));
+        assert!(parse_bandwidth("fast")
+            .unwrap_err()
+            .contains("is not a bandwidth"));
         assert!(parse_time("18446744073709551615ps")
             .unwrap_err()
             .contains("longer than"));

@@ -369,12 +369,14 @@ fn mismatched_collectives_are_refused_before_running() {
         .collect();
     let err = run_err(&m, &format!("ranks 6\n{all6}"));
     assert!(err.contains("power-of-two"), "{err}");
-    let err = run_err(
-        &machine(TABLE1, &["collectives.barrier=rign"]),
-        "ranks 2\nrank 0\nbarrier\nrank 1\nbarrier\n",
-    );
+    // An unknown algorithm name is refused when the machine is loaded.
+    let err = MachineSource::from_text("m.toml", TABLE1)
+        .with_overrides(&["collectives.barrier=rign".to_string()])
+        .load()
+        .unwrap_err()
+        .to_string();
     assert!(
-        err.contains("field `collectives.barrier`")
+        err.contains("command line: field `collectives.barrier`")
             && err.contains("unknown barrier algorithm 'rign'"),
         "{err}"
     );
@@ -582,7 +584,7 @@ fn ranks_that_end_with_pending_requests_are_reported() {
     assert!(u.first.contains("from rank 1 with tag 1"), "{}", u.first);
     assert!(r
         .summary()
-        .contains("warning: 1 ranks finished with 2 requests pending"));
+        .contains("warning: 1 rank finished with 2 requests pending"));
     // Waiting for them clears the warning.
     let r = run(
         &m,
