@@ -429,6 +429,12 @@ fn load_program(path: &Path, ranks: Option<u32>, args: &[String]) -> acesim::Res
 }
 
 fn run(a: RunArgs) -> acesim::Result<i32> {
+    if !a.timeline_links.is_empty() && a.timeline.is_none() {
+        return Err(Error::input(
+            Location::file("command line").with_field("timeline-links"),
+            "--timeline-links chooses the links drawn in a timeline: it needs --timeline FILE",
+        ));
+    }
     let outputs = [&a.json, &a.links_csv, &a.schedule_out, &a.timeline];
     outputs
         .into_iter()

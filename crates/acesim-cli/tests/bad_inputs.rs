@@ -933,6 +933,52 @@ fn cli_zero_ranks() {
 }
 
 #[test]
+fn cli_timeline_links_without_a_timeline() {
+    fails(
+        &[("r.sched", "ranks 2\nrank 0\nput 1 4 tag=0\nrank 1\npoll 0\n")],
+        &["run", "r.sched", "--timeline-links", "busiest:2"],
+        2,
+        &["command line: field `timeline-links`: --timeline-links chooses the links drawn in a timeline: it needs --timeline FILE"],
+    );
+}
+
+#[test]
+fn cli_max_sim_time_without_a_unit() {
+    fails(
+        &[(
+            "r.sched",
+            "ranks 2\nrank 0\nput 1 4 tag=0\nrank 1\npoll 0\n",
+        )],
+        &["run", "r.sched", "--max-sim-time", "10"],
+        2,
+        &["command line: field `max-sim-time`:"],
+    );
+}
+
+#[test]
+fn cli_memory_limit_that_is_not_a_size() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("r.sched"),
+        "ranks 2\nrank 0\nput 1 4 tag=0\nrank 1\npoll 0\n",
+    )
+    .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_acesim"))
+        .args(["run", "r.sched", "--json", "out.json"])
+        .env("ACESIM_MEMORY_LIMIT", "lots")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("environment: field `ACESIM_MEMORY_LIMIT`"),
+        "{err}"
+    );
+    assert!(!dir.path().join("out.json").exists());
+}
+
+#[test]
 fn cli_ranks_missing_for_a_c_program() {
     fails(
         &[("p.c", C_OK)],
