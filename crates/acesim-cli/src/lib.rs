@@ -318,7 +318,9 @@ fn dispatch_other(cli: Cli) -> acesim::Result<()> {
                 let mut prog = load_program(p, machine.ranks, &[])?;
                 acesim::sim::check_program(&config, &prog)?;
                 acesim::mpi::link(&mut prog, &config.collectives)?;
-                let need = acesim::sim::estimate_memory(&topo, &config, &prog, false);
+                let nodes = acesim::placement::nodes_needed(&config.placement, prog.ranks)?;
+                let size = acesim::topology::planned_size(&config, nodes);
+                let need = acesim::sim::estimate_memory(&size, &config, &prog, false);
                 let ops: usize = prog.ops.iter().map(Vec::len).sum();
                 outln!(
                     "program ok: {} ranks, {ops} operations after expanding collectives; the run needs about {} beyond the program{}",

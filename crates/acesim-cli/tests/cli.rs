@@ -688,6 +688,20 @@ fn runs_that_would_not_fit_in_memory_are_refused_unless_asked() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // A machine far too large is refused before it is built (this one would take minutes).
+    std::fs::write(
+        dir.path().join("ft.toml"),
+        "[topology]\nkind = \"fat_tree\"\nk = 4097\nn = 2\n",
+    )
+    .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_acesim"))
+        .args(["run", "r.sched", "-m", "ft.toml", "--json", "out.json"])
+        .env("ACESIM_MEMORY_LIMIT", "8GiB")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    assert!(stderr(&o).contains("GiB of memory but only 8.0 GiB is available"));
     let o = Command::new(env!("CARGO_BIN_EXE_acesim"))
         .args(["validate", "r.sched"])
         .current_dir(dir.path())

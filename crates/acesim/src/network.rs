@@ -14,7 +14,7 @@
 
 use crate::config::MachineConfig;
 use crate::engine::Schedule;
-use crate::topology::{LinkClass, LinkEnd, Topology};
+use crate::topology::{LinkClass, LinkEnd, PlannedSize, Topology};
 use crate::units::{transfer_time, Ps};
 use std::collections::VecDeque;
 
@@ -357,15 +357,12 @@ impl Network {
     }
 
     /// Bytes `Network::new` allocates for `topo` with `vcs` VCs, and per message sent.
-    pub fn estimate_bytes(topo: &Topology, vcs: u64, messages: u64) -> u64 {
+    pub fn estimate_bytes(size: &PlannedSize, vcs: u64, messages: u64) -> u64 {
         use std::mem::size_of;
-        let links = topo.num_links() as u64;
-        let ports = topo.num_ports() as u64;
-        let nics = topo.num_nics() as u64;
-        links * (size_of::<Link>() as u64 + vcs * 8)
-            + ports * (vcs * size_of::<VecDeque<u32>>() as u64 + 17)
-            + nics * (size_of::<Nic>() + size_of::<NicStats>()) as u64
-            + topo.num_nodes as u64 * 8
+        size.links() * (size_of::<Link>() as u64 + vcs * 8)
+            + size.ports * (vcs * size_of::<VecDeque<u32>>() as u64 + 17)
+            + size.nics * (size_of::<Nic>() + size_of::<NicStats>()) as u64
+            + size.nodes * 8
             + messages * size_of::<Message>() as u64
     }
 

@@ -7,7 +7,7 @@ use crate::network::{NetEvent, Network};
 use crate::program::{OpKind, Program, NONE};
 use crate::results::{self, Results};
 use crate::runtime::{Placement, RtEvent, RtParams, Runtime};
-use crate::topology::Topology;
+use crate::topology::{PlannedSize, Topology};
 use crate::units::Ps;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -112,28 +112,24 @@ pub struct Options {
 /// state, runtime records and the results. Within about a third of the measured peak on
 /// the benchmark suite (docs/performance.md).
 pub fn estimate_memory(
-    topo: &Topology,
+    size: &PlannedSize,
     machine: &MachineConfig,
     program: &Program,
     trace: bool,
 ) -> u64 {
     let (xfers, recvs) = Runtime::count_transfers(program);
+    let topo = Topology::estimate_bytes(size);
     // Message slots are reused once a message lands: about two in flight per rank.
-    let net = Network::estimate_bytes(topo, machine.router.vcs as u64, 2 * program.ranks as u64);
+    let net = Network::estimate_bytes(size, machine.router.vcs as u64, 2 * program.ranks as u64);
     let rt = Runtime::estimate_bytes(program);
     let user_ops = xfers; // result rows; collective steps are summarised per call
-    let res = results::estimate_bytes(
-        user_ops,
-        recvs,
-        topo.num_links() as u64,
-        program.ranks as u64,
-    );
+    let res = results::estimate_bytes(user_ops, recvs, size.links(), program.ranks as u64);
     // Events in flight: a few per transfer at most, 32 bytes each in the queue.
     let events = xfers.min(1 << 24) * 3 * 32;
     let traced = if trace { xfers * 4 * 40 } else { 0 };
     // Allocator slack and growth by doubling: measured 1.21x the sum on a 128K-rank
     // neighbour exchange.
-    (net + rt + res + events + traced) * 5 / 4
+    (topo + net + rt + res + events + traced) * 5 / 4
 }
 
 /// `1.3 GiB`, `880 MiB`: a size for people, rounded.
@@ -217,11 +213,13 @@ pub fn simulate_with(
 ) -> Result<Results> {
     let started = std::time::Instant::now();
     let mut program = program;
-    let (topo, placement) = layout(machine, program.ranks)?;
+    let nodes = crate::placement::nodes_needed(&machine.placement, program.ranks)?;
     check_program(machine, &program)?;
     crate::mpi::link(&mut program, &machine.collectives)?;
+    // Before anything large is built: a machine too big for the memory is refused at once.
     if options.memory_check {
-        let need = estimate_memory(&topo, machine, &program, options.trace);
+        let size = crate::topology::planned_size(machine, nodes);
+        let need = estimate_memory(&size, machine, &program, options.trace);
         if let Some(have) = memory_budget()? {
             if need > have {
                 return Err(Error::TooBig(format!(
@@ -232,6 +230,7 @@ pub fn simulate_with(
             }
         }
     }
+    let (topo, placement) = layout(machine, program.ranks)?;
     let mut net = Network::new(topo, machine);
     let tpp = machine.node.overhead.0;
     let params = RtParams {

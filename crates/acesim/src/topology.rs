@@ -116,7 +116,102 @@ pub struct Hop {
     pub class: u8,
 }
 
+/// The size a topology will have, computed from the machine without building it (for the
+/// memory estimate that decides whether a run can start).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlannedSize {
+    pub nodes: u64,
+    pub nics: u64,
+    pub routers: u64,
+    /// Router ports (each the start of one directed link, when connected).
+    pub ports: u64,
+}
+
+impl PlannedSize {
+    /// Directed links: one per router port and one per NIC (its injection link).
+    pub fn links(&self) -> u64 {
+        self.ports + self.nics
+    }
+}
+
+/// Nodes of the machine `config` describes, for a run that needs `ranks` nodes (crossbars
+/// and leaf/spine trees without a fixed size grow to fit).
+fn planned_nodes(config: &MachineConfig, ranks: u32) -> u64 {
+    let t = &config.topology;
+    match t.kind.as_str() {
+        "crossbar" => t.nodes.unwrap_or(ranks.max(1)) as u64,
+        "mesh" | "torus" => {
+            t.dims.iter().flatten().map(|&d| d as u64).product::<u64>()
+                * t.nodes_per_router.unwrap_or(1) as u64
+        }
+        "fat_tree" => (t.k.unwrap_or(2) as u64).saturating_pow(t.n.unwrap_or(1)),
+        "dragonfly" => {
+            let (a, h) = (t.a.unwrap_or(1) as u64, t.h.unwrap_or(1) as u64);
+            t.p.unwrap_or(1) as u64 * a * t.g.map_or(a * h + 1, |g| g as u64)
+        }
+        _ => {
+            let m = t.nodes_per_leaf.unwrap_or(1) as u64;
+            t.leaves
+                .map_or((ranks.max(1) as u64).div_ceil(m), |l| l as u64)
+                * m
+        }
+    }
+}
+
+/// The size `Topology::build(config, ranks)` will have (ports exactly as built, up to
+/// unconnected ones, which are counted).
+pub fn planned_size(config: &MachineConfig, ranks: u32) -> PlannedSize {
+    let t = &config.topology;
+    let nodes = planned_nodes(config, ranks);
+    let per_node = config.nic.count as u64;
+    let nics = nodes.saturating_mul(per_node);
+    let (routers, ports) = match t.kind.as_str() {
+        "crossbar" => (1, nics),
+        "mesh" | "torus" => {
+            let dims = t.dims.as_deref().unwrap_or(&[]);
+            let routers = dims.iter().map(|&d| d as u64).product::<u64>();
+            (
+                routers,
+                routers.saturating_mul(2 * dims.len() as u64) + nics,
+            )
+        }
+        "fat_tree" => {
+            let (k, n) = (t.k.unwrap_or(2) as u64, t.n.unwrap_or(1));
+            let per_level = k.saturating_pow(n.saturating_sub(1));
+            // Level 0 has the NICs below it; every level but the top has k up ports.
+            let up_down = per_level.saturating_mul(k).saturating_mul(2 * n as u64 - 1);
+            (
+                per_level * n as u64,
+                nics + up_down.saturating_sub(per_level * k),
+            )
+        }
+        "dragonfly" => {
+            let (a, h) = (t.a.unwrap_or(1) as u64, t.h.unwrap_or(1) as u64);
+            let routers = nodes / t.p.unwrap_or(1).max(1) as u64;
+            (routers, nics + routers.saturating_mul(a - 1 + h))
+        }
+        _ => {
+            let m = t.nodes_per_leaf.unwrap_or(1).max(1) as u64;
+            let leaves = nodes / m;
+            let spines = t.spines.unwrap_or(1) as u64;
+            let up = leaves * spines * t.links_per_spine.unwrap_or(1) as u64;
+            (leaves + spines, nics + 2 * up)
+        }
+    };
+    PlannedSize {
+        nodes,
+        nics,
+        routers,
+        ports,
+    }
+}
+
 impl Topology {
+    /// Bytes a topology of `size` takes.
+    pub fn estimate_bytes(size: &PlannedSize) -> u64 {
+        size.ports * (std::mem::size_of::<Peer>() as u64 + 4) + size.routers * 4 + size.nics * 4
+    }
+
     /// Builds the topology of `config`; `ranks` (nodes wanted) sizes the crossbar and
     /// leaf/spine trees that leave their size open. `sim::layout` checks the capacity.
     pub fn build(config: &MachineConfig, ranks: u32) -> Result<Topology> {
@@ -126,24 +221,7 @@ impl Topology {
             Error::input(Location::file("machine").with_field(field), msg)
         };
         // Size check before building, in 64 bits, so nothing below can overflow.
-        let nodes: u64 = match t.kind.as_str() {
-            "crossbar" => t.nodes.unwrap_or(ranks.max(1)) as u64,
-            "mesh" | "torus" => {
-                t.dims.iter().flatten().map(|&d| d as u64).product::<u64>()
-                    * t.nodes_per_router.unwrap_or(1) as u64
-            }
-            "fat_tree" => (t.k.unwrap_or(2) as u64).saturating_pow(t.n.unwrap_or(1)),
-            "dragonfly" => {
-                let (a, h) = (t.a.unwrap_or(1) as u64, t.h.unwrap_or(1) as u64);
-                t.p.unwrap_or(1) as u64 * a * t.g.map_or(a * h + 1, |g| g as u64)
-            }
-            _ => {
-                let m = t.nodes_per_leaf.unwrap_or(1) as u64;
-                t.leaves
-                    .map_or((ranks.max(1) as u64).div_ceil(m), |l| l as u64)
-                    * m
-            }
-        };
+        let nodes = planned_nodes(config, ranks);
         if nodes.saturating_mul(nics as u64) > 1 << 28 {
             // A crossbar or leaf/spine without a fixed size is as large as the run.
             let sized_by_run = (t.kind == "crossbar" && t.nodes.is_none())

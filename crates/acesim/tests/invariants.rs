@@ -139,3 +139,34 @@ fn dragonfly_hops_stay_within_the_route_bound() {
         }
     }
 }
+
+/// The size the memory estimate plans with is the size that gets built.
+#[test]
+fn planned_sizes_match_built_topologies() {
+    let machines = [
+        "[topology]\nkind='crossbar'\nnodes=5\n[nic]\ncount=2",
+        "[topology]\nkind='crossbar'",
+        "[topology]\nkind='mesh'\ndims=[3,4]\nnodes_per_router=2",
+        "[topology]\nkind='torus'\ndims=[2,3,4,2,2,3]\n[nic]\ncount=2",
+        "[topology]\nkind='mesh'\ndims=[5]\nwrap=[true]",
+        "[topology]\nkind='fat_tree'\nk=3\nn=3",
+        "[topology]\nkind='fat_tree'\nk=4\nn=1\n[nic]\ncount=2",
+        "[topology]\nkind='fat_tree'\nk=2\nn=4",
+        "[topology]\nkind='leaf_spine'\nnodes_per_leaf=4\nspines=2\nlinks_per_spine=2\nleaves=3",
+        "[topology]\nkind='leaf_spine'\nnodes_per_leaf=3\nspines=3",
+        "[topology]\nkind='dragonfly'\np=2\na=4\nh=2\n[router]\nvcs=3",
+        "[topology]\nkind='dragonfly'\np=1\na=3\nh=1\ng=3\narrangement='palmtree'\n[router]\nvcs=3",
+    ];
+    for text in machines {
+        let m = load(text);
+        for ranks in [1, 7, 16] {
+            let planned = acesim::topology::planned_size(&m, ranks);
+            let t = Topology::build(&m, ranks).unwrap();
+            assert_eq!(planned.nodes, t.num_nodes as u64, "{text}");
+            assert_eq!(planned.routers, t.num_routers as u64, "{text}");
+            assert_eq!(planned.nics, t.num_nics() as u64, "{text}");
+            assert_eq!(planned.ports, t.num_ports() as u64, "{text}");
+            assert_eq!(planned.links(), t.num_links() as u64, "{text}");
+        }
+    }
+}
