@@ -1,5 +1,6 @@
 //! Machine TOML: any text either loads or gives a located input error; a machine that loads
 //! writes back (`to_toml`) to text that loads to the same machine; a small machine builds.
+//! Lines starting with `--set ` are taken out of the text and applied as `--set` overrides.
 
 #![no_main]
 
@@ -14,10 +15,26 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let config = match MachineSource::from_text("fuzz.toml", text).load() {
+    let mut body = String::new();
+    let mut overrides = Vec::new();
+    for line in text.split_inclusive('\n') {
+        match line.strip_prefix("--set ") {
+            Some(ov) => overrides.push(ov.trim_end_matches(['\n', '\r']).to_string()),
+            None => body.push_str(line),
+        }
+    }
+    let source = MachineSource::from_text("fuzz.toml", body.as_str()).with_overrides(&overrides);
+    let config = match source.load() {
         Ok(config) => config,
         Err(Error::Input { location, .. }) => {
-            assert_eq!(location.file, "fuzz.toml", "error not located in the file");
+            match location.file.as_str() {
+                "fuzz.toml" => {
+                    let lines = body.lines().count() + 1;
+                    assert!(location.line.is_none_or(|l| l <= lines), "{location}");
+                }
+                "command line" => assert!(!overrides.is_empty(), "{location}"),
+                other => panic!("error located in '{other}'"),
+            }
             return;
         }
         Err(e) => panic!("loading gave a non-input error: {e}"),
