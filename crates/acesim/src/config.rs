@@ -595,7 +595,7 @@ pub fn validate(c: &MachineConfig, locate: impl Fn(&str) -> Location) -> Result<
                 }
             }
             positive("nodes_per_router", t.nodes_per_router)?;
-            let routers: u64 = dims.iter().map(|&d| d as u64).product();
+            let routers = dims.iter().fold(1u64, |n, &d| n.saturating_mul(d as u64));
             if routers > 1 << 28 {
                 return err(
                     "topology.dims",
@@ -616,7 +616,7 @@ pub fn validate(c: &MachineConfig, locate: impl Fn(&str) -> Location) -> Result<
             if n < 1 {
                 return err("topology.n", "n must be at least 1".into());
             }
-            if (k as f64).powi(n as i32) > (1u64 << 28) as f64 {
+            if (k as u64).saturating_pow(n) > 1 << 28 {
                 return err(
                     "topology.n",
                     format!("{k}^{n} nodes is more than acesim supports (2^28)"),

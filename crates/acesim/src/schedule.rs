@@ -135,13 +135,16 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
         let mut loc_text: Option<(String, usize)> = None;
         if let Some(last) = toks.last() {
             if let Some(at) = last.text.strip_prefix('@') {
-                let (f, l) = at.rsplit_once(':').ok_or_else(|| {
-                    p.err(
-                        last.col,
-                        None,
-                        format!("'{}' is not a source location like @prog.c:12", last.text),
-                    )
-                })?;
+                let (f, l) = at
+                    .rsplit_once(':')
+                    .filter(|(f, _)| !f.is_empty())
+                    .ok_or_else(|| {
+                        p.err(
+                            last.col,
+                            None,
+                            format!("'{}' is not a source location like @prog.c:12", last.text),
+                        )
+                    })?;
                 let l: u32 = l.parse().map_err(|_| {
                     p.err(
                         last.col,

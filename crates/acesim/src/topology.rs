@@ -135,69 +135,71 @@ impl PlannedSize {
 }
 
 /// Nodes of the machine `config` describes, for a run that needs `ranks` nodes (crossbars
-/// and leaf/spine trees without a fixed size grow to fit).
+/// and leaf/spine trees without a fixed size grow to fit). Saturates instead of overflowing.
 fn planned_nodes(config: &MachineConfig, ranks: u32) -> u64 {
     let t = &config.topology;
     match t.kind.as_str() {
         "crossbar" => t.nodes.unwrap_or(ranks.max(1)) as u64,
         "mesh" | "torus" => {
-            t.dims.iter().flatten().map(|&d| d as u64).product::<u64>()
-                * t.nodes_per_router.unwrap_or(1) as u64
+            let per_router = t.nodes_per_router.unwrap_or(1) as u64;
+            let dims = t.dims.iter().flatten();
+            dims.fold(per_router, |n, &d| n.saturating_mul(d as u64))
         }
         "fat_tree" => (t.k.unwrap_or(2) as u64).saturating_pow(t.n.unwrap_or(1)),
         "dragonfly" => {
             let (a, h) = (t.a.unwrap_or(1) as u64, t.h.unwrap_or(1) as u64);
-            t.p.unwrap_or(1) as u64 * a * t.g.map_or(a * h + 1, |g| g as u64)
+            let g = t.g.map_or(a.saturating_mul(h) + 1, |g| g as u64);
+            (t.p.unwrap_or(1) as u64)
+                .saturating_mul(a)
+                .saturating_mul(g)
         }
         _ => {
-            let m = t.nodes_per_leaf.unwrap_or(1) as u64;
+            let m = t.nodes_per_leaf.unwrap_or(1).max(1) as u64;
             t.leaves
                 .map_or((ranks.max(1) as u64).div_ceil(m), |l| l as u64)
-                * m
+                .saturating_mul(m)
         }
     }
 }
 
-/// The size `Topology::build(config, ranks)` will have (ports exactly as built, up to
-/// unconnected ones, which are counted).
+/// The size `Topology::build(config, ranks)` will have (ports exactly as built,
+/// unconnected ones included). Saturates instead of overflowing.
 pub fn planned_size(config: &MachineConfig, ranks: u32) -> PlannedSize {
     let t = &config.topology;
     let nodes = planned_nodes(config, ranks);
-    let per_node = config.nic.count as u64;
-    let nics = nodes.saturating_mul(per_node);
-    let (routers, ports) = match t.kind.as_str() {
-        "crossbar" => (1, nics),
+    let nics = nodes.saturating_mul(config.nic.count as u64);
+    let (routers, network_ports) = match t.kind.as_str() {
+        "crossbar" => (1, 0),
         "mesh" | "torus" => {
             let dims = t.dims.as_deref().unwrap_or(&[]);
-            let routers = dims.iter().map(|&d| d as u64).product::<u64>();
-            (
-                routers,
-                routers.saturating_mul(2 * dims.len() as u64) + nics,
-            )
+            let routers = dims.iter().fold(1u64, |n, &d| n.saturating_mul(d as u64));
+            (routers, routers.saturating_mul(2 * dims.len() as u64))
         }
         "fat_tree" => {
             let (k, n) = (t.k.unwrap_or(2) as u64, t.n.unwrap_or(1));
             let per_level = k.saturating_pow(n.saturating_sub(1));
-            // Level 0 has the NICs below it; every level but the top has k up ports.
-            let up_down = per_level.saturating_mul(k).saturating_mul(2 * n as u64 - 1);
-            (
-                per_level * n as u64,
-                nics + up_down.saturating_sub(per_level * k),
-            )
+            // k down ports above level 0 and k up ports below the top: 2(n-1) k per column.
+            let ports = per_level
+                .saturating_mul(k)
+                .saturating_mul(2 * (n as u64 - 1));
+            (per_level.saturating_mul(n as u64), ports)
         }
         "dragonfly" => {
             let (a, h) = (t.a.unwrap_or(1) as u64, t.h.unwrap_or(1) as u64);
             let routers = nodes / t.p.unwrap_or(1).max(1) as u64;
-            (routers, nics + routers.saturating_mul(a - 1 + h))
+            (routers, routers.saturating_mul(a - 1 + h))
         }
         _ => {
             let m = t.nodes_per_leaf.unwrap_or(1).max(1) as u64;
             let leaves = nodes / m;
             let spines = t.spines.unwrap_or(1) as u64;
-            let up = leaves * spines * t.links_per_spine.unwrap_or(1) as u64;
-            (leaves + spines, nics + 2 * up)
+            let up = leaves
+                .saturating_mul(spines)
+                .saturating_mul(t.links_per_spine.unwrap_or(1) as u64);
+            (leaves + spines, up.saturating_mul(2))
         }
     };
+    let ports = nics.saturating_add(network_ports);
     PlannedSize {
         nodes,
         nics,
@@ -236,6 +238,15 @@ impl Topology {
                 ));
             }
             return Err(bad("nic.count", msg));
+        }
+        // Ports and links are numbered in 32 bits: check their count too (a leaf/spine with
+        // many leaves and parallel links has far more ports than nodes).
+        let ports = port_count(config, ranks);
+        if ports.saturating_add(nodes * nics as u64) >= 1 << 32 {
+            return Err(bad(
+                "topology",
+                format!("{ports} router ports is more than acesim supports (2^32 links)"),
+            ));
         }
         let mut b = Builder::default();
         let shape = match t.kind.as_str() {
@@ -698,6 +709,56 @@ impl Topology {
     }
 }
 
+/// Router ports `Topology::build` creates for `config` and `ranks`, in 64 bits (saturating).
+fn port_count(config: &MachineConfig, ranks: u32) -> u64 {
+    let t = &config.topology;
+    let nics = config.nic.count as u64;
+    let get = |v: Option<u32>, default: u64| v.map_or(default, u64::from);
+    let ranks = ranks.max(1) as u64;
+    match t.kind.as_str() {
+        "crossbar" => get(t.nodes, ranks).saturating_mul(nics),
+        "mesh" | "torus" => {
+            let dims = t.dims.as_deref().unwrap_or_default();
+            let routers = dims.iter().fold(1u64, |n, &d| n.saturating_mul(d as u64));
+            let per_router = 2 * dims.len() as u64 + get(t.nodes_per_router, 1) * nics;
+            routers.saturating_mul(per_router)
+        }
+        "fat_tree" => {
+            let (k, n) = (get(t.k, 2), t.n.unwrap_or(1));
+            let per_level = k.saturating_pow(n.saturating_sub(1));
+            // Level 0: k NIC ports per NIC index and k up; the top level has no up ports.
+            let up = if n > 1 { k } else { 0 };
+            let level0 = per_level.saturating_mul(k.saturating_mul(nics).saturating_add(up));
+            let above = per_level
+                .saturating_mul(2 * k)
+                .saturating_mul(u64::from(n.saturating_sub(1)))
+                .saturating_sub(if n > 1 {
+                    per_level.saturating_mul(k)
+                } else {
+                    0
+                });
+            level0.saturating_add(above)
+        }
+        "leaf_spine" => {
+            let m = get(t.nodes_per_leaf, 1);
+            let (spines, q) = (get(t.spines, 1), get(t.links_per_spine, 1));
+            let leaves = get(t.leaves, ranks.div_ceil(m.max(1)));
+            let uplinks = leaves.saturating_mul(spines).saturating_mul(q);
+            // Each uplink has a port on its leaf and one on its spine.
+            leaves
+                .saturating_mul(m.saturating_mul(nics))
+                .saturating_add(uplinks.saturating_mul(2))
+        }
+        "dragonfly" => {
+            let (p, a, h) = (get(t.p, 1), get(t.a, 1), get(t.h, 1));
+            let g = get(t.g, a * h + 1);
+            let per_router = a.saturating_sub(1) + h + p * nics;
+            g.saturating_mul(a).saturating_mul(per_router)
+        }
+        _ => 0,
+    }
+}
+
 #[derive(Default)]
 struct Builder {
     port_base: Vec<u32>,
@@ -784,6 +845,50 @@ mod tests {
             }
         }
         panic!("route did not terminate");
+    }
+
+    #[test]
+    fn port_count_is_what_build_creates() {
+        let machines = [
+            ("[topology]\nkind = \"crossbar\"\n[nic]\ncount = 3", 5),
+            ("[topology]\nkind = \"crossbar\"\nnodes = 7", 2),
+            ("[topology]\nkind = \"mesh\"\ndims = [3, 2]\nnodes_per_router = 2", 4),
+            ("[topology]\nkind = \"torus\"\ndims = [4, 1, 3]\n[nic]\ncount = 2", 4),
+            ("[topology]\nkind = \"fat_tree\"\nk = 2\nn = 1", 2),
+            ("[topology]\nkind = \"fat_tree\"\nk = 3\nn = 3\n[nic]\ncount = 2", 9),
+            ("[topology]\nkind = \"leaf_spine\"\nnodes_per_leaf = 3\nspines = 2\nlinks_per_spine = 2", 7),
+            ("[topology]\nkind = \"leaf_spine\"\nleaves = 2\nnodes_per_leaf = 1\nspines = 3", 2),
+            ("[topology]\nkind = \"dragonfly\"\np = 2\na = 3\nh = 1\n[router]\nvcs = 3", 8),
+            ("[topology]\nkind = \"dragonfly\"\np = 1\na = 1\nh = 2\ng = 2", 2),
+        ];
+        for (toml, ranks) in machines {
+            let c = MachineSource::from_text("t", toml).load().unwrap();
+            let t = Topology::build(&c, ranks).unwrap();
+            assert_eq!(port_count(&c, ranks), t.num_ports() as u64, "{toml}");
+        }
+    }
+
+    #[test]
+    fn too_many_ports_is_an_input_error() {
+        // Fewer than 2^28 nodes, but 2^28 leaves with 2^16 ports each: the port numbers
+        // would not fit in 32 bits (found while writing the fuzz targets).
+        let c = MachineSource::from_text(
+            "t",
+            "[topology]\nkind = \"leaf_spine\"\nleaves = 268435456\nnodes_per_leaf = 1\nspines = 32767\nlinks_per_spine = 2",
+        )
+        .load()
+        .unwrap();
+        let e = Topology::build(&c, 8).unwrap_err().to_string();
+        assert!(
+            e.contains("router ports is more than acesim supports"),
+            "{e}"
+        );
+        // A 2^28-node binary fat tree has 28 levels of 2^27 switches with 4 ports.
+        let c = MachineSource::from_text("t", "[topology]\nkind = \"fat_tree\"\nk = 2\nn = 28")
+            .load()
+            .unwrap();
+        assert_eq!(port_count(&c, 1), (1 << 29) + 27 * (1 << 29) - (1 << 28));
+        assert!(Topology::build(&c, 1).is_err());
     }
 
     #[test]

@@ -220,9 +220,9 @@ pub fn format_time_exact(ps: Ps) -> String {
         }
     }
     if ps != 0 && ps.is_multiple_of(100) {
-        // Keep "0.6 ns" readable instead of "600 ps".
-        let ns = ps as f64 / PS_PER_NS as f64;
-        return format!("{ns} ns");
+        // Keep "0.6 ns" readable instead of "600 ps". In integers: a float loses the
+        // last digit of times of a day or more.
+        return format!("{}.{} ns", ps / PS_PER_NS, ps % PS_PER_NS / 100);
     }
     format!("{ps} ps")
 }
@@ -234,8 +234,10 @@ fn format_scaled(value: u64, units: &[(u64, &str)], base: &str) -> String {
         }
     }
     for &(div, unit) in units {
-        if value >= div && div >= 1000 && (value * 10).is_multiple_of(div) {
-            return format!("{} {unit}", value as f64 / div as f64);
+        // One decimal, in integers (value * 10 may not fit in 64 bits, and a float loses
+        // the last digit of large values).
+        if value >= div && div >= 1000 && (u128::from(value) * 10).is_multiple_of(u128::from(div)) {
+            return format!("{}.{} {unit}", value / div, value % div * 10 / div);
         }
     }
     format!("{value} {base}")

@@ -1,0 +1,135 @@
+//! Inputs the fuzz targets (fuzz/, docs/fuzzing.md) found to crash acesim, each fed back
+//! exactly: bad input must give a located `Error::Input`, never a panic.
+
+use acesim::error::Location;
+use acesim::{schedule, Error, MachineSource};
+
+/// The location of an input error; panics on any other outcome.
+fn input_error<T: std::fmt::Debug>(result: acesim::Result<T>) -> (Location, String) {
+    match result {
+        Err(Error::Input { location, message }) => (location, message),
+        other => panic!("expected an input error, got {other:?}"),
+    }
+}
+
+#[test]
+fn schedule_line_with_only_a_source_location() {
+    // fuzz/artifacts/schedule/crash-a6ad49cd...: a line holding nothing but `@FILE:LINE`
+    // indexed the (empty) operation tokens.
+    let text = "# acesim schedule 1\nranks 2\n @fig1.c:9\nputig1.c:11\nrank 1\npoll 0 @fig1.c:13\n";
+    let (loc, msg) = input_error(schedule::parse("fuzz.sched", text));
+    assert_eq!(
+        (loc.file.as_str(), loc.line, loc.column),
+        ("fuzz.sched", Some(3), Some(2))
+    );
+    assert!(msg.contains("without an operation"), "{msg}");
+}
+
+#[test]
+fn schedule_source_location_without_a_file_name() {
+    // fuzz/artifacts/schedule/crash-dc2658b4...: `@:50` was read as line 50 of a file named
+    // "", so errors about the operation pointed nowhere (":50: field `size`").
+    let text =
+        "# acesim schedule 1\nranks 4\nrank 0\nput 1 sim schedulee=2 @:50\nw\\itall r2 r4 @mgenr6";
+    let (loc, msg) = input_error(schedule::parse("fuzz.sched", text));
+    assert_eq!(
+        (loc.file.as_str(), loc.line, loc.column),
+        ("fuzz.sched", Some(4), Some(23))
+    );
+    assert!(msg.contains("'@:50' is not a source location"), "{msg}");
+}
+
+/// Loads a machine, writes it back with `to_toml` and loads that.
+fn round_trip(text: &str) {
+    let config = MachineSource::from_text("m.toml", text).load().unwrap();
+    let written = config.to_toml();
+    let again = MachineSource::from_text("w.toml", written.as_str()).load();
+    assert_eq!(again.unwrap(), config, "{written}");
+}
+
+#[test]
+fn machine_with_the_largest_bandwidth_writes_back() {
+    // fuzz/artifacts/machine_toml/crash-fef6949b... (the limits.toml seed): writing a
+    // bandwidth above u64::MAX / 10 overflowed `value * 10`.
+    round_trip(
+        r#"# Values at or near the limits validation allows.
+[topology]
+kind = "torus"
+dims = [16384, 16384]
+nodes_per_router = 1
+
+[router]
+switch_latency = "999999.9999999999 s"
+switch_throughput = "18446744073709551615 B/s"
+vcs = 64
+buffer_per_vc = "1 TiB"
+ugal_threshold = 1e300
+
+[link]
+bandwidth = "1844674407370955.1 KB/s"
+latency = "900719925474099.3 ns"
+
+[nic]
+count = 64
+mtu = "1099511627776 B"
+header = "1099511627775 B"
+
+[placement]
+ranks_per_node = 4096
+seed = 9223372036854775807
+"#,
+    );
+    round_trip("[topology]\nkind = \"crossbar\"\n[link]\nbandwidth = \"18014398509481984.1 KB/s\"");
+}
+
+#[test]
+fn machine_with_long_times_and_large_bandwidths_writes_back_exactly() {
+    // Found while writing the fuzz targets: one-decimal values were formatted through a
+    // float, which rounds past 2^53 (900719925474099.3 ns was written as ...099.2).
+    round_trip("[topology]\nkind = \"crossbar\"\n[link]\nlatency = \"900719925474099.3 ns\"");
+    round_trip("[topology]\nkind = \"crossbar\"\n[link]\nbandwidth = \"1234567890123456.7 KB/s\"");
+    round_trip(
+        "[topology]\nkind = \"crossbar\"\n[link]\nlatency = \"0.6 ns\"\nbandwidth = \"2.8 GB/s\"",
+    );
+}
+
+#[test]
+fn torus_whose_size_overflows_64_bits_is_rejected() {
+    // Found while writing the fuzz targets: the router count of `dims` was multiplied in 64
+    // bits without an overflow check (2^64 wrapped to 0 and passed the size check).
+    for dims in [
+        "[65536, 65536, 65536, 65536]",
+        "[4294967295, 4294967295, 4294967295]",
+    ] {
+        let text = format!("[topology]\nkind = \"torus\"\ndims = {dims}\n");
+        let (loc, msg) = input_error(MachineSource::from_text("m.toml", text).load());
+        assert_eq!(loc.field.as_deref(), Some("topology.dims"));
+        assert_eq!((loc.file.as_str(), loc.line), ("m.toml", Some(3)));
+        assert!(msg.contains("more than acesim supports"), "{msg}");
+    }
+}
+
+#[test]
+fn fat_tree_with_2_pow_31_levels_is_rejected() {
+    // Found while writing the fuzz targets: `n as i32` made n = 2^31 a negative exponent,
+    // so 2^-2147483648 nodes passed the size check.
+    let text = "[topology]\nkind = \"fat_tree\"\nk = 2\nn = 2147483648\n";
+    let (loc, msg) = input_error(MachineSource::from_text("m.toml", text).load());
+    assert_eq!(loc.field.as_deref(), Some("topology.n"));
+    assert_eq!((loc.file.as_str(), loc.line), ("m.toml", Some(4)));
+    assert!(msg.contains("more than acesim supports"), "{msg}");
+}
+
+#[test]
+fn leaf_spine_with_more_ports_than_32_bits_is_rejected() {
+    // Found while writing the fuzz targets: 2^28 leaves of 65,535 ports each passed every
+    // check and the build ran out of memory (and port numbers would have wrapped).
+    let text = "[topology]\nkind = \"leaf_spine\"\nleaves = 268435456\nnodes_per_leaf = 1\nspines = 32767\nlinks_per_spine = 2\n";
+    let config = MachineSource::from_text("m.toml", text).load().unwrap();
+    let (loc, msg) = input_error(acesim::sim::layout(&config, 8));
+    assert_eq!(loc.field.as_deref(), Some("topology"));
+    assert!(
+        msg.contains("router ports is more than acesim supports"),
+        "{msg}"
+    );
+}
