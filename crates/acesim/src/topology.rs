@@ -241,7 +241,7 @@ impl Topology {
         }
         // Ports and links are numbered in 32 bits: check their count too (a leaf/spine with
         // many leaves and parallel links has far more ports than nodes).
-        let ports = port_count(config, ranks);
+        let ports = planned_size(config, ranks).ports;
         if ports.saturating_add(nodes * nics as u64) >= 1 << 32 {
             return Err(bad(
                 "topology",
@@ -709,56 +709,6 @@ impl Topology {
     }
 }
 
-/// Router ports `Topology::build` creates for `config` and `ranks`, in 64 bits (saturating).
-fn port_count(config: &MachineConfig, ranks: u32) -> u64 {
-    let t = &config.topology;
-    let nics = config.nic.count as u64;
-    let get = |v: Option<u32>, default: u64| v.map_or(default, u64::from);
-    let ranks = ranks.max(1) as u64;
-    match t.kind.as_str() {
-        "crossbar" => get(t.nodes, ranks).saturating_mul(nics),
-        "mesh" | "torus" => {
-            let dims = t.dims.as_deref().unwrap_or_default();
-            let routers = dims.iter().fold(1u64, |n, &d| n.saturating_mul(d as u64));
-            let per_router = 2 * dims.len() as u64 + get(t.nodes_per_router, 1) * nics;
-            routers.saturating_mul(per_router)
-        }
-        "fat_tree" => {
-            let (k, n) = (get(t.k, 2), t.n.unwrap_or(1));
-            let per_level = k.saturating_pow(n.saturating_sub(1));
-            // Level 0: k NIC ports per NIC index and k up; the top level has no up ports.
-            let up = if n > 1 { k } else { 0 };
-            let level0 = per_level.saturating_mul(k.saturating_mul(nics).saturating_add(up));
-            let above = per_level
-                .saturating_mul(2 * k)
-                .saturating_mul(u64::from(n.saturating_sub(1)))
-                .saturating_sub(if n > 1 {
-                    per_level.saturating_mul(k)
-                } else {
-                    0
-                });
-            level0.saturating_add(above)
-        }
-        "leaf_spine" => {
-            let m = get(t.nodes_per_leaf, 1);
-            let (spines, q) = (get(t.spines, 1), get(t.links_per_spine, 1));
-            let leaves = get(t.leaves, ranks.div_ceil(m.max(1)));
-            let uplinks = leaves.saturating_mul(spines).saturating_mul(q);
-            // Each uplink has a port on its leaf and one on its spine.
-            leaves
-                .saturating_mul(m.saturating_mul(nics))
-                .saturating_add(uplinks.saturating_mul(2))
-        }
-        "dragonfly" => {
-            let (p, a, h) = (get(t.p, 1), get(t.a, 1), get(t.h, 1));
-            let g = get(t.g, a * h + 1);
-            let per_router = a.saturating_sub(1) + h + p * nics;
-            g.saturating_mul(a).saturating_mul(per_router)
-        }
-        _ => 0,
-    }
-}
-
 #[derive(Default)]
 struct Builder {
     port_base: Vec<u32>,
@@ -864,7 +814,11 @@ mod tests {
         for (toml, ranks) in machines {
             let c = MachineSource::from_text("t", toml).load().unwrap();
             let t = Topology::build(&c, ranks).unwrap();
-            assert_eq!(port_count(&c, ranks), t.num_ports() as u64, "{toml}");
+            assert_eq!(
+                planned_size(&c, ranks).ports,
+                t.num_ports() as u64,
+                "{toml}"
+            );
         }
     }
 
@@ -887,7 +841,10 @@ mod tests {
         let c = MachineSource::from_text("t", "[topology]\nkind = \"fat_tree\"\nk = 2\nn = 28")
             .load()
             .unwrap();
-        assert_eq!(port_count(&c, 1), (1 << 29) + 27 * (1 << 29) - (1 << 28));
+        assert_eq!(
+            planned_size(&c, 1).ports,
+            (1 << 29) + 27 * (1 << 29) - (1 << 28)
+        );
         assert!(Topology::build(&c, 1).is_err());
     }
 
