@@ -318,9 +318,7 @@ fn dispatch_other(cli: Cli) -> acesim::Result<()> {
                 let mut prog = load_program(p, machine.ranks, &[])?;
                 acesim::sim::check_program(&config, &prog)?;
                 acesim::mpi::link(&mut prog, &config.collectives)?;
-                let nodes = acesim::placement::nodes_needed(&config.placement, prog.ranks)?;
-                let size = acesim::topology::planned_size(&config, nodes);
-                let need = acesim::sim::estimate_memory(&size, &config, &prog, false);
+                let need = acesim::sim::estimate_run_memory(&config, &prog, false)?;
                 let ops: usize = prog.ops.iter().map(Vec::len).sum();
                 outln!(
                     "program ok: {} ranks, {ops} operations after expanding collectives; the run needs about {} beyond the program{}",
@@ -507,12 +505,13 @@ fn run(a: RunArgs) -> acesim::Result<i32> {
     } else if let Some(p) = &results.partial {
         eprintln!(
             "warning: partial results: the run was stopped ({}) at {} ps",
-            p.reason, p.stopped_at_ps
+            p.reason.name(),
+            p.stopped_at_ps
         );
     }
     Ok(match &results.partial {
         None => 0,
-        Some(p) if p.reason == "interrupted" => EXIT_INTERRUPTED,
+        Some(p) if p.reason == acesim::sim::StopReason::Interrupted => EXIT_INTERRUPTED,
         Some(_) => EXIT_STOPPED,
     })
 }

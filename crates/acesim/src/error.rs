@@ -187,10 +187,7 @@ impl Error {
     /// their source line, that line with the offending part marked.
     pub fn render(&self) -> String {
         use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
-        let text = self.to_string();
-        // The kind already says "deadlock".
-        let text = text.strip_prefix("deadlock: ").unwrap_or(&text);
-        let plain = format!("error[{}]: {text}", self.kind());
+        let plain = format!("error[{}]: {self}", self.kind());
         let Error::Input { location, .. } = self else {
             return plain;
         };

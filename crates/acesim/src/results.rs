@@ -40,8 +40,7 @@ fn plural(n: u64, what: &str) -> String {
 /// `--max-sim-time`, Ctrl-C): every figure covers the run up to `stopped_at_ps` only.
 #[derive(Debug, Clone, Serialize)]
 pub struct Partial {
-    /// `max-events`, `max-sim-time` or `interrupted`.
-    pub reason: &'static str,
+    pub reason: crate::sim::StopReason,
     pub stopped_at_ps: Ps,
     pub ranks_finished: u32,
 }
@@ -605,7 +604,7 @@ impl Results {
             let _ = writeln!(
                 s,
                 "PARTIAL RESULTS: the run was stopped ({}) at {} with {} of {} ranks finished; the time below is a lower bound",
-                p.reason,
+                p.reason.name(),
                 format_time(p.stopped_at_ps),
                 p.ranks_finished,
                 self.ranks

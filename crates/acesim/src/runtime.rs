@@ -318,7 +318,7 @@ impl fmt::Display for DeadlockReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "deadlock: the program can never finish ({} rank{} blocked at {})",
+            "the program can never finish ({} rank{} blocked at {})",
             self.blocked.len(),
             if self.blocked.len() == 1 { "" } else { "s" },
             crate::units::format_time(self.time)

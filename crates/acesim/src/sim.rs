@@ -108,9 +108,17 @@ pub struct Options {
     pub memory_check: bool,
 }
 
-/// Estimated bytes a run allocates beyond the loaded program and the topology: network
-/// state, runtime records and the results. Within about a third of the measured peak on
-/// the benchmark suite (docs/performance.md).
+/// Estimated bytes a run of the linked `program` allocates beyond the program itself, from
+/// the machine's planned size (nothing is built).
+pub fn estimate_run_memory(machine: &MachineConfig, program: &Program, trace: bool) -> Result<u64> {
+    let nodes = crate::placement::nodes_needed(&machine.placement, program.ranks)?;
+    let size = crate::topology::planned_size(machine, nodes);
+    Ok(estimate_memory(&size, machine, program, trace))
+}
+
+/// Estimated bytes of the topology, network state, runtime records and results of a run on
+/// a machine of `size`. It errs on the high side (docs/performance.md compares it with
+/// measured peaks).
 pub fn estimate_memory(
     size: &PlannedSize,
     machine: &MachineConfig,
@@ -179,8 +187,9 @@ pub fn parse_time_limit(text: Option<&str>, source: &str, field: &str) -> Result
     .transpose()
 }
 
-/// Why a run stopped before its program finished.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Why a run stopped before its program finished (`max-events`, ... in the JSON).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum StopReason {
     MaxEvents,
     MaxSimTime,
@@ -213,13 +222,11 @@ pub fn simulate_with(
 ) -> Result<Results> {
     let started = std::time::Instant::now();
     let mut program = program;
-    let nodes = crate::placement::nodes_needed(&machine.placement, program.ranks)?;
     check_program(machine, &program)?;
     crate::mpi::link(&mut program, &machine.collectives)?;
     // Before anything large is built: a machine too big for the memory is refused at once.
     if options.memory_check {
-        let size = crate::topology::planned_size(machine, nodes);
-        let need = estimate_memory(&size, machine, &program, options.trace);
+        let need = estimate_run_memory(machine, &program, options.trace)?;
         if let Some(have) = memory_budget()? {
             if need > have {
                 return Err(Error::TooBig(format!(
@@ -299,7 +306,7 @@ pub fn simulate_with(
     let wall = started.elapsed().as_secs_f64();
     if let Some((reason, at)) = stopped {
         let partial = results::Partial {
-            reason: reason.name(),
+            reason,
             stopped_at_ps: at,
             ranks_finished: rt.ranks_finished(),
         };
