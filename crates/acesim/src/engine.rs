@@ -1,33 +1,72 @@
 //! The discrete-event queue: events ordered by (time, sequence number), so events at the
 //! same picosecond run in the order they were scheduled and every run is deterministic.
 //!
-//! Keys are one `u128` (time in the high 64 bits, sequence in the low). A sequence number
-//! can be reserved when an event *might* be needed and the event pushed later, only if it
-//! is; it then sorts exactly where it would have had it been pushed at reservation time.
+//! A sequence number can be reserved when an event *might* be needed and the event pushed
+//! later, only if it is; it then sorts exactly where it would have had it been pushed at
+//! reservation time.
 
 use crate::units::Ps;
 
-#[derive(Clone, Copy)]
-struct Entry<E> {
-    key: u128,
-    event: E,
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A pending event: its sequence number and the event (the time is its group's).
+type Entry<E> = (u64, E);
+
+/// Adds an event to a list sorted by sequence number from `from` on. A new event has the
+/// highest number and goes last, unless it was reserved earlier.
+#[inline]
+fn insert_in_order<E>(list: &mut Vec<Entry<E>>, from: usize, seq: u64, event: E) {
+    match list.last() {
+        Some(&(last, _)) if last > seq => {
+            let at = from + list[from..].partition_point(|e| e.0 < seq);
+            list.insert(at, (seq, event));
+        }
+        _ => list.push((seq, event)),
+    }
 }
 
-/// Buckets of the radix heap: bucket 0 holds keys equal to the last popped key, bucket
-/// b > 0 those whose highest bit differing from it is bit b - 1.
-const BUCKETS: usize = 129;
+/// Hashes event times for `by_time` (a multiply and fold: times are often multiples of
+/// a round number, whose low bits carry nothing).
+#[derive(Default)]
+struct TimeHasher(u64);
 
-/// A future-event list: a radix heap. Event times never go back (an event is scheduled no
-/// earlier than the current time, and a reserved one strictly later), so keys only grow
-/// and a pushed key is placed by its highest bit that differs from the last popped key:
-/// constant time, and popping redistributes one bucket now and then. Keys are unique
-/// (sequence numbers), so the order is exactly (time, sequence).
+impl Hasher for TimeHasher {
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 29)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0 ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// A future-event list for events that share their times. Models schedule most events a
+/// fixed delay after another, so dozens to thousands of events fall on each picosecond that
+/// has any: each pending time holds its events in a list sorted by sequence number (a new
+/// event has the highest and is appended), and only the times are kept in a heap. The current time's events are popped in sequence
+/// order, so the order is exactly (time, sequence).
 pub struct EventQueue<E> {
-    buckets: Vec<Vec<Entry<E>>>,
-    last: u128,
+    /// Events at the current time, sorted by sequence number from `head` on.
+    current: Vec<Entry<E>>,
+    head: usize,
+    /// Pending times after the current one, earliest first, each once.
+    times: BinaryHeap<Reverse<Ps>>,
+    /// The group of each pending time (an index into `groups`).
+    by_time: HashMap<Ps, u32, BuildHasherDefault<TimeHasher>>,
+    /// The events of each pending time, in sequence order.
+    groups: Vec<Vec<Entry<E>>>,
+    free_groups: Vec<u32>,
     len: usize,
     seq: u64,
     now: Ps,
+    /// Sequence number of the event popped last.
+    now_seq: u64,
     processed: u64,
     peak: usize,
 }
@@ -35,20 +74,20 @@ pub struct EventQueue<E> {
 impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
-            buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
-            last: 0,
+            current: Vec::new(),
+            head: 0,
+            times: BinaryHeap::new(),
+            by_time: HashMap::default(),
+            groups: Vec::new(),
+            free_groups: Vec::new(),
             len: 0,
             seq: 0,
             now: 0,
+            now_seq: 0,
             processed: 0,
             peak: 0,
         }
     }
-}
-
-#[inline]
-fn bucket(key: u128, last: u128) -> usize {
-    (128 - (key ^ last).leading_zeros()) as usize
 }
 
 impl<E: Copy> EventQueue<E> {
@@ -67,58 +106,82 @@ impl<E: Copy> EventQueue<E> {
         seq
     }
 
-    /// Schedules `event` with a sequence number from `reserve`. A reserved event must be
-    /// scheduled strictly after the current time (it would otherwise sort before events
-    /// already popped).
+    /// Schedules `event` with a sequence number from `reserve`: it sorts exactly where it
+    /// would have had it been scheduled when the number was reserved. It must sort after
+    /// the current event.
     #[inline]
     pub fn schedule_reserved(&mut self, time: Ps, seq: u64, event: E) {
-        let key = ((time as u128) << 64) | seq as u128;
         assert!(
-            key >= self.last,
+            time > self.now || (time == self.now && (seq > self.now_seq || self.processed == 0)),
             "event scheduled before the current event (time {time} < {})",
             self.now
         );
-        self.buckets[bucket(key, self.last)].push(Entry { key, event });
         self.len += 1;
         self.peak = self.peak.max(self.len);
+        if time == self.now {
+            insert_in_order(&mut self.current, self.head, seq, event);
+            return;
+        }
+        let g = match self.by_time.get(&time) {
+            Some(&g) => g,
+            None => self.new_group(time),
+        };
+        insert_in_order(&mut self.groups[g as usize], 0, seq, event);
+    }
+
+    #[cold]
+    fn new_group(&mut self, time: Ps) -> u32 {
+        let g = match self.free_groups.pop() {
+            Some(g) => g,
+            None => {
+                self.groups.push(Vec::new());
+                (self.groups.len() - 1) as u32
+            }
+        };
+        self.by_time.insert(time, g);
+        self.times.push(Reverse(time));
+        g
     }
 
     /// Removes the earliest event and advances the clock to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(Ps, E)> {
-        if self.len == 0 {
+        if self.head == self.current.len() && !self.advance() {
             return None;
         }
-        if self.buckets[0].is_empty() {
-            // The first non-empty bucket holds the next key: make it the new reference and
-            // spread the bucket over the lower ones.
-            let i = self
-                .buckets
-                .iter()
-                .position(|b| !b.is_empty())
-                .expect("len > 0");
-            let moved = std::mem::take(&mut self.buckets[i]);
-            self.last = moved.iter().map(|e| e.key).min().expect("non-empty");
-            for e in &moved {
-                self.buckets[bucket(e.key, self.last)].push(*e);
-            }
-            // Give the allocation back for reuse.
-            let mut moved = moved;
-            moved.clear();
-            if self.buckets[i].is_empty() {
-                self.buckets[i] = moved;
-            }
-        }
-        let top = self.buckets[0].pop().expect("the minimum is in bucket 0");
+        let (seq, event) = self.current[self.head];
+        self.head += 1;
         self.len -= 1;
-        let time = (top.key >> 64) as Ps;
-        self.now = time;
+        self.now_seq = seq;
         self.processed += 1;
-        Some((time, top.event))
+        Some((self.now, event))
+    }
+
+    /// Makes the earliest pending time the current one; false when nothing is pending.
+    fn advance(&mut self) -> bool {
+        let Some(Reverse(time)) = self.times.pop() else {
+            return false;
+        };
+        let g = self
+            .by_time
+            .remove(&time)
+            .expect("a pending time has a group");
+        // The spent list goes back to the group, which is free again: lists are reused.
+        self.current.clear();
+        std::mem::swap(&mut self.current, &mut self.groups[g as usize]);
+        self.free_groups.push(g);
+        self.head = 0;
+        self.now = time;
+        true
     }
 
     pub fn now(&self) -> Ps {
         self.now
+    }
+    /// Time and sequence number of the event popped last: an event reserved with a smaller
+    /// key would already have run.
+    pub fn current_key(&self) -> (Ps, u64) {
+        (self.now, self.now_seq)
     }
     pub fn processed(&self) -> u64 {
         self.processed
@@ -139,6 +202,8 @@ pub trait Schedule<E> {
     /// Reserves a sequence number (see `EventQueue::reserve`).
     fn reserve(&mut self) -> u64;
     fn at_reserved(&mut self, time: Ps, seq: u64, event: E);
+    /// Time and sequence number of the event being handled (`EventQueue::current_key`).
+    fn current_key(&self) -> (Ps, u64);
 }
 
 #[cfg(test)]
@@ -194,6 +259,44 @@ mod tests {
                 for _ in 0..pops {
                     let want = reference.pop().map(|std::cmp::Reverse(x)| x);
                     prop_assert_eq!(q.pop(), want);
+                }
+            }
+            while let Some(std::cmp::Reverse(want)) = reference.pop() {
+                prop_assert_eq!(q.pop(), Some(want));
+            }
+            prop_assert!(q.pop().is_none());
+        }
+
+        /// Reserved sequence numbers scheduled later (at any later time, the current one
+        /// included) sort where they were reserved, among groups of equal times.
+        #[test]
+        fn reserved_events_sort_by_their_reservation(steps in prop::collection::vec((0u64..4, 0usize..3, any::<bool>(), 0usize..3), 1..400)) {
+            let mut q = EventQueue::default();
+            let mut reference = std::collections::BinaryHeap::new();
+            let mut reserved: Vec<u64> = Vec::new();
+            for &(delta, pops, reserve, release) in &steps {
+                // Few distinct times, so that many events share one.
+                let t = q.now() + delta * 1000;
+                if reserve {
+                    reserved.push(q.reserve());
+                }
+                let seq = q.reserve();
+                q.schedule_reserved(t, seq, seq);
+                reference.push(std::cmp::Reverse((t, seq)));
+                for _ in 0..release.min(reserved.len()) {
+                    let r = reserved.remove(0);
+                    // After the current event: the current time only if reserved after it.
+                    let after = q.processed() > 0 && r > q.current_key().1;
+                    let t = q.now() + if after { delta * 1000 } else { 1 + delta * 1000 };
+                    q.schedule_reserved(t, r, r);
+                    reference.push(std::cmp::Reverse((t, r)));
+                }
+                for _ in 0..pops {
+                    let want = reference.pop().map(|std::cmp::Reverse((t, s))| (t, s));
+                    prop_assert_eq!(q.pop(), want);
+                    if let Some((t, s)) = want {
+                        prop_assert_eq!(q.current_key(), (t, s));
+                    }
                 }
             }
             while let Some(std::cmp::Reverse(want)) = reference.pop() {

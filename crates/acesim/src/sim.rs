@@ -32,6 +32,10 @@ impl Schedule<NetEvent> for EventQueue<Event> {
     fn at_reserved(&mut self, time: Ps, seq: u64, event: NetEvent) {
         self.schedule_reserved(time, seq, Event::Net(event));
     }
+    #[inline]
+    fn current_key(&self) -> (Ps, u64) {
+        EventQueue::current_key(self)
+    }
 }
 
 impl Schedule<RtEvent> for EventQueue<Event> {
@@ -46,6 +50,10 @@ impl Schedule<RtEvent> for EventQueue<Event> {
     #[inline]
     fn at_reserved(&mut self, time: Ps, seq: u64, event: RtEvent) {
         self.schedule_reserved(time, seq, Event::Rt(event));
+    }
+    #[inline]
+    fn current_key(&self) -> (Ps, u64) {
+        EventQueue::current_key(self)
     }
 }
 

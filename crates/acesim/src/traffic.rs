@@ -179,6 +179,10 @@ impl Schedule<NetEvent> for EventQueue<TEvent> {
     fn at_reserved(&mut self, time: Ps, seq: u64, event: NetEvent) {
         self.schedule_reserved(time, seq, TEvent::Net(event));
     }
+    #[inline]
+    fn current_key(&self) -> (Ps, u64) {
+        EventQueue::current_key(self)
+    }
 }
 
 /// The shape information patterns need.
