@@ -16,15 +16,18 @@ type Entry<E> = (u64, E);
 
 /// Adds an event to a list sorted by sequence number from `from` on. A new event has the
 /// highest number and goes last, unless it was reserved earlier.
-#[inline]
+#[inline(always)]
 fn insert_in_order<E>(list: &mut Vec<Entry<E>>, from: usize, seq: u64, event: E) {
     match list.last() {
-        Some(&(last, _)) if last > seq => {
-            let at = from + list[from..].partition_point(|e| e.0 < seq);
-            list.insert(at, (seq, event));
-        }
+        Some(&(last, _)) if last > seq => insert_reserved(list, from, seq, event),
         _ => list.push((seq, event)),
     }
+}
+
+#[inline(never)]
+fn insert_reserved<E>(list: &mut Vec<Entry<E>>, from: usize, seq: u64, event: E) {
+    let at = from + list[from..].partition_point(|e| e.0 < seq);
+    list.insert(at, (seq, event));
 }
 
 /// Hashes event times for `by_time` (a multiply and fold: times are often multiples of
@@ -62,6 +65,8 @@ pub struct EventQueue<E> {
     /// The events of each pending time, in sequence order.
     groups: Vec<Vec<Entry<E>>>,
     free_groups: Vec<u32>,
+    /// The time and group of the last push to a group: pushes come in runs to one time.
+    last_push: (Ps, u32),
     len: usize,
     seq: u64,
     now: Ps,
@@ -80,6 +85,7 @@ impl<E: Copy> Default for EventQueue<E> {
             by_time: HashMap::default(),
             groups: Vec::new(),
             free_groups: Vec::new(),
+            last_push: (0, u32::MAX),
             len: 0,
             seq: 0,
             now: 0,
@@ -122,9 +128,15 @@ impl<E: Copy> EventQueue<E> {
             insert_in_order(&mut self.current, self.head, seq, event);
             return;
         }
-        let g = match self.by_time.get(&time) {
-            Some(&g) => g,
-            None => self.new_group(time),
+        let g = if self.last_push.0 == time && self.last_push.1 != u32::MAX {
+            self.last_push.1
+        } else {
+            let g = match self.by_time.get(&time) {
+                Some(&g) => g,
+                None => self.new_group(time),
+            };
+            self.last_push = (time, g);
+            g
         };
         insert_in_order(&mut self.groups[g as usize], 0, seq, event);
     }
@@ -166,6 +178,10 @@ impl<E: Copy> EventQueue<E> {
             .by_time
             .remove(&time)
             .expect("a pending time has a group");
+        if self.last_push.1 == g {
+            // The group is about to be reused for another time.
+            self.last_push = (0, u32::MAX);
+        }
         // The spent list goes back to the group, which is free again: lists are reused.
         self.current.clear();
         std::mem::swap(&mut self.current, &mut self.groups[g as usize]);

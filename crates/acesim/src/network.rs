@@ -88,6 +88,20 @@ struct Packet {
 }
 
 const NO_GROUP: u32 = u32::MAX;
+/// End of a list of pending credits.
+const NO_CREDIT: u32 = u32::MAX;
+
+/// A credit on its way back to a link whose sender has nothing waiting: no event is needed
+/// to wake the sender, so it is kept here and counted when the credits are next looked at
+/// (or made an event, with the sequence number it was given, if a packet comes to wait).
+#[derive(Debug, Clone, Copy)]
+struct PendingCredit {
+    time: Ps,
+    seq: u64,
+    bytes: u32,
+    vc: u8,
+    next: u32,
+}
 
 /// How packets choose their path on a dragonfly.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -157,6 +171,13 @@ struct Link {
     free_pending: bool,
     stalled_since: Option<Ps>,
     stats: LinkStats,
+    /// Where it delivers: a router input port, or a NIC when `to_nic`.
+    to: u32,
+    to_nic: bool,
+    /// Router to router (counts as a hop).
+    network_hop: bool,
+    /// A dragonfly global link.
+    global: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -226,8 +247,15 @@ pub struct Network {
     links: Vec<Link>,
     /// Credits (free bytes in the downstream buffer) per link and VC.
     credits: Vec<i64>,
+    /// Per link, the first of its pending credits (`NO_CREDIT` for none). Only a link with
+    /// no packet waiting has any.
+    pending_credit: Vec<u32>,
+    pending_credits: Vec<PendingCredit>,
+    free_pending_credits: Vec<u32>,
     /// Input FIFOs per router port and VC.
     fifos: Vec<VecDeque<u32>>,
+    /// VCs `lo..hi` of each VC class routing asks for (`class_vcs`).
+    class_range: [(u8, u8); 256],
     /// When each router input's crossbar port is free again: one packet at a time crosses
     /// from an input, whatever its VC.
     xbar_free: Vec<Ps>,
@@ -305,6 +333,11 @@ impl Network {
                 ),
                 LinkClass::Injection => (nic_link.bandwidth.0, nic_link.latency.0, 0),
             };
+            let (to, to_nic) = match topo.link_end(l) {
+                Some(LinkEnd::RouterIn(port)) => (port, false),
+                Some(LinkEnd::NicIn(nic)) => (nic, true),
+                None => (u32::MAX, false),
+            };
             links.push(Link {
                 rate,
                 latency,
@@ -316,6 +349,10 @@ impl Network {
                 free_pending: false,
                 stalled_since: None,
                 stats: LinkStats::default(),
+                to,
+                to_nic,
+                network_hop: l < topo.num_ports() && !to_nic && to != u32::MAX,
+                global: topo.link_class(l) == LinkClass::Global,
             });
         }
         let vcs = params.vcs as usize;
@@ -328,11 +365,15 @@ impl Network {
         let topo_nics = topo.num_nics() as usize;
         let params_seed = params.routing_seed;
         let node_mem_free = vec![0; topo.num_nodes as usize];
-        Network {
+        let mut net = Network {
             topo,
             params,
             links,
             credits,
+            class_range: [(0, 0); 256],
+            pending_credit: vec![NO_CREDIT; nl as usize],
+            pending_credits: Vec::new(),
+            free_pending_credits: Vec::new(),
             fifos,
             xbar_free,
             input_free_seq,
@@ -353,13 +394,22 @@ impl Network {
             nic_stats: vec![NicStats::default(); topo_nics],
             rng: crate::patterns::Rng::new(params_seed),
             checks: None,
+        };
+        net.fill_class_ranges();
+        net
+    }
+
+    /// The VCs of every class, computed once (see `class_vcs`).
+    fn fill_class_ranges(&mut self) {
+        for class in 0..=255u8 {
+            self.class_range[class as usize] = self.class_vcs(class);
         }
     }
 
     /// Bytes `Network::new` allocates for `topo` with `vcs` VCs, and per message sent.
     pub fn estimate_bytes(size: &PlannedSize, vcs: u64, messages: u64) -> u64 {
         use std::mem::size_of;
-        size.links() * (size_of::<Link>() as u64 + vcs * 8)
+        size.links() * (size_of::<Link>() as u64 + vcs * 8 + 4)
             + size.ports * (vcs * size_of::<VecDeque<u32>>() as u64 + 17)
             + size.nics * (size_of::<Nic>() + size_of::<NicStats>()) as u64
             + size.nodes * 8
@@ -420,6 +470,9 @@ impl Network {
         self.free_messages = Vec::new();
         self.fifos = Vec::new();
         self.notices = Vec::new();
+        self.pending_credit = Vec::new();
+        self.pending_credits = Vec::new();
+        self.free_pending_credits = Vec::new();
         for l in &mut self.links {
             l.waiting = VecDeque::new();
         }
@@ -634,6 +687,11 @@ impl Network {
     /// Adds a routed packet to an output's waiting list, and makes sure an event will look
     /// at it: now if the link is idle, else the link's (or its input's) free event.
     fn enqueue(&mut self, q: &mut impl Schedule<NetEvent>, now: Ps, link: u32, p: u32) {
+        let was_empty = self.links[link as usize].waiting.is_empty();
+        if was_empty {
+            // Credits back by now count for the packet.
+            self.settle_credits(q, link, false);
+        }
         let l = &mut self.links[link as usize];
         l.waiting.push_back(p);
         if l.busy_until > now && !l.free_pending {
@@ -653,6 +711,10 @@ impl Network {
             );
         }
         self.try_send(q, now, link);
+        if was_empty && !self.links[link as usize].waiting.is_empty() {
+            // A packet waits: from now on the link's credits may wake it, so they are events.
+            self.settle_credits(q, link, true);
+        }
     }
 
     pub fn handle(&mut self, q: &mut impl Schedule<NetEvent>, now: Ps, ev: NetEvent) {
@@ -668,7 +730,7 @@ impl Network {
             NetEvent::RouteDone { pkt } => {
                 let p = self.packets[pkt as usize];
                 let router = self.topo.port_router[p.port as usize];
-                let hop = self.route(router, pkt);
+                let hop = self.route(q, router, pkt);
                 let pm = &mut self.packets[pkt as usize];
                 pm.out_class = hop.class;
                 pm.ready_at = now;
@@ -693,19 +755,7 @@ impl Network {
                 }
             }
             NetEvent::Credit { link, vc, bytes } => {
-                let i = (link * self.params.vcs as u32 + vc as u32) as usize;
-                self.credits[i] += bytes as i64;
-                if let (Some(c), Some(cap)) = (&mut self.checks, self.params.buffer) {
-                    if self.credits[i] > cap as i64 {
-                        c.fail(|| {
-                            format!(
-                                "link {} VC {vc} holds {} credits at {now} ps, more than its {cap} B buffer",
-                                self.topo.link_name(link),
-                                self.credits[i]
-                            )
-                        });
-                    }
-                }
+                self.add_credit(now, link, vc, bytes);
                 self.try_send(q, now, link);
             }
             NetEvent::NicTailArrive { pkt } => {
@@ -814,20 +864,120 @@ impl Network {
     fn release_nic_buffer(&mut self, q: &mut impl Schedule<NetEvent>, now: Ps, p: &Packet) {
         let link = self.topo.nic_port[p.dst_nic as usize];
         let lat = self.links[link as usize].latency;
-        q.at(
-            now + lat,
-            NetEvent::Credit {
-                link,
-                vc: p.vc,
-                bytes: p.bytes,
-            },
-        );
+        self.return_credit(q, now + lat, link, p.vc, p.bytes);
+    }
+
+    /// Buffer space reaches the sender of `link` at `time`. It wakes the sender only if a
+    /// packet waits for the link: else it is kept pending, with the sequence number its
+    /// event would have had, so it counts exactly when that event would have run.
+    fn return_credit(
+        &mut self,
+        q: &mut impl Schedule<NetEvent>,
+        time: Ps,
+        link: u32,
+        vc: u8,
+        bytes: u32,
+    ) {
+        let seq = q.reserve();
+        if !self.links[link as usize].waiting.is_empty() {
+            q.at_reserved(time, seq, NetEvent::Credit { link, vc, bytes });
+            return;
+        }
+        let c = PendingCredit {
+            time,
+            seq,
+            bytes,
+            vc,
+            next: self.pending_credit[link as usize],
+        };
+        let i = match self.free_pending_credits.pop() {
+            Some(i) => {
+                self.pending_credits[i as usize] = c;
+                i
+            }
+            None => {
+                self.pending_credits.push(c);
+                (self.pending_credits.len() - 1) as u32
+            }
+        };
+        self.pending_credit[link as usize] = i;
+    }
+
+    /// Counts the pending credits of `link` whose events would have run by now; the others
+    /// stay pending or, with `wake`, become events.
+    fn settle_credits(&mut self, q: &mut impl Schedule<NetEvent>, link: u32, wake: bool) {
+        let current = q.current_key();
+        let mut i = self.pending_credit[link as usize];
+        let mut keep = NO_CREDIT;
+        while i != NO_CREDIT {
+            let c = self.pending_credits[i as usize];
+            if (c.time, c.seq) < current {
+                self.add_credit(c.time, link, c.vc, c.bytes);
+            } else if wake {
+                q.at_reserved(
+                    c.time,
+                    c.seq,
+                    NetEvent::Credit {
+                        link,
+                        vc: c.vc,
+                        bytes: c.bytes,
+                    },
+                );
+            } else {
+                self.pending_credits[i as usize].next = keep;
+                keep = i;
+                i = c.next;
+                continue;
+            }
+            self.free_pending_credits.push(i);
+            i = c.next;
+        }
+        self.pending_credit[link as usize] = keep;
+    }
+
+    /// Counts every credit still pending (the run is over) and returns the time of the
+    /// latest, 0 if none: the run's last event would have been that credit's.
+    pub fn settle_all_credits(&mut self) -> Ps {
+        let mut latest = 0;
+        for link in 0..self.pending_credit.len() {
+            let mut i = self.pending_credit[link];
+            while i != NO_CREDIT {
+                let c = self.pending_credits[i as usize];
+                self.add_credit(c.time, link as u32, c.vc, c.bytes);
+                latest = latest.max(c.time);
+                self.free_pending_credits.push(i);
+                i = c.next;
+            }
+            self.pending_credit[link] = NO_CREDIT;
+        }
+        latest
+    }
+
+    fn add_credit(&mut self, now: Ps, link: u32, vc: u8, bytes: u32) {
+        let i = (link * self.params.vcs as u32 + vc as u32) as usize;
+        self.credits[i] += bytes as i64;
+        if let (Some(c), Some(cap)) = (&mut self.checks, self.params.buffer) {
+            if self.credits[i] > cap as i64 {
+                c.fail(|| {
+                    format!(
+                        "link {} VC {vc} holds {} credits at {now} ps, more than its {cap} B buffer",
+                        self.topo.link_name(link),
+                        self.credits[i]
+                    )
+                });
+            }
+        }
     }
 
     /// The next hop of packet `p` at `router`. On a dragonfly the source router picks the
     /// path (minimal, Valiant or UGAL) and the VC class is the number of global links
     /// crossed, which keeps local-global-local(-global-local) paths deadlock-free.
-    fn route(&mut self, router: u32, p: u32) -> crate::topology::Hop {
+    fn route(
+        &mut self,
+        q: &mut impl Schedule<NetEvent>,
+        router: u32,
+        p: u32,
+    ) -> crate::topology::Hop {
         let pkt = self.packets[p as usize];
         let crate::topology::Shape::Dragonfly { g, .. } = self.topo.shape else {
             return self.topo.route(router, pkt.src_nic, pkt.dst_nic);
@@ -855,6 +1005,9 @@ impl Network {
                         .route_dragonfly(router, pkt.dst_nic, NO_GROUP)
                         .port;
                     let nm_port = self.topo.route_dragonfly(router, pkt.dst_nic, v).port;
+                    // Credits back by now count, whether or not they woke anything.
+                    self.settle_credits(q, min_port, false);
+                    self.settle_credits(q, nm_port, false);
                     // The packet's own bytes count on both paths, so that with empty queues
                     // the shorter path wins.
                     let own = pkt.bytes as u64;
@@ -943,7 +1096,6 @@ impl Network {
         if l.busy_until > now || l.waiting.is_empty() {
             return;
         }
-        let vcs = self.params.vcs as u32;
         // Switch allocation is round-robin over the input ports: the first input after the
         // one served last that has a packet fitting downstream goes (oldest first within an
         // input). Each input gets its share, so flows share a link fairly and a router's own
@@ -953,6 +1105,7 @@ impl Network {
         let mut chosen_rank = u64::MAX;
         let mut credit_blocked = false;
         let last = l.rr_last;
+        let credits = &self.credits[(link * self.params.vcs as u32) as usize..];
         for (i, &p) in l.waiting.iter().enumerate() {
             let pkt = &self.packets[p as usize];
             // Distance after the last served input, cyclically (u64: every rank is < MAX).
@@ -963,11 +1116,11 @@ impl Network {
             if pkt.port != IN_NIC && self.xbar_free[pkt.port as usize] > now {
                 continue; // its input is sending another packet across the crossbar
             }
-            let (lo, hi) = self.class_vcs(pkt.out_class);
+            let (lo, hi) = self.class_range[pkt.out_class as usize];
             // VC allocation: the VC of the class with the most free space that fits the packet.
             let mut best: Option<(i64, u8)> = None;
             for vc in lo..hi {
-                let c = self.credits[(link * vcs + vc as u32) as usize];
+                let c = credits[vc as usize];
                 if c >= pkt.bytes as i64 && best.is_none_or(|(bc, _)| c > bc) {
                     best = Some((c, vc));
                 }
@@ -988,7 +1141,11 @@ impl Network {
             return;
         };
         let l = &mut self.links[link as usize];
-        l.waiting.remove(i);
+        if i == 0 {
+            l.waiting.pop_front();
+        } else {
+            l.waiting.remove(i);
+        }
         l.rr_last = self.packets[p as usize].port;
         self.transmit(q, now, link, p, vc);
     }
@@ -1079,14 +1236,7 @@ impl Network {
             debug_assert_eq!(front, Some(p), "packet left from behind the head of its VC");
             if let Some(up) = self.topo.link_into_port(pkt.port) {
                 let up_lat = self.links[up as usize].latency;
-                q.at(
-                    tail_out + up_lat,
-                    NetEvent::Credit {
-                        link: up,
-                        vc: pkt.vc,
-                        bytes: pkt.bytes,
-                    },
-                );
+                self.return_credit(q, tail_out + up_lat, up, pkt.vc, pkt.bytes);
             }
             if let Some(&next) = self.fifos[fifo].front() {
                 let ready =
@@ -1095,29 +1245,25 @@ impl Network {
             }
         }
 
-        let network_hop = link < self.topo.num_ports()
-            && matches!(self.topo.link_end(link), Some(LinkEnd::RouterIn(_)));
         if pkt.port == IN_NIC && !pkt.control {
             self.nic_stats[pkt.src_nic as usize].injected_packets += 1;
         }
-        let global_hop = self.topo.link_class(link) == LinkClass::Global;
+        let l = &self.links[link as usize];
+        let (to, to_nic) = (l.to, l.to_nic);
         let pm = &mut self.packets[p as usize];
-        pm.hops += network_hop as u16;
+        pm.hops += l.network_hop as u16;
         pm.out_link = IN_NIC;
-        pm.ghops += global_hop as u8;
+        pm.ghops += l.global as u8;
         pm.vc = vc;
         pm.head_at = now + latency;
         pm.tail_at = tail_out + latency;
-        match self.topo.link_end(link) {
-            Some(LinkEnd::RouterIn(port)) => {
-                pm.port = port;
-                q.at(now + latency, NetEvent::HeadArrive { pkt: p });
-            }
-            Some(LinkEnd::NicIn(_)) => {
-                pm.port = IN_NIC;
-                q.at(tail_out + latency, NetEvent::NicTailArrive { pkt: p });
-            }
-            None => unreachable!("routing chose an unconnected port"),
+        if to_nic {
+            pm.port = IN_NIC;
+            q.at(tail_out + latency, NetEvent::NicTailArrive { pkt: p });
+        } else {
+            debug_assert!(to != u32::MAX, "routing chose an unconnected port");
+            pm.port = to;
+            q.at(now + latency, NetEvent::HeadArrive { pkt: p });
         }
     }
 

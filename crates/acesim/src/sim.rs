@@ -330,7 +330,9 @@ pub fn simulate_with(
             Some(partial),
         ));
     }
-    let now = q.now();
+    // Credits that woke nothing were not events; the last of them ends the run as its
+    // event would have.
+    let now = q.now().max(net.settle_all_credits());
     if let Some(report) = rt.deadlock(now, &net) {
         return Err(Error::Deadlock(Box::new(report)));
     }

@@ -107,6 +107,9 @@ pub struct Topology {
     pub nic_port: Vec<u32>,
     /// Number of VC classes routing needs to stay deadlock-free.
     pub vc_classes: u8,
+    /// Grids: the coordinates of every router (router r's are `coords[r * dims ..]`), so
+    /// that routing a packet does not divide.
+    coords: Vec<u32>,
 }
 
 /// A routing decision: output port (global id) and VC class on the next link.
@@ -211,7 +214,8 @@ pub fn planned_size(config: &MachineConfig, ranks: u32) -> PlannedSize {
 impl Topology {
     /// Bytes a topology of `size` takes.
     pub fn estimate_bytes(size: &PlannedSize) -> u64 {
-        size.ports * (std::mem::size_of::<Peer>() as u64 + 4) + size.routers * 4 + size.nics * 4
+        // Grids also keep up to 6 coordinates per router.
+        size.ports * (std::mem::size_of::<Peer>() as u64 + 4) + size.routers * 28 + size.nics * 4
     }
 
     /// Builds the topology of `config`; `ranks` (nodes wanted) sizes the crossbar and
@@ -620,19 +624,17 @@ impl Topology {
                 port: dst_port,
                 class: 0,
             },
-            Shape::Grid {
-                dims,
-                wrap,
-                strides,
-            } => {
+            Shape::Grid { dims, wrap, .. } => {
                 let src_router = self.nic_router(src_nic);
+                let n = dims.len();
+                let here = &self.coords[router as usize * n..][..n];
+                let there = &self.coords[dst_router as usize * n..][..n];
                 for (d, &size) in dims.iter().enumerate() {
-                    let c = (router / strides[d]) % size;
-                    let t = (dst_router / strides[d]) % size;
+                    let (c, t) = (here[d], there[d]);
                     if c == t {
                         continue;
                     }
-                    let s = (src_router / strides[d]) % size;
+                    let s = self.coords[src_router as usize * n + d];
                     let plus = if wrap[d] {
                         let fwd = (t + size - c) % size;
                         // Shortest direction; ties go plus so the choice is deterministic.
@@ -746,7 +748,7 @@ impl Builder {
         self.nic_port.sort_unstable();
         let num_routers = self.port_base.len() as u32;
         self.port_base.push(self.peer.len() as u32);
-        Topology {
+        let mut topo = Topology {
             shape,
             kind,
             num_routers,
@@ -758,7 +760,18 @@ impl Builder {
             port_router: self.port_router,
             nic_port: self.nic_port.into_iter().map(|(_, p)| p).collect(),
             vc_classes: self.vc_classes.max(1),
+            coords: Vec::new(),
+        };
+        if let Shape::Grid { dims, strides, .. } = &topo.shape {
+            topo.coords = (0..num_routers)
+                .flat_map(|r| {
+                    dims.iter()
+                        .zip(strides)
+                        .map(move |(&size, &st)| (r / st) % size)
+                })
+                .collect();
         }
+        topo
     }
 }
 

@@ -187,6 +187,10 @@ pub fn transfer_time(bytes: u64, bytes_per_s: u64) -> Ps {
     if bytes == 0 {
         return 0;
     }
+    if let Some(num) = bytes.checked_mul(PS_PER_S) {
+        // 64-bit division: packets are small, and this is on every hop.
+        return num.div_ceil(bytes_per_s);
+    }
     let num = bytes as u128 * PS_PER_S as u128;
     num.div_ceil(bytes_per_s as u128) as Ps
 }
