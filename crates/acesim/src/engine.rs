@@ -182,8 +182,12 @@ impl<E: Copy> EventQueue<E> {
             // The group is about to be reused for another time.
             self.last_push = (0, u32::MAX);
         }
-        // The spent list goes back to the group, which is free again: lists are reused.
+        // The spent list goes back to the group, which is free again: lists are reused,
+        // but a huge one (a burst of events at one time) does not keep its memory.
         self.current.clear();
+        if self.current.capacity() > 1 << 16 {
+            self.current.shrink_to(1 << 10);
+        }
         std::mem::swap(&mut self.current, &mut self.groups[g as usize]);
         self.free_groups.push(g);
         self.head = 0;
