@@ -73,7 +73,6 @@ pub struct EventQueue<E> {
     /// Sequence number of the event popped last.
     now_seq: u64,
     processed: u64,
-    peak: usize,
 }
 
 impl<E: Copy> Default for EventQueue<E> {
@@ -91,7 +90,6 @@ impl<E: Copy> Default for EventQueue<E> {
             now: 0,
             now_seq: 0,
             processed: 0,
-            peak: 0,
         }
     }
 }
@@ -118,12 +116,11 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     pub fn schedule_reserved(&mut self, time: Ps, seq: u64, event: E) {
         assert!(
-            time > self.now || (time == self.now && (seq > self.now_seq || self.processed == 0)),
+            (time, seq) > (self.now, self.now_seq) || self.processed == 0,
             "event scheduled before the current event (time {time} < {})",
             self.now
         );
         self.len += 1;
-        self.peak = self.peak.max(self.len);
         if time == self.now {
             insert_in_order(&mut self.current, self.head, seq, event);
             return;
@@ -208,10 +205,6 @@ impl<E: Copy> EventQueue<E> {
     }
     pub fn is_empty(&self) -> bool {
         self.len == 0
-    }
-    /// Most events ever pending at once.
-    pub fn peak(&self) -> usize {
-        self.peak
     }
 }
 

@@ -262,6 +262,9 @@ pub struct Network {
     /// The InputFree event of each input, reserved like `Link::free_seq`.
     input_free_seq: Vec<u64>,
     input_free_pending: Vec<bool>,
+    /// Per router input, its routed packets (at the front of their VC, waiting for an
+    /// output): whether another VC needs the input when one leaves.
+    routed_at_input: Vec<u8>,
     nics: Vec<Nic>,
     node_mem_free: Vec<Ps>,
     packets: Vec<Packet>,
@@ -361,6 +364,7 @@ impl Network {
         let xbar_free = vec![0; topo.num_ports() as usize];
         let input_free_seq = vec![0; topo.num_ports() as usize];
         let input_free_pending = vec![false; topo.num_ports() as usize];
+        let routed_at_input = vec![0; topo.num_ports() as usize];
         let nics = vec![Nic::default(); topo.num_nics() as usize];
         let topo_nics = topo.num_nics() as usize;
         let params_seed = params.routing_seed;
@@ -378,6 +382,7 @@ impl Network {
             xbar_free,
             input_free_seq,
             input_free_pending,
+            routed_at_input,
             nics,
             node_mem_free,
             packets: Vec::new(),
@@ -410,7 +415,7 @@ impl Network {
     pub fn estimate_bytes(size: &PlannedSize, vcs: u64, messages: u64) -> u64 {
         use std::mem::size_of;
         size.links() * (size_of::<Link>() as u64 + vcs * 8 + 4)
-            + size.ports * (vcs * size_of::<VecDeque<u32>>() as u64 + 17)
+            + size.ports * (vcs * size_of::<VecDeque<u32>>() as u64 + 18)
             + size.nics * (size_of::<Nic>() + size_of::<NicStats>()) as u64
             + size.nodes * 8
             + messages * size_of::<Message>() as u64
@@ -469,6 +474,7 @@ impl Network {
         self.messages = Vec::new();
         self.free_messages = Vec::new();
         self.fifos = Vec::new();
+        self.routed_at_input = Vec::new();
         self.notices = Vec::new();
         self.pending_credit = Vec::new();
         self.pending_credits = Vec::new();
@@ -728,9 +734,10 @@ impl Network {
                 }
             }
             NetEvent::RouteDone { pkt } => {
-                let p = self.packets[pkt as usize];
-                let router = self.topo.port_router[p.port as usize];
+                let port = self.packets[pkt as usize].port;
+                let router = self.topo.port_router[port as usize];
                 let hop = self.route(q, router, pkt);
+                self.routed_at_input[port as usize] += 1;
                 let pm = &mut self.packets[pkt as usize];
                 pm.out_class = hop.class;
                 pm.ready_at = now;
@@ -1206,13 +1213,8 @@ impl Network {
             self.xbar_free[port] = tail_out;
             self.input_free_seq[port] = q.reserve();
             // Needed now only if another VC of this input has a routed packet waiting.
-            let vcs = self.params.vcs as u32;
-            let waiting_elsewhere = (0..vcs).any(|vc| {
-                vc != pkt.vc as u32
-                    && self.fifos[(pkt.port * vcs + vc) as usize]
-                        .front()
-                        .is_some_and(|&f| self.packets[f as usize].out_link != IN_NIC)
-            });
+            self.routed_at_input[port] -= 1;
+            let waiting_elsewhere = self.routed_at_input[port] > 0;
             self.input_free_pending[port] = waiting_elsewhere;
             if waiting_elsewhere {
                 q.at_reserved(
