@@ -468,6 +468,7 @@ fn run(a: RunArgs) -> acesim::Result<i32> {
         max_sim_time,
         interrupt: Some(interrupt),
         memory_check: !a.ignore_memory_limit,
+        ..Default::default()
     };
     let results = acesim::sim::simulate_with(&config, program, &options)?;
     let timeline = match &a.timeline {

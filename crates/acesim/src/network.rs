@@ -286,6 +286,8 @@ pub struct Network {
     rng: crate::patterns::Rng,
     /// Model invariants checked as the run goes (`--check`, and always in debug builds).
     checks: Option<Box<Checks>>,
+    /// Every credit an event (`every_credit_an_event`).
+    eager_credits: bool,
 }
 
 /// State for checking the model's invariants; the first broken one is kept.
@@ -399,6 +401,7 @@ impl Network {
             nic_stats: vec![NicStats::default(); topo_nics],
             rng: crate::patterns::Rng::new(params_seed),
             checks: None,
+            eager_credits: false,
         };
         net.fill_class_ranges();
         net
@@ -426,6 +429,13 @@ impl Network {
     /// is consumed exactly once and no message lands more packets than it has.
     pub fn enable_checks(&mut self) {
         self.checks = Some(Box::default());
+    }
+
+    /// Makes every returned credit an event, even one that wakes nothing: the plain
+    /// schedule that keeping such credits off the queue must reproduce exactly (tests).
+    #[doc(hidden)]
+    pub fn every_credit_an_event(&mut self) {
+        self.eager_credits = true;
     }
 
     /// The first broken invariant, if checks are on and one broke.
@@ -886,7 +896,7 @@ impl Network {
         bytes: u32,
     ) {
         let seq = q.reserve();
-        if !self.links[link as usize].waiting.is_empty() {
+        if self.eager_credits || !self.links[link as usize].waiting.is_empty() {
             q.at_reserved(time, seq, NetEvent::Credit { link, vc, bytes });
             return;
         }
