@@ -923,51 +923,48 @@ impl Network {
     /// Counts the pending credits of `link` whose events would have run by now; the others
     /// stay pending or, with `wake`, become events.
     fn settle_credits(&mut self, q: &mut impl Schedule<NetEvent>, link: u32, wake: bool) {
-        let current = q.current_key();
-        let mut i = self.pending_credit[link as usize];
-        let mut keep = NO_CREDIT;
+        self.count_credits_before(link, q.current_key());
+        if !wake {
+            return;
+        }
+        let mut i = std::mem::replace(&mut self.pending_credit[link as usize], NO_CREDIT);
         while i != NO_CREDIT {
             let c = self.pending_credits[i as usize];
-            if (c.time, c.seq) < current {
-                self.add_credit(c.time, link, c.vc, c.bytes);
-            } else if wake {
-                q.at_reserved(
-                    c.time,
-                    c.seq,
-                    NetEvent::Credit {
-                        link,
-                        vc: c.vc,
-                        bytes: c.bytes,
-                    },
-                );
-            } else {
-                self.pending_credits[i as usize].next = keep;
-                keep = i;
-                i = c.next;
-                continue;
-            }
+            let (vc, bytes) = (c.vc, c.bytes);
+            q.at_reserved(c.time, c.seq, NetEvent::Credit { link, vc, bytes });
             self.free_pending_credits.push(i);
             i = c.next;
         }
+    }
+
+    /// Counts the pending credits of `link` whose (time, sequence) is before `key`, keeps
+    /// the others pending, and returns the latest time counted (0 if none).
+    fn count_credits_before(&mut self, link: u32, key: (Ps, u64)) -> Ps {
+        let mut i = self.pending_credit[link as usize];
+        let (mut keep, mut latest) = (NO_CREDIT, 0);
+        while i != NO_CREDIT {
+            let c = self.pending_credits[i as usize];
+            if (c.time, c.seq) < key {
+                self.add_credit(c.time, link, c.vc, c.bytes);
+                latest = latest.max(c.time);
+                self.free_pending_credits.push(i);
+            } else {
+                self.pending_credits[i as usize].next = keep;
+                keep = i;
+            }
+            i = c.next;
+        }
         self.pending_credit[link as usize] = keep;
+        latest
     }
 
     /// Counts every credit still pending (the run is over) and returns the time of the
     /// latest, 0 if none: the run's last event would have been that credit's.
     pub fn settle_all_credits(&mut self) -> Ps {
-        let mut latest = 0;
-        for link in 0..self.pending_credit.len() {
-            let mut i = self.pending_credit[link];
-            while i != NO_CREDIT {
-                let c = self.pending_credits[i as usize];
-                self.add_credit(c.time, link as u32, c.vc, c.bytes);
-                latest = latest.max(c.time);
-                self.free_pending_credits.push(i);
-                i = c.next;
-            }
-            self.pending_credit[link] = NO_CREDIT;
-        }
-        latest
+        (0..self.pending_credit.len() as u32)
+            .map(|link| self.count_credits_before(link, (Ps::MAX, u64::MAX)))
+            .max()
+            .unwrap_or(0)
     }
 
     fn add_credit(&mut self, now: Ps, link: u32, vc: u8, bytes: u32) {
