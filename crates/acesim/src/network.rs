@@ -161,6 +161,9 @@ struct Link {
     latency: Ps,
     /// Pipeline delay of the element that sends on this link (0 for a NIC).
     sender_delay: Ps,
+    /// The last packet size sent and its serialization time: packets mostly have one size,
+    /// and this saves a division per hop.
+    ser_memo: (u32, Ps),
     busy_until: Ps,
     waiting: VecDeque<u32>,
     /// Input port served last (round-robin switch allocation).
@@ -347,6 +350,7 @@ impl Network {
                 rate,
                 latency,
                 sender_delay,
+                ser_memo: (0, 0),
                 busy_until: 0,
                 waiting: VecDeque::new(),
                 rr_last: u32::MAX,
@@ -1189,7 +1193,13 @@ impl Network {
             }
         }
         let l = &mut self.links[link as usize];
-        let ser = transfer_time(pkt.bytes as u64, l.rate);
+        let ser = if l.ser_memo.0 == pkt.bytes {
+            l.ser_memo.1
+        } else {
+            let ser = transfer_time(pkt.bytes as u64, l.rate);
+            l.ser_memo = (pkt.bytes, ser);
+            ser
+        };
         let tail_out = (now + ser).max(pkt.tail_at + l.sender_delay);
         l.busy_until = tail_out;
         if let Some(since) = l.stalled_since.take() {

@@ -635,18 +635,21 @@ impl Topology {
                         continue;
                     }
                     let s = self.coords[src_router as usize * n + d];
+                    // Coordinates are below `size`: wrap around by comparing, not dividing
+                    // (a division per hop was a tenth of routing's time).
                     let plus = if wrap[d] {
-                        let fwd = (t + size - c) % size;
+                        let fwd = if t > c { t - c } else { t + size - c };
                         // Shortest direction; ties go plus so the choice is deterministic.
                         fwd <= size - fwd
                     } else {
                         t > c
                     };
                     // Dateline: once a packet has wrapped in this dimension it uses class 1.
-                    let next = if plus {
-                        (c + 1) % size
-                    } else {
-                        (c + size - 1) % size
+                    let next = match (plus, c) {
+                        (true, c) if c + 1 == size => 0,
+                        (true, c) => c + 1,
+                        (false, 0) => size - 1,
+                        (false, c) => c - 1,
                     };
                     let wrapped = wrap[d] && if plus { next < s } else { next > s };
                     let local = 2 * d as u32 + if plus { 0 } else { 1 };
