@@ -24,10 +24,36 @@ fn insert_in_order<E>(list: &mut Vec<Entry<E>>, from: usize, seq: u64, event: E)
     }
 }
 
+/// Fills `out` with `sorted` and `late` merged in sequence order (`late` gets sorted).
+fn merge_by_seq<E: Copy>(out: &mut Vec<Entry<E>>, sorted: &[Entry<E>], late: &mut [Entry<E>]) {
+    late.sort_unstable_by_key(|e| e.0);
+    out.reserve(sorted.len() + late.len());
+    let (mut i, mut j) = (0, 0);
+    while i < sorted.len() && j < late.len() {
+        if sorted[i].0 < late[j].0 {
+            out.push(sorted[i]);
+            i += 1;
+        } else {
+            out.push(late[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&sorted[i..]);
+    out.extend_from_slice(&late[j..]);
+}
+
 #[inline(never)]
 fn insert_reserved<E>(list: &mut Vec<Entry<E>>, from: usize, seq: u64, event: E) {
     let at = from + list[from..].partition_point(|e| e.0 < seq);
     list.insert(at, (seq, event));
+}
+
+/// The events of one pending time: those pushed in sequence order, and those that came
+/// late (a reserved number below the last pushed), which are sorted into place once, when
+/// the time becomes current, rather than each moving the list on insertion.
+struct Group<E> {
+    events: Vec<Entry<E>>,
+    late: Vec<Entry<E>>,
 }
 
 /// Hashes event times for `by_time` (a multiply and fold: times are often multiples of
@@ -52,8 +78,10 @@ impl Hasher for TimeHasher {
 /// A future-event list for events that share their times. Models schedule most events a
 /// fixed delay after another, so dozens to thousands of events fall on each picosecond that
 /// has any: each pending time holds its events in a list sorted by sequence number (a new
-/// event has the highest and is appended), and only the times are kept in a heap. The current time's events are popped in sequence
-/// order, so the order is exactly (time, sequence).
+/// event has the highest and is appended; one with an older reserved number waits aside
+/// and is merged in when the time comes up), and only the times are kept in a heap. The
+/// current time's events are popped in sequence order, so the order is exactly (time,
+/// sequence).
 pub struct EventQueue<E> {
     /// Events at the current time, sorted by sequence number from `head` on.
     current: Vec<Entry<E>>,
@@ -62,8 +90,8 @@ pub struct EventQueue<E> {
     times: BinaryHeap<Reverse<Ps>>,
     /// The group of each pending time (an index into `groups`).
     by_time: HashMap<Ps, u32, BuildHasherDefault<TimeHasher>>,
-    /// The events of each pending time, in sequence order.
-    groups: Vec<Vec<Entry<E>>>,
+    /// The events of each pending time.
+    groups: Vec<Group<E>>,
     free_groups: Vec<u32>,
     /// The time and group of the last push to a group: pushes come in runs to one time.
     last_push: (Ps, u32),
@@ -135,7 +163,11 @@ impl<E: Copy> EventQueue<E> {
             self.last_push = (time, g);
             g
         };
-        insert_in_order(&mut self.groups[g as usize], 0, seq, event);
+        let group = &mut self.groups[g as usize];
+        match group.events.last() {
+            Some(&(last, _)) if last > seq => group.late.push((seq, event)),
+            _ => group.events.push((seq, event)),
+        }
     }
 
     #[cold]
@@ -143,7 +175,10 @@ impl<E: Copy> EventQueue<E> {
         let g = match self.free_groups.pop() {
             Some(g) => g,
             None => {
-                self.groups.push(Vec::new());
+                self.groups.push(Group {
+                    events: Vec::new(),
+                    late: Vec::new(),
+                });
                 (self.groups.len() - 1) as u32
             }
         };
@@ -185,7 +220,17 @@ impl<E: Copy> EventQueue<E> {
         if self.current.capacity() > 1 << 16 {
             self.current.shrink_to(1 << 10);
         }
-        std::mem::swap(&mut self.current, &mut self.groups[g as usize]);
+        let group = &mut self.groups[g as usize];
+        if group.late.is_empty() {
+            std::mem::swap(&mut self.current, &mut group.events);
+        } else {
+            merge_by_seq(&mut self.current, &group.events, &mut group.late);
+            group.events.clear();
+            group.late.clear();
+            if group.late.capacity() > 1 << 16 {
+                group.late.shrink_to(1 << 10);
+            }
+        }
         self.free_groups.push(g);
         self.head = 0;
         self.now = time;
