@@ -161,9 +161,9 @@ struct Link {
     latency: Ps,
     /// Pipeline delay of the element that sends on this link (0 for a NIC).
     sender_delay: Ps,
-    /// The last packet size sent and its serialization time: packets mostly have one size,
-    /// and this saves a division per hop.
-    ser_memo: (u32, Ps),
+    /// The last packet size sent and its serialization time in ps, when that fits 32 bits:
+    /// packets mostly have one size, and this saves a division per hop.
+    ser_memo: (u32, u32),
     busy_until: Ps,
     waiting: VecDeque<u32>,
     /// Input port served last (round-robin switch allocation).
@@ -1194,10 +1194,12 @@ impl Network {
         }
         let l = &mut self.links[link as usize];
         let ser = if l.ser_memo.0 == pkt.bytes {
-            l.ser_memo.1
+            l.ser_memo.1 as Ps
         } else {
             let ser = transfer_time(pkt.bytes as u64, l.rate);
-            l.ser_memo = (pkt.bytes, ser);
+            if let Ok(short) = u32::try_from(ser) {
+                l.ser_memo = (pkt.bytes, short);
+            }
             ser
         };
         let tail_out = (now + ser).max(pkt.tail_at + l.sender_delay);
