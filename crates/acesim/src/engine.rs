@@ -227,8 +227,11 @@ impl<E: Copy> EventQueue<E> {
             merge_by_seq(&mut self.current, &group.events, &mut group.late);
             group.events.clear();
             group.late.clear();
-            if group.late.capacity() > 1 << 16 {
-                group.late.shrink_to(1 << 10);
+            // The group is free now: a list that held a burst gives its memory back.
+            for list in [&mut group.events, &mut group.late] {
+                if list.capacity() > 1 << 16 {
+                    list.shrink_to(1 << 10);
+                }
             }
         }
         self.free_groups.push(g);

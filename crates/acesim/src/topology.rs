@@ -635,8 +635,7 @@ impl Topology {
                         continue;
                     }
                     let s = self.coords[src_router as usize * n + d];
-                    // Coordinates are below `size`: wrap around by comparing, not dividing
-                    // (a division per hop was a tenth of routing's time).
+                    // Coordinates are below `size`: wrap around by comparing, not dividing.
                     let plus = if wrap[d] {
                         let fwd = if t > c { t - c } else { t + size - c };
                         // Shortest direction; ties go plus so the choice is deterministic.
