@@ -408,3 +408,25 @@ fn backpressure_reaches_the_send_dma_engine() {
         "the injection link stalled on credits"
     );
 }
+
+/// A link's busy time is exactly the sum of its packets' serialization times, whether that
+/// time fits the link's memo of its last packet size (32 bits of picoseconds) or not: at
+/// 200 KB/s a 2 KiB packet takes 10.24 ms, more than 2^32 ps.
+#[test]
+fn serialization_times_are_exact_on_fast_and_very_slow_links() {
+    for bandwidth in ["4GB/s", "200KB/s"] {
+        let m = machine(TABLE1, &[&format!("link.bandwidth={bandwidth}")]);
+        // Three full packets of 2016 B payload + 32 B header from rank 0.
+        let res = run(&m, "ranks 2\nrank 0\nput 1 6048 tag=1\nrank 1\npoll 1\n");
+        let injection = res
+            .links
+            .iter()
+            .find(|l| l.class == "injection" && l.packets == 3)
+            .expect("rank 0's injection link sent the three packets");
+        let per_packet = transfer_time(2048, injection.bandwidth_bytes_per_s);
+        assert_eq!(injection.busy_ps, 3 * per_packet, "{bandwidth}");
+        if bandwidth == "200KB/s" {
+            assert!(per_packet > u32::MAX as Ps);
+        }
+    }
+}
