@@ -249,14 +249,8 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                 ));
             }
             seen_rank[rv as usize] = true;
-            if let (Some(prev), Some(&(id, line))) = (current, open_regions.last()) {
-                return Err(Error::input(
-                    Location::at(file, line, 1).with_field("region"),
-                    format!(
-                        "rank {prev}: region {} is never closed (expected a region_end in the same rank block)",
-                        prog.regions[id as usize]
-                    ),
-                ));
+            if let (Some(prev), Some(&open)) = (current, open_regions.last()) {
+                return Err(unclosed_region(file, prev, open, &prog.regions));
             }
             handle_names.clear();
             comm_names.clear();
@@ -623,14 +617,8 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
             "empty schedule: expected `ranks N`",
         )
     })?;
-    if let (Some(r), Some(&(id, line))) = (current, open_regions.last()) {
-        return Err(Error::input(
-            Location::at(file, line, 1).with_field("region"),
-            format!(
-                "rank {r}: region {} is never closed (expected a region_end in the same rank block)",
-                prog.regions[id as usize]
-            ),
-        ));
+    if let (Some(r), Some(&open)) = (current, open_regions.last()) {
+        return Err(unclosed_region(file, r, open, &prog.regions));
     }
     prog.files = files;
     Ok(prog)
@@ -810,6 +798,18 @@ pub fn write(prog: &Program) -> std::result::Result<String, String> {
         }
     }
     Ok(out)
+}
+
+/// A rank block ended with region `open` (its id and line) still open.
+fn unclosed_region(file: &str, rank: u32, open: (u32, usize), regions: &[String]) -> Error {
+    let (id, line) = open;
+    Error::input(
+        Location::at(file, line, 1).with_field("region"),
+        format!(
+            "rank {rank}: region {} is never closed (expected a region_end in the same rank block)",
+            regions[id as usize]
+        ),
+    )
 }
 
 #[cfg(test)]
