@@ -85,6 +85,9 @@ struct Packet {
     ghops: u8,
     /// Output link chosen by routing at the current router (`IN_NIC` before routing).
     out_link: u32,
+    /// Next packet in its input VC, and in its output's waiting list (`NONE` at the end).
+    fifo_next: u32,
+    wait_next: u32,
 }
 
 const NO_GROUP: u32 = u32::MAX;
@@ -154,34 +157,76 @@ pub struct LinkStats {
     pub stall_ps: Ps,
 }
 
-#[derive(Debug, Clone)]
-struct Link {
+/// What a link's class fixes: rate, latency and the sender's pipeline delay (a handful of
+/// classes, so a link keeps an index and its record stays one cache line).
+#[derive(Debug, Clone, Copy, Default)]
+struct LinkKind {
     /// Serialization rate in bytes/s.
     rate: u64,
     latency: Ps,
     /// Pipeline delay of the element that sends on this link (0 for a NIC).
     sender_delay: Ps,
-    /// The last packet size sent and its serialization time in ps, when that fits 32 bits:
-    /// packets mostly have one size, and this saves a division per hop.
-    ser_memo: (u32, u32),
+}
+
+/// A link's sender side as a hop reads and writes it: one cache line (its statistics and
+/// credits are kept apart).
+#[derive(Debug, Clone)]
+#[repr(align(64))]
+struct Link {
     busy_until: Ps,
-    waiting: VecDeque<u32>,
-    /// Input port served last (round-robin switch allocation).
-    rr_last: u32,
     /// The LinkFree event of the current transmission: its sequence number is reserved
     /// when the transmission starts and the event is pushed only if a packet is waiting.
     free_seq: u64,
-    free_pending: bool,
-    stalled_since: Option<Ps>,
-    stats: LinkStats,
+    /// Since when the link has been idle for want of downstream space (`NOT_STALLED`).
+    stalled_since: Ps,
+    /// The last packet size sent and its serialization time in ps, when that fits 32 bits:
+    /// packets mostly have one size, and this saves a division per hop.
+    ser_memo: (u32, u32),
+    /// Routed packets waiting for the link, oldest first (a list through
+    /// `Packet::wait_next`), and how many.
+    wait_head: u32,
+    wait_tail: u32,
+    wait_len: u32,
+    /// Input port served last (round-robin switch allocation).
+    rr_last: u32,
     /// Where it delivers: a router input port, or a NIC when `to_nic`.
     to: u32,
+    /// The first of its pending credits (`NO_CREDIT` for none). Only a link with no
+    /// packet waiting has any.
+    pending_credit: u32,
+    /// Index into `Network::kinds`.
+    kind: u8,
+    free_pending: bool,
     to_nic: bool,
     /// Router to router (counts as a hop).
     network_hop: bool,
     /// A dragonfly global link.
     global: bool,
 }
+
+/// `Link::stalled_since` when the link is not stalled.
+const NOT_STALLED: Ps = Ps::MAX;
+
+/// A router input port as a hop reads and writes it.
+#[derive(Debug, Clone)]
+#[repr(align(32))]
+struct Input {
+    /// When its crossbar port is free again: one packet at a time crosses from an input,
+    /// whatever its VC.
+    xbar_free: Ps,
+    /// The InputFree event, reserved like `Link::free_seq`.
+    free_seq: u64,
+    router: u32,
+    /// The link that feeds it (`NONE` when unconnected).
+    upstream: u32,
+    /// Routed packets at the front of its VCs, waiting for an output: whether another VC
+    /// needs the input when one leaves.
+    routed: u8,
+    free_pending: bool,
+}
+
+/// End of a list of packets.
+const NONE: u32 = u32::MAX;
 
 #[derive(Debug, Clone, Default)]
 struct Nic {
@@ -248,26 +293,20 @@ pub struct Network {
     pub topo: Topology,
     pub params: NetParams,
     links: Vec<Link>,
+    /// Per `LinkClass`: rate, latency and sender delay.
+    kinds: [LinkKind; 5],
+    link_stats: Vec<LinkStats>,
     /// Credits (free bytes in the downstream buffer) per link and VC.
     credits: Vec<i64>,
-    /// Per link, the first of its pending credits (`NO_CREDIT` for none). Only a link with
-    /// no packet waiting has any.
-    pending_credit: Vec<u32>,
     pending_credits: Vec<PendingCredit>,
     free_pending_credits: Vec<u32>,
-    /// Input FIFOs per router port and VC.
-    fifos: Vec<VecDeque<u32>>,
+    /// Router input ports.
+    inputs: Vec<Input>,
+    /// Input FIFOs per router port and VC: first and last packet (a list through
+    /// `Packet::fifo_next`; `NONE` when empty).
+    fifos: Vec<(u32, u32)>,
     /// VCs `lo..hi` of each VC class routing asks for (`class_vcs`).
     class_range: [(u8, u8); 256],
-    /// When each router input's crossbar port is free again: one packet at a time crosses
-    /// from an input, whatever its VC.
-    xbar_free: Vec<Ps>,
-    /// The InputFree event of each input, reserved like `Link::free_seq`.
-    input_free_seq: Vec<u64>,
-    input_free_pending: Vec<bool>,
-    /// Per router input, its routed packets (at the front of their VC, waiting for an
-    /// output): whether another VC needs the input when one leaves.
-    routed_at_input: Vec<u8>,
     nics: Vec<Nic>,
     node_mem_free: Vec<Ps>,
     packets: Vec<Packet>,
@@ -319,58 +358,77 @@ impl Network {
             .0
             .min(config.router.switch_throughput.0);
         let nic_link = config.nic_link();
+        let switch = config.router.switch_throughput.0;
+        let mut kinds = [LinkKind::default(); 5];
+        for class in [
+            LinkClass::Network,
+            LinkClass::Local,
+            LinkClass::Global,
+            LinkClass::Injection,
+            LinkClass::Ejection,
+        ] {
+            kinds[class as usize] = match class {
+                LinkClass::Network | LinkClass::Local => LinkKind {
+                    rate: net_rate,
+                    latency: config.link.latency.0,
+                    sender_delay: params.router_delay,
+                },
+                LinkClass::Global => LinkKind {
+                    rate: config.global_link().bandwidth.0.min(switch),
+                    latency: config.global_link().latency.0,
+                    sender_delay: params.router_delay,
+                },
+                LinkClass::Ejection => LinkKind {
+                    rate: nic_link.bandwidth.0.min(switch),
+                    latency: nic_link.latency.0,
+                    sender_delay: params.router_delay,
+                },
+                LinkClass::Injection => LinkKind {
+                    rate: nic_link.bandwidth.0,
+                    latency: nic_link.latency.0,
+                    sender_delay: 0,
+                },
+            };
+        }
         let mut links = Vec::with_capacity(nl as usize);
         for l in 0..nl {
-            let (rate, latency, sender_delay) = match topo.link_class(l) {
-                LinkClass::Network | LinkClass::Local => {
-                    (net_rate, config.link.latency.0, params.router_delay)
-                }
-                LinkClass::Global => (
-                    config
-                        .global_link()
-                        .bandwidth
-                        .0
-                        .min(config.router.switch_throughput.0),
-                    config.global_link().latency.0,
-                    params.router_delay,
-                ),
-                LinkClass::Ejection => (
-                    nic_link.bandwidth.0.min(config.router.switch_throughput.0),
-                    nic_link.latency.0,
-                    params.router_delay,
-                ),
-                LinkClass::Injection => (nic_link.bandwidth.0, nic_link.latency.0, 0),
-            };
+            let class = topo.link_class(l);
             let (to, to_nic) = match topo.link_end(l) {
                 Some(LinkEnd::RouterIn(port)) => (port, false),
                 Some(LinkEnd::NicIn(nic)) => (nic, true),
-                None => (u32::MAX, false),
+                None => (NONE, false),
             };
             links.push(Link {
-                rate,
-                latency,
-                sender_delay,
-                ser_memo: (0, 0),
                 busy_until: 0,
-                waiting: VecDeque::new(),
-                rr_last: u32::MAX,
                 free_seq: 0,
-                free_pending: false,
-                stalled_since: None,
-                stats: LinkStats::default(),
+                stalled_since: NOT_STALLED,
+                ser_memo: (0, 0),
+                wait_head: NONE,
+                wait_tail: NONE,
+                wait_len: 0,
+                rr_last: u32::MAX,
                 to,
+                pending_credit: NO_CREDIT,
+                kind: class as u8,
+                free_pending: false,
                 to_nic,
-                network_hop: l < topo.num_ports() && !to_nic && to != u32::MAX,
-                global: topo.link_class(l) == LinkClass::Global,
+                network_hop: l < topo.num_ports() && !to_nic && to != NONE,
+                global: class == LinkClass::Global,
             });
         }
         let vcs = params.vcs as usize;
         let credits = vec![params.buffer.map_or(i64::MAX, |b| b as i64); nl as usize * vcs];
-        let fifos = vec![VecDeque::new(); topo.num_ports() as usize * vcs];
-        let xbar_free = vec![0; topo.num_ports() as usize];
-        let input_free_seq = vec![0; topo.num_ports() as usize];
-        let input_free_pending = vec![false; topo.num_ports() as usize];
-        let routed_at_input = vec![0; topo.num_ports() as usize];
+        let fifos = vec![(NONE, NONE); topo.num_ports() as usize * vcs];
+        let inputs = (0..topo.num_ports())
+            .map(|port| Input {
+                xbar_free: 0,
+                free_seq: 0,
+                router: topo.port_router[port as usize],
+                upstream: topo.link_into_port(port).unwrap_or(NONE),
+                routed: 0,
+                free_pending: false,
+            })
+            .collect();
         let nics = vec![Nic::default(); topo.num_nics() as usize];
         let topo_nics = topo.num_nics() as usize;
         let params_seed = params.routing_seed;
@@ -379,16 +437,14 @@ impl Network {
             topo,
             params,
             links,
+            kinds,
+            link_stats: vec![LinkStats::default(); nl as usize],
             credits,
             class_range: [(0, 0); 256],
-            pending_credit: vec![NO_CREDIT; nl as usize],
             pending_credits: Vec::new(),
             free_pending_credits: Vec::new(),
+            inputs,
             fifos,
-            xbar_free,
-            input_free_seq,
-            input_free_pending,
-            routed_at_input,
             nics,
             node_mem_free,
             packets: Vec::new(),
@@ -421,8 +477,9 @@ impl Network {
     /// Bytes `Network::new` allocates for `topo` with `vcs` VCs, and per message sent.
     pub fn estimate_bytes(size: &PlannedSize, vcs: u64, messages: u64) -> u64 {
         use std::mem::size_of;
-        size.links() * (size_of::<Link>() as u64 + vcs * 8 + 4)
-            + size.ports * (vcs * size_of::<VecDeque<u32>>() as u64 + 18)
+        size.links() * (size_of::<Link>() + size_of::<LinkStats>()) as u64
+            + size.links() * vcs * 8
+            + size.ports * (size_of::<Input>() as u64 + vcs * 8)
             + size.nics * (size_of::<Nic>() + size_of::<NicStats>()) as u64
             + size.nodes * 8
             + messages * size_of::<Message>() as u64
@@ -464,15 +521,15 @@ impl Network {
                 return Err(format!("{} packets were never consumed", self.live_packets));
             }
             if let Some((i, l)) = self
-                .links
+                .link_stats
                 .iter()
                 .enumerate()
-                .find(|(_, l)| l.stats.busy_ps > end)
+                .find(|(_, l)| l.busy_ps > end)
             {
                 return Err(format!(
                     "link {} was busy {} ps in a run of {end} ps",
                     self.topo.link_name(i as u32),
-                    l.stats.busy_ps
+                    l.busy_ps
                 ));
             }
         }
@@ -488,14 +545,11 @@ impl Network {
         self.messages = Vec::new();
         self.free_messages = Vec::new();
         self.fifos = Vec::new();
-        self.routed_at_input = Vec::new();
+        self.inputs = Vec::new();
+        self.links = Vec::new();
         self.notices = Vec::new();
-        self.pending_credit = Vec::new();
         self.pending_credits = Vec::new();
         self.free_pending_credits = Vec::new();
-        for l in &mut self.links {
-            l.waiting = VecDeque::new();
-        }
     }
 
     /// Records every link's busy intervals (for timelines).
@@ -504,10 +558,13 @@ impl Network {
     }
 
     pub fn link_stats(&self, link: u32) -> &LinkStats {
-        &self.links[link as usize].stats
+        &self.link_stats[link as usize]
     }
     pub fn link_rate(&self, link: u32) -> u64 {
-        self.links[link as usize].rate
+        self.kinds[self.topo.link_class(link) as usize].rate
+    }
+    fn kind(&self, link: u32) -> &LinkKind {
+        &self.kinds[self.links[link as usize].kind as usize]
     }
 
     /// Queues a data message on the send DMA engine of `src_nic` (FIFO: one message at a
@@ -624,6 +681,8 @@ impl Network {
             via: NO_GROUP,
             ghops: 0,
             out_link: IN_NIC,
+            fifo_next: NONE,
+            wait_next: NONE,
         };
         self.live_packets += 1;
         let id = if let Some(i) = self.free_packets.pop() {
@@ -707,31 +766,39 @@ impl Network {
     /// Adds a routed packet to an output's waiting list, and makes sure an event will look
     /// at it: now if the link is idle, else the link's (or its input's) free event.
     fn enqueue(&mut self, q: &mut impl Schedule<NetEvent>, now: Ps, link: u32, p: u32) {
-        let was_empty = self.links[link as usize].waiting.is_empty();
+        let was_empty = self.links[link as usize].wait_len == 0;
         if was_empty {
             // Credits back by now count for the packet.
             self.settle_credits(q, link, false);
         }
+        self.packets[p as usize].wait_next = NONE;
+        let tail = self.links[link as usize].wait_tail;
+        if tail == NONE {
+            self.links[link as usize].wait_head = p;
+        } else {
+            self.packets[tail as usize].wait_next = p;
+        }
         let l = &mut self.links[link as usize];
-        l.waiting.push_back(p);
+        l.wait_tail = p;
+        l.wait_len += 1;
         if l.busy_until > now && !l.free_pending {
             l.free_pending = true;
             q.at_reserved(l.busy_until, l.free_seq, NetEvent::LinkFree { link });
         }
         let port = self.packets[p as usize].port;
-        if port != IN_NIC
-            && self.xbar_free[port as usize] > now
-            && !self.input_free_pending[port as usize]
-        {
-            self.input_free_pending[port as usize] = true;
-            q.at_reserved(
-                self.xbar_free[port as usize],
-                self.input_free_seq[port as usize],
-                NetEvent::InputFree { port },
-            );
+        if port != IN_NIC {
+            let input = &mut self.inputs[port as usize];
+            if input.xbar_free > now && !input.free_pending {
+                input.free_pending = true;
+                q.at_reserved(
+                    input.xbar_free,
+                    input.free_seq,
+                    NetEvent::InputFree { port },
+                );
+            }
         }
         self.try_send(q, now, link);
-        if was_empty && !self.links[link as usize].waiting.is_empty() {
+        if was_empty && self.links[link as usize].wait_len != 0 {
             // A packet waits: from now on the link's credits may wake it, so they are events.
             self.settle_credits(q, link, true);
         }
@@ -740,18 +807,23 @@ impl Network {
     pub fn handle(&mut self, q: &mut impl Schedule<NetEvent>, now: Ps, ev: NetEvent) {
         match ev {
             NetEvent::HeadArrive { pkt } => {
-                let p = &self.packets[pkt as usize];
+                let p = &mut self.packets[pkt as usize];
+                p.fifo_next = NONE;
                 let fifo = (p.port * self.params.vcs as u32 + p.vc as u32) as usize;
-                self.fifos[fifo].push_back(pkt);
-                if self.fifos[fifo].len() == 1 {
+                let tail = self.fifos[fifo].1;
+                self.fifos[fifo].1 = pkt;
+                if tail == NONE {
+                    self.fifos[fifo].0 = pkt;
                     q.at(now + self.params.router_delay, NetEvent::RouteDone { pkt });
+                } else {
+                    self.packets[tail as usize].fifo_next = pkt;
                 }
             }
             NetEvent::RouteDone { pkt } => {
                 let port = self.packets[pkt as usize].port;
-                let router = self.topo.port_router[port as usize];
+                let router = self.inputs[port as usize].router;
                 let hop = self.route(q, router, pkt);
-                self.routed_at_input[port as usize] += 1;
+                self.inputs[port as usize].routed += 1;
                 let pm = &mut self.packets[pkt as usize];
                 pm.out_class = hop.class;
                 pm.ready_at = now;
@@ -763,11 +835,12 @@ impl Network {
                 self.try_send(q, now, link);
             }
             NetEvent::InputFree { port } => {
-                self.input_free_pending[port as usize] = false;
+                self.inputs[port as usize].free_pending = false;
                 // Routed packets at the front of the input's other VCs may go now.
                 for vc in 0..self.params.vcs as u32 {
                     let fifo = (port * self.params.vcs as u32 + vc) as usize;
-                    if let Some(&front) = self.fifos[fifo].front() {
+                    let front = self.fifos[fifo].0;
+                    if front != NONE {
                         let out = self.packets[front as usize].out_link;
                         if out != IN_NIC {
                             self.try_send(q, now, out);
@@ -812,7 +885,7 @@ impl Network {
                     self.notices.push(Notice::TxDone { token });
                 }
                 let link = (self.topo.num_ports() + nic) as usize;
-                if self.links[link].waiting.len() >= self.params.injection_queue {
+                if self.links[link].wait_len as usize >= self.params.injection_queue {
                     // The NIC's send buffer is full (backpressure): the DMA engine waits.
                     let n = &mut self.nics[nic as usize];
                     n.tx_busy = false;
@@ -884,7 +957,7 @@ impl Network {
     /// A packet left the NIC's input buffer: return its space to the last router.
     fn release_nic_buffer(&mut self, q: &mut impl Schedule<NetEvent>, now: Ps, p: &Packet) {
         let link = self.topo.nic_port[p.dst_nic as usize];
-        let lat = self.links[link as usize].latency;
+        let lat = self.kind(link).latency;
         self.return_credit(q, now + lat, link, p.vc, p.bytes);
     }
 
@@ -900,7 +973,7 @@ impl Network {
         bytes: u32,
     ) {
         let seq = q.reserve();
-        if self.eager_credits || !self.links[link as usize].waiting.is_empty() {
+        if self.eager_credits || self.links[link as usize].wait_len != 0 {
             q.at_reserved(time, seq, NetEvent::Credit { link, vc, bytes });
             return;
         }
@@ -909,7 +982,7 @@ impl Network {
             seq,
             bytes,
             vc,
-            next: self.pending_credit[link as usize],
+            next: self.links[link as usize].pending_credit,
         };
         let i = match self.free_pending_credits.pop() {
             Some(i) => {
@@ -921,7 +994,7 @@ impl Network {
                 (self.pending_credits.len() - 1) as u32
             }
         };
-        self.pending_credit[link as usize] = i;
+        self.links[link as usize].pending_credit = i;
     }
 
     /// Counts the pending credits of `link` whose events would have run by now; the others
@@ -931,7 +1004,7 @@ impl Network {
         if !wake {
             return;
         }
-        let mut i = std::mem::replace(&mut self.pending_credit[link as usize], NO_CREDIT);
+        let mut i = std::mem::replace(&mut self.links[link as usize].pending_credit, NO_CREDIT);
         while i != NO_CREDIT {
             let c = self.pending_credits[i as usize];
             let (vc, bytes) = (c.vc, c.bytes);
@@ -944,7 +1017,7 @@ impl Network {
     /// Counts the pending credits of `link` whose (time, sequence) is before `key`, keeps
     /// the others pending, and returns the latest time counted (0 if none).
     fn count_credits_before(&mut self, link: u32, key: (Ps, u64)) -> Ps {
-        let mut i = self.pending_credit[link as usize];
+        let mut i = self.links[link as usize].pending_credit;
         let (mut keep, mut latest) = (NO_CREDIT, 0);
         while i != NO_CREDIT {
             let c = self.pending_credits[i as usize];
@@ -958,14 +1031,14 @@ impl Network {
             }
             i = c.next;
         }
-        self.pending_credit[link as usize] = keep;
+        self.links[link as usize].pending_credit = keep;
         latest
     }
 
     /// Counts every credit still pending (the run is over) and returns the time of the
     /// latest, 0 if none: the run's last event would have been that credit's.
     pub fn settle_all_credits(&mut self) -> Ps {
-        (0..self.pending_credit.len() as u32)
+        (0..self.links.len() as u32)
             .map(|link| self.count_credits_before(link, (Ps::MAX, u64::MAX)))
             .max()
             .unwrap_or(0)
@@ -1069,7 +1142,7 @@ impl Network {
             }
             let hop = self.topo.route_dragonfly(router, dst_nic, via);
             match self.topo.peer[hop.port as usize] {
-                crate::topology::Peer::Router(p) => router = self.topo.port_router[p as usize],
+                crate::topology::Peer::Router(p) => router = self.inputs[p as usize].router,
                 _ => break,
             }
             n += 1;
@@ -1079,12 +1152,12 @@ impl Network {
 
     /// Bytes queued for an output port: waiting for it, plus held in the buffers it feeds.
     fn occupancy(&self, link: u32) -> u64 {
-        let l = &self.links[link as usize];
-        let waiting: u64 = l
-            .waiting
-            .iter()
-            .map(|&p| self.packets[p as usize].bytes as u64)
-            .sum();
+        let mut waiting = 0u64;
+        let mut p = self.links[link as usize].wait_head;
+        while p != NONE {
+            waiting += self.packets[p as usize].bytes as u64;
+            p = self.packets[p as usize].wait_next;
+        }
         let held: u64 = match self.params.buffer {
             Some(cap) => (0..self.params.vcs as u32)
                 .map(|vc| {
@@ -1111,7 +1184,7 @@ impl Network {
     /// Starts the first waiting packet that has buffer space downstream, if the link is idle.
     fn try_send(&mut self, q: &mut impl Schedule<NetEvent>, now: Ps, link: u32) {
         let l = &self.links[link as usize];
-        if l.busy_until > now || l.waiting.is_empty() {
+        if l.busy_until > now || l.wait_len == 0 {
             return;
         }
         // Switch allocation is round-robin over the input ports: the first input after the
@@ -1119,19 +1192,25 @@ impl Network {
         // input). Each input gets its share, so flows share a link fairly and a router's own
         // injections cannot starve through-traffic (which collapses throughput past
         // saturation).
-        let mut chosen: Option<(usize, u32, u8)> = None;
+        // The chosen packet, the one before it in the list (`NONE` if first) and its VC.
+        let mut chosen: Option<(u32, u32, u8)> = None;
         let mut chosen_rank = u64::MAX;
         let mut credit_blocked = false;
         let last = l.rr_last;
         let credits = &self.credits[(link * self.params.vcs as u32) as usize..];
-        for (i, &p) in l.waiting.iter().enumerate() {
+        let (mut prev, mut p) = (NONE, l.wait_head);
+        while p != NONE {
             let pkt = &self.packets[p as usize];
+            let (this, next) = (p, pkt.wait_next);
+            let before = prev;
+            prev = p;
+            p = next;
             // Distance after the last served input, cyclically (u64: every rank is < MAX).
             let rank = pkt.port.wrapping_sub(last).wrapping_sub(1) as u64;
             if rank >= chosen_rank {
                 continue;
             }
-            if pkt.port != IN_NIC && self.xbar_free[pkt.port as usize] > now {
+            if pkt.port != IN_NIC && self.inputs[pkt.port as usize].xbar_free > now {
                 continue; // its input is sending another packet across the crossbar
             }
             let (lo, hi) = self.class_range[pkt.out_class as usize];
@@ -1144,26 +1223,34 @@ impl Network {
                 }
             }
             if let Some((_, vc)) = best {
-                chosen = Some((i, p, vc));
+                chosen = Some((this, before, vc));
                 chosen_rank = rank;
             } else {
                 credit_blocked = true;
             }
         }
-        let Some((i, p, vc)) = chosen else {
+        let Some((p, before, vc)) = chosen else {
             // Idle for want of downstream space is a stall (backpressure); idle because the
             // candidates' inputs are busy is not.
             if credit_blocked {
-                self.links[link as usize].stalled_since.get_or_insert(now);
+                let l = &mut self.links[link as usize];
+                if l.stalled_since == NOT_STALLED {
+                    l.stalled_since = now;
+                }
             }
             return;
         };
-        let l = &mut self.links[link as usize];
-        if i == 0 {
-            l.waiting.pop_front();
+        let next = self.packets[p as usize].wait_next;
+        if before == NONE {
+            self.links[link as usize].wait_head = next;
         } else {
-            l.waiting.remove(i);
+            self.packets[before as usize].wait_next = next;
         }
+        let l = &mut self.links[link as usize];
+        if next == NONE {
+            l.wait_tail = before;
+        }
+        l.wait_len -= 1;
         l.rr_last = self.packets[p as usize].port;
         self.transmit(q, now, link, p, vc);
     }
@@ -1193,24 +1280,27 @@ impl Network {
             }
         }
         let l = &mut self.links[link as usize];
+        let kind = self.kinds[l.kind as usize];
         let ser = if l.ser_memo.0 == pkt.bytes {
             l.ser_memo.1 as Ps
         } else {
-            let ser = transfer_time(pkt.bytes as u64, l.rate);
+            let ser = transfer_time(pkt.bytes as u64, kind.rate);
             if let Ok(short) = u32::try_from(ser) {
                 l.ser_memo = (pkt.bytes, short);
             }
             ser
         };
-        let tail_out = (now + ser).max(pkt.tail_at + l.sender_delay);
+        let tail_out = (now + ser).max(pkt.tail_at + kind.sender_delay);
         l.busy_until = tail_out;
-        if let Some(since) = l.stalled_since.take() {
-            l.stats.stall_ps += now - since;
+        let stats = &mut self.link_stats[link as usize];
+        if l.stalled_since != NOT_STALLED {
+            stats.stall_ps += now - l.stalled_since;
+            l.stalled_since = NOT_STALLED;
         }
-        l.stats.bytes += pkt.bytes as u64;
-        l.stats.packets += 1;
-        l.stats.busy_ps += tail_out - now;
-        l.stats.wait_ps += now - pkt.ready_at;
+        stats.bytes += pkt.bytes as u64;
+        stats.packets += 1;
+        stats.busy_ps += tail_out - now;
+        stats.wait_ps += now - pkt.ready_at;
         if let Some(act) = &mut self.link_activity {
             let a = &mut act[link as usize];
             match a.last_mut() {
@@ -1218,31 +1308,16 @@ impl Network {
                 _ => a.push((now, tail_out)),
             }
         }
-        let latency = l.latency;
+        let latency = kind.latency;
         l.free_seq = q.reserve();
-        l.free_pending = !l.waiting.is_empty();
+        l.free_pending = l.wait_len != 0;
         if l.free_pending {
             q.at_reserved(tail_out, l.free_seq, NetEvent::LinkFree { link });
         }
+        let (to, to_nic, network_hop, global) = (l.to, l.to_nic, l.network_hop, l.global);
         self.credits[(link * vcs + vc as u32) as usize] -= pkt.bytes as i64;
         self.packet_hops += 1;
 
-        if pkt.port != IN_NIC {
-            let port = pkt.port as usize;
-            self.xbar_free[port] = tail_out;
-            self.input_free_seq[port] = q.reserve();
-            // Needed now only if another VC of this input has a routed packet waiting.
-            self.routed_at_input[port] -= 1;
-            let waiting_elsewhere = self.routed_at_input[port] > 0;
-            self.input_free_pending[port] = waiting_elsewhere;
-            if waiting_elsewhere {
-                q.at_reserved(
-                    tail_out,
-                    self.input_free_seq[port],
-                    NetEvent::InputFree { port: pkt.port },
-                );
-            }
-        }
         if pkt.port == IN_NIC {
             // Leaving the NIC: room in its send buffer for a stalled DMA engine.
             let n = &mut self.nics[pkt.src_nic as usize];
@@ -1250,31 +1325,50 @@ impl Network {
                 n.tx_stalled = false;
                 self.start_tx_dma(q, now, pkt.src_nic);
             }
+            if !pkt.control {
+                self.nic_stats[pkt.src_nic as usize].injected_packets += 1;
+            }
         } else {
+            let input = &mut self.inputs[pkt.port as usize];
+            input.xbar_free = tail_out;
+            input.free_seq = q.reserve();
+            // Needed now only if another VC of this input has a routed packet waiting.
+            input.routed -= 1;
+            input.free_pending = input.routed > 0;
+            if input.free_pending {
+                q.at_reserved(
+                    tail_out,
+                    input.free_seq,
+                    NetEvent::InputFree { port: pkt.port },
+                );
+            }
+            let up = input.upstream;
             // Leaving a router input buffer: free it and let the next packet be routed.
             let fifo = (pkt.port * vcs + pkt.vc as u32) as usize;
-            let front = self.fifos[fifo].pop_front();
-            debug_assert_eq!(front, Some(p), "packet left from behind the head of its VC");
-            if let Some(up) = self.topo.link_into_port(pkt.port) {
-                let up_lat = self.links[up as usize].latency;
+            debug_assert_eq!(
+                self.fifos[fifo].0, p,
+                "packet left from behind the head of its VC"
+            );
+            let next = pkt.fifo_next;
+            self.fifos[fifo].0 = next;
+            if next == NONE {
+                self.fifos[fifo].1 = NONE;
+            }
+            if up != NONE {
+                let up_lat = self.kind(up).latency;
                 self.return_credit(q, tail_out + up_lat, up, pkt.vc, pkt.bytes);
             }
-            if let Some(&next) = self.fifos[fifo].front() {
+            if next != NONE {
                 let ready =
                     (self.packets[next as usize].head_at + self.params.router_delay).max(tail_out);
                 q.at(ready, NetEvent::RouteDone { pkt: next });
             }
         }
 
-        if pkt.port == IN_NIC && !pkt.control {
-            self.nic_stats[pkt.src_nic as usize].injected_packets += 1;
-        }
-        let l = &self.links[link as usize];
-        let (to, to_nic) = (l.to, l.to_nic);
         let pm = &mut self.packets[p as usize];
-        pm.hops += l.network_hop as u16;
+        pm.hops += network_hop as u16;
         pm.out_link = IN_NIC;
-        pm.ghops += l.global as u8;
+        pm.ghops += global as u8;
         pm.vc = vc;
         pm.head_at = now + latency;
         pm.tail_at = tail_out + latency;
@@ -1282,7 +1376,7 @@ impl Network {
             pm.port = IN_NIC;
             q.at(tail_out + latency, NetEvent::NicTailArrive { pkt: p });
         } else {
-            debug_assert!(to != u32::MAX, "routing chose an unconnected port");
+            debug_assert!(to != NONE, "routing chose an unconnected port");
             pm.port = to;
             q.at(now + latency, NetEvent::HeadArrive { pkt: p });
         }
@@ -1293,8 +1387,14 @@ impl Network {
         if self.live_packets == 0 {
             return None;
         }
-        let waiting: usize = self.links.iter().map(|l| l.waiting.len()).sum();
-        let buffered: usize = self.fifos.iter().map(|f| f.len()).sum();
+        let waiting: usize = self.links.iter().map(|l| l.wait_len as usize).sum();
+        let mut buffered = 0usize;
+        for &(mut p, _) in &self.fifos {
+            while p != NONE {
+                buffered += 1;
+                p = self.packets[p as usize].fifo_next;
+            }
+        }
         Some(format!(
             "{} packets stuck in the network ({} in router buffers, {} waiting for a link with no downstream buffer space)",
             self.live_packets, buffered, waiting
