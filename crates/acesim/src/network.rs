@@ -61,6 +61,9 @@ struct Packet {
     msg: u32,
     src_nic: u32,
     dst_nic: u32,
+    /// Routers of `src_nic` and `dst_nic`.
+    src_router: u32,
+    dst_router: u32,
     /// Bytes on the wire (header included).
     bytes: u32,
     /// Payload bytes (moved by DMA).
@@ -667,6 +670,8 @@ impl Network {
             msg,
             src_nic,
             dst_nic,
+            src_router: self.topo.nic_router(src_nic),
+            dst_router: self.topo.nic_router(dst_nic),
             bytes,
             payload,
             port: IN_NIC,
@@ -1071,7 +1076,9 @@ impl Network {
     ) -> crate::topology::Hop {
         let pkt = self.packets[p as usize];
         let crate::topology::Shape::Dragonfly { g, .. } = self.topo.shape else {
-            return self.topo.route(router, pkt.src_nic, pkt.dst_nic);
+            return self
+                .topo
+                .route_between(router, pkt.src_router, pkt.dst_router, pkt.dst_nic);
         };
         let here = self.topo.group_of(router);
         let dst_group = self.topo.group_of(self.topo.nic_router(pkt.dst_nic));
