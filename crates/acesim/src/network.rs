@@ -207,6 +207,22 @@ struct Link {
     global: bool,
 }
 
+/// VC allocation: of VCs `lo..hi`, the one with the most free space (the lowest of equals)
+/// that fits a packet of `bytes`.
+#[inline(always)]
+fn pick_vc(credits: &[i64], lo: u8, hi: u8, bytes: u32) -> Option<u8> {
+    let mut most = bytes as i64 - 1;
+    let mut best = None;
+    for vc in lo..hi {
+        let c = credits[vc as usize];
+        if c > most {
+            most = c;
+            best = Some(vc);
+        }
+    }
+    best
+}
+
 /// `Link::stalled_since` when the link is not stalled.
 const NOT_STALLED: Ps = Ps::MAX;
 
@@ -1199,53 +1215,63 @@ impl Network {
         // input). Each input gets its share, so flows share a link fairly and a router's own
         // injections cannot starve through-traffic (which collapses throughput past
         // saturation).
+        let vcs = self.params.vcs as usize;
+        let credits = &self.credits[link as usize * vcs..][..vcs];
         // The chosen packet, the one before it in the list (`NONE` if first) and its VC.
-        let mut chosen: Option<(u32, u32, u8)> = None;
-        let mut chosen_rank = u64::MAX;
-        let mut credit_blocked = false;
-        let last = l.rr_last;
-        let credits = &self.credits[(link * self.params.vcs as u32) as usize..];
-        let (mut prev, mut p) = (NONE, l.wait_head);
-        while p != NONE {
+        let (p, before, vc) = if l.wait_len == 1 {
+            // One candidate (the common case): no ranking.
+            let p = l.wait_head;
             let pkt = &self.packets[p as usize];
-            let (this, next) = (p, pkt.wait_next);
-            let before = prev;
-            prev = p;
-            p = next;
-            // Distance after the last served input, cyclically (u64: every rank is < MAX).
-            let rank = pkt.port.wrapping_sub(last).wrapping_sub(1) as u64;
-            if rank >= chosen_rank {
-                continue;
-            }
             if pkt.port != IN_NIC && self.inputs[pkt.port as usize].xbar_free > now {
-                continue; // its input is sending another packet across the crossbar
+                return; // its input is sending another packet across the crossbar
             }
             let (lo, hi) = self.class_range[pkt.out_class as usize];
-            // VC allocation: the VC of the class with the most free space that fits the packet.
-            let mut best: Option<(i64, u8)> = None;
-            for vc in lo..hi {
-                let c = credits[vc as usize];
-                if c >= pkt.bytes as i64 && best.is_none_or(|(bc, _)| c > bc) {
-                    best = Some((c, vc));
+            match pick_vc(credits, lo, hi, pkt.bytes) {
+                Some(vc) => (p, NONE, vc),
+                None => {
+                    self.stall(link, now);
+                    return;
                 }
             }
-            if let Some((_, vc)) = best {
-                chosen = Some((this, before, vc));
-                chosen_rank = rank;
-            } else {
-                credit_blocked = true;
-            }
-        }
-        let Some((p, before, vc)) = chosen else {
-            // Idle for want of downstream space is a stall (backpressure); idle because the
-            // candidates' inputs are busy is not.
-            if credit_blocked {
-                let l = &mut self.links[link as usize];
-                if l.stalled_since == NOT_STALLED {
-                    l.stalled_since = now;
+        } else {
+            let mut chosen: Option<(u32, u32, u8)> = None;
+            let mut chosen_rank = u64::MAX;
+            let mut credit_blocked = false;
+            let last = l.rr_last;
+            let (mut prev, mut p) = (NONE, l.wait_head);
+            while p != NONE {
+                let pkt = &self.packets[p as usize];
+                let (this, next) = (p, pkt.wait_next);
+                let before = prev;
+                prev = p;
+                p = next;
+                // Distance after the last served input, cyclically (u64: every rank is < MAX).
+                let rank = pkt.port.wrapping_sub(last).wrapping_sub(1) as u64;
+                if rank >= chosen_rank {
+                    continue;
+                }
+                if pkt.port != IN_NIC && self.inputs[pkt.port as usize].xbar_free > now {
+                    continue; // its input is sending another packet across the crossbar
+                }
+                let (lo, hi) = self.class_range[pkt.out_class as usize];
+                if let Some(vc) = pick_vc(credits, lo, hi, pkt.bytes) {
+                    chosen = Some((this, before, vc));
+                    chosen_rank = rank;
+                } else {
+                    credit_blocked = true;
                 }
             }
-            return;
+            match chosen {
+                Some(c) => c,
+                None => {
+                    // Idle for want of downstream space is a stall (backpressure); idle
+                    // because the candidates' inputs are busy is not.
+                    if credit_blocked {
+                        self.stall(link, now);
+                    }
+                    return;
+                }
+            }
         };
         let next = self.packets[p as usize].wait_next;
         if before == NONE {
@@ -1260,6 +1286,14 @@ impl Network {
         l.wait_len -= 1;
         l.rr_last = self.packets[p as usize].port;
         self.transmit(q, now, link, p, vc);
+    }
+
+    /// The link idles from `now` for want of downstream buffer space.
+    fn stall(&mut self, link: u32, now: Ps) {
+        let l = &mut self.links[link as usize];
+        if l.stalled_since == NOT_STALLED {
+            l.stalled_since = now;
+        }
     }
 
     fn transmit(&mut self, q: &mut impl Schedule<NetEvent>, now: Ps, link: u32, p: u32, vc: u8) {
