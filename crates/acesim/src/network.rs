@@ -207,6 +207,18 @@ struct Link {
     global: bool,
 }
 
+/// What `transmit` reads of the packet it sends.
+struct Sent {
+    bytes: u32,
+    port: u32,
+    vc: u8,
+    control: bool,
+    src_nic: u32,
+    tail_at: Ps,
+    ready_at: Ps,
+    fifo_next: u32,
+}
+
 /// VC allocation: of VCs `lo..hi`, the one with the most free space (the lowest of equals)
 /// that fits a packet of `bytes`.
 #[inline(always)]
@@ -1020,7 +1032,11 @@ impl Network {
 
     /// Counts the pending credits of `link` whose events would have run by now; the others
     /// stay pending or, with `wake`, become events.
+    #[inline]
     fn settle_credits(&mut self, q: &mut impl Schedule<NetEvent>, link: u32, wake: bool) {
+        if self.links[link as usize].pending_credit == NO_CREDIT {
+            return;
+        }
         self.count_credits_before(link, q.current_key());
         if !wake {
             return;
@@ -1065,6 +1081,7 @@ impl Network {
             .unwrap_or(0)
     }
 
+    #[inline]
     fn add_credit(&mut self, now: Ps, link: u32, vc: u8, bytes: u32) {
         let i = (link * self.params.vcs as u32 + vc as u32) as usize;
         self.credits[i] += bytes as i64;
@@ -1298,7 +1315,20 @@ impl Network {
 
     fn transmit(&mut self, q: &mut impl Schedule<NetEvent>, now: Ps, link: u32, p: u32, vc: u8) {
         let vcs = self.params.vcs as u32;
-        let pkt = self.packets[p as usize];
+        // The fields used, not a copy of the whole packet.
+        let pkt = {
+            let x = &self.packets[p as usize];
+            Sent {
+                bytes: x.bytes,
+                port: x.port,
+                vc: x.vc,
+                control: x.control,
+                src_nic: x.src_nic,
+                tail_at: x.tail_at,
+                ready_at: x.ready_at,
+                fifo_next: x.fifo_next,
+            }
+        };
         if let Some(c) = &mut self.checks {
             let busy = self.links[link as usize].busy_until;
             let credit = self.credits[(link * vcs + vc as u32) as usize];
