@@ -103,6 +103,32 @@ def run_traffic(machine_text: str, tmp: str, args: list[str]) -> dict:
             "packet_hops": p["packet_hops"], "packets": p["packets_delivered"], "accepted": p["accepted"]}
 
 
+SATURATION: dict[str, float] = {}
+
+
+def saturation_case(tmp: str, smoke: bool) -> dict:
+    """The uniform-16x16-torus machine's saturation: offered loads 0.05, 0.06, ... until two
+    are saturated; the last stable one is the saturation load."""
+    m = os.path.join(tmp, "m.toml")
+    open(m, "w").write(TORUS16_256B)
+    js = os.path.join(tmp, "saturation.json")
+    window = ["--warmup", "2us", "--measure", "4us", "--load", "0.1:0.3:0.1"] if smoke else ["--warmup", "20us", "--measure", "200us", "--load", "0.05:1.0:0.01"]
+    wall, peak, out = timed([BIN, "traffic", "-m", m, "--pattern", "uniform", "--packet", "256B", *window, "--json", js])
+    points = json.load(open(js))
+    stable = [p["load"] for p in points if not p["saturated"]]
+    SATURATION["load"] = max(stable) if stable else 0.0
+    return {"wall_seconds": wall, "sim_seconds": sum(float(line.split()[8]) for line in out.splitlines()[1:len(points) + 1]),
+            "peak_mib": peak, "events": sum(p["events"] for p in points), "packet_hops": sum(p["packet_hops"] for p in points),
+            "saturation_load": SATURATION["load"]}
+
+
+def half_saturation(tmp: str) -> float:
+    """Half the saturation load of the uniform-16x16-torus machine (measured once)."""
+    if "load" not in SATURATION:
+        saturation_case(tmp, False)
+    return round(SATURATION["load"] / 2, 3)
+
+
 def write_lines(path: str, lines) -> None:
     with open(path, "w") as f:
         for line in lines:
@@ -177,10 +203,19 @@ def main() -> int:
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         cases = []
-        # 16x16 torus, uniform random, 256 B packets, half the saturation load, 1e6 packets
-        # (256 nodes x 0.3 x 833 us / 64 ns per packet).
-        cases.append(("uniform-16x16-torus", lambda: run_traffic(TORUS16_256B, tmp, ["--pattern", "uniform", "--load", "0.3", "--packet", "256B",
-                      "--warmup", "20us", "--measure", "8us" if smoke else "833us"])))
+        # 16x16 torus, uniform random, 256 B packets, half the saturation load (measured by
+        # the `saturation-16x16-torus` case), 1e6 packets (256 nodes x load x window / 64 ns).
+        def uniform(load: float | None = None):
+            load = load if load is not None else (0.18 if smoke else half_saturation(tmp))
+            window = 8 if smoke else round(1e6 * 64e-3 / (256 * load))
+            r = run_traffic(TORUS16_256B, tmp, ["--pattern", "uniform", "--load", f"{load:g}", "--packet", "256B",
+                            "--warmup", "20us", "--measure", f"{window}us"])
+            r["load"] = load
+            return r
+        cases.append(("saturation-16x16-torus", lambda: saturation_case(tmp, smoke)))
+        cases.append(("uniform-16x16-torus", uniform))
+        # The same at 0.3 (83 % of saturation): the load earlier rounds measured.
+        cases.append(("uniform-16x16-torus-0.3", lambda: uniform(0.3)))
         # BookSim2's 16x16 run at load 0.2 with 1-flit packets (310,839 packets in 8.1 s).
         cases.append(("booksim-16x16-torus-r0.2", lambda: run_traffic(BOOKSIM_TORUS16, tmp, ["--pattern", "uniform", "--load", "0.2", "--packet", "16B",
                       "--flit", "16B", "--warmup", "3us", "--measure", "1us" if smoke else "3us"])))
@@ -233,6 +268,10 @@ def main() -> int:
                 r["packets_per_second"] = r["packets"] / sim
             results.append(r)
             extra = f"  packets/s {r['packets_per_second'] / 1e3:8.0f} k" if "packets" in r else ""
+            if "load" in r:
+                extra += f"  load {r['load']:g}"
+            if "saturation_load" in r:
+                extra += f"  saturation load {r['saturation_load']:g}"
             if r.get("estimate_mib") is not None:
                 extra += f"  estimate {r['estimate_mib']:8.1f} MiB"
             print(f"{name:26s} wall {r['wall_seconds']:7.2f} s (simulation {r['sim_seconds']:6.2f} s)  peak {r['peak_mib']:8.1f} MiB  "
