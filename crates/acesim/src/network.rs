@@ -238,10 +238,13 @@ fn pick_vc(credits: &[i64], lo: u8, hi: u8, bytes: u32) -> Option<u8> {
 /// `Link::stalled_since` when the link is not stalled.
 const NOT_STALLED: Ps = Ps::MAX;
 
-/// A router input port as a hop reads and writes it.
+/// A router input port as a hop reads and writes it (one cache line).
 #[derive(Debug, Clone)]
-#[repr(align(32))]
+#[repr(align(64))]
 struct Input {
+    /// Its VCs' FIFOs (first and last packet, a list through `Packet::fifo_next`; `NONE`
+    /// when empty) when there are at most `INLINE_VCS` VCs, else in `Network::fifos`.
+    fifo: [(u32, u32); INLINE_VCS],
     /// When its crossbar port is free again: one packet at a time crosses from an input,
     /// whatever its VC.
     xbar_free: Ps,
@@ -255,6 +258,9 @@ struct Input {
     routed: u8,
     free_pending: bool,
 }
+
+/// VCs whose FIFOs an `Input` holds itself.
+const INLINE_VCS: usize = 4;
 
 /// End of a list of packets.
 const NONE: u32 = u32::MAX;
@@ -333,8 +339,8 @@ pub struct Network {
     free_pending_credits: Vec<u32>,
     /// Router input ports.
     inputs: Vec<Input>,
-    /// Input FIFOs per router port and VC: first and last packet (a list through
-    /// `Packet::fifo_next`; `NONE` when empty).
+    /// Input FIFOs per router port and VC when there are more than `INLINE_VCS` VCs (see
+    /// `Input::fifo`).
     fifos: Vec<(u32, u32)>,
     /// VCs `lo..hi` of each VC class routing asks for (`class_vcs`).
     class_range: [(u8, u8); 256],
@@ -449,9 +455,14 @@ impl Network {
         }
         let vcs = params.vcs as usize;
         let credits = vec![params.buffer.map_or(i64::MAX, |b| b as i64); nl as usize * vcs];
-        let fifos = vec![(NONE, NONE); topo.num_ports() as usize * vcs];
+        let fifos = if vcs > INLINE_VCS {
+            vec![(NONE, NONE); topo.num_ports() as usize * vcs]
+        } else {
+            Vec::new()
+        };
         let inputs = (0..topo.num_ports())
             .map(|port| Input {
+                fifo: [(NONE, NONE); INLINE_VCS],
                 xbar_free: 0,
                 free_seq: 0,
                 router: topo.port_router[port as usize],
@@ -510,7 +521,12 @@ impl Network {
         use std::mem::size_of;
         size.links() * (size_of::<Link>() + size_of::<LinkStats>()) as u64
             + size.links() * vcs * 8
-            + size.ports * (size_of::<Input>() as u64 + vcs * 8)
+            + size.ports * size_of::<Input>() as u64
+            + if vcs > INLINE_VCS as u64 {
+                size.ports * vcs * 8
+            } else {
+                0
+            }
             + size.nics * (size_of::<Nic>() + size_of::<NicStats>()) as u64
             + size.nodes * 8
             + messages * size_of::<Message>() as u64
@@ -837,16 +853,27 @@ impl Network {
         }
     }
 
+    /// The FIFO of input `port`'s VC `vc`.
+    #[inline(always)]
+    fn fifo(&mut self, port: u32, vc: u8) -> &mut (u32, u32) {
+        if self.fifos.is_empty() {
+            &mut self.inputs[port as usize].fifo[vc as usize]
+        } else {
+            &mut self.fifos[(port * self.params.vcs as u32 + vc as u32) as usize]
+        }
+    }
+
     pub fn handle(&mut self, q: &mut impl Schedule<NetEvent>, now: Ps, ev: NetEvent) {
         match ev {
             NetEvent::HeadArrive { pkt } => {
                 let p = &mut self.packets[pkt as usize];
                 p.fifo_next = NONE;
-                let fifo = (p.port * self.params.vcs as u32 + p.vc as u32) as usize;
-                let tail = self.fifos[fifo].1;
-                self.fifos[fifo].1 = pkt;
+                let (port, vc) = (p.port, p.vc);
+                let fifo = self.fifo(port, vc);
+                let tail = fifo.1;
+                fifo.1 = pkt;
                 if tail == NONE {
-                    self.fifos[fifo].0 = pkt;
+                    fifo.0 = pkt;
                     q.at(now + self.params.router_delay, NetEvent::RouteDone { pkt });
                 } else {
                     self.packets[tail as usize].fifo_next = pkt;
@@ -870,9 +897,8 @@ impl Network {
             NetEvent::InputFree { port } => {
                 self.inputs[port as usize].free_pending = false;
                 // Routed packets at the front of the input's other VCs may go now.
-                for vc in 0..self.params.vcs as u32 {
-                    let fifo = (port * self.params.vcs as u32 + vc) as usize;
-                    let front = self.fifos[fifo].0;
+                for vc in 0..self.params.vcs {
+                    let front = self.fifo(port, vc).0;
                     if front != NONE {
                         let out = self.packets[front as usize].out_link;
                         if out != IN_NIC {
@@ -1415,15 +1441,12 @@ impl Network {
             }
             let up = input.upstream;
             // Leaving a router input buffer: free it and let the next packet be routed.
-            let fifo = (pkt.port * vcs + pkt.vc as u32) as usize;
-            debug_assert_eq!(
-                self.fifos[fifo].0, p,
-                "packet left from behind the head of its VC"
-            );
+            let fifo = self.fifo(pkt.port, pkt.vc);
+            debug_assert_eq!(fifo.0, p, "packet left from behind the head of its VC");
             let next = pkt.fifo_next;
-            self.fifos[fifo].0 = next;
+            fifo.0 = next;
             if next == NONE {
-                self.fifos[fifo].1 = NONE;
+                fifo.1 = NONE;
             }
             if up != NONE {
                 let up_lat = self.kind(up).latency;
@@ -1460,7 +1483,8 @@ impl Network {
         }
         let waiting: usize = self.links.iter().map(|l| l.wait_len as usize).sum();
         let mut buffered = 0usize;
-        for &(mut p, _) in &self.fifos {
+        let inline = self.inputs.iter().flat_map(|i| i.fifo.iter());
+        for &(mut p, _) in inline.chain(self.fifos.iter()) {
             while p != NONE {
                 buffered += 1;
                 p = self.packets[p as usize].fifo_next;
