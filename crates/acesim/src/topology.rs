@@ -646,22 +646,18 @@ impl Topology {
                     }
                     let s = self.coords[src_router as usize * n + d];
                     // Coordinates are below `size`: wrap around by comparing, not dividing.
-                    let plus = if wrap[d] {
-                        let fwd = if t > c { t - c } else { t + size - c };
-                        // Shortest direction; ties go plus so the choice is deterministic.
-                        fwd <= size - fwd
-                    } else {
-                        t > c
-                    };
+                    // Written as selects, not branches: the direction is data, not a pattern
+                    // a branch predictor learns.
+                    let w = wrap[d];
+                    let fwd = if t > c { t - c } else { t + size - c };
+                    // Shortest direction; ties go plus so the choice is deterministic.
+                    let plus = if w { fwd <= size - fwd } else { t > c };
                     // Dateline: once a packet has wrapped in this dimension it uses class 1.
-                    let next = match (plus, c) {
-                        (true, c) if c + 1 == size => 0,
-                        (true, c) => c + 1,
-                        (false, 0) => size - 1,
-                        (false, c) => c - 1,
-                    };
-                    let wrapped = wrap[d] && if plus { next < s } else { next > s };
-                    let local = 2 * d as u32 + if plus { 0 } else { 1 };
+                    let up = if c + 1 == size { 0 } else { c + 1 };
+                    let down = if c == 0 { size - 1 } else { c - 1 };
+                    let next = if plus { up } else { down };
+                    let wrapped = w & if plus { next < s } else { next > s };
+                    let local = 2 * d as u32 + (!plus) as u32;
                     return Hop {
                         port: base + local,
                         class: wrapped as u8,
