@@ -819,6 +819,22 @@ impl Network {
         if was_empty {
             // Credits back by now count for the packet.
             self.settle_credits(q, link, false);
+            // An idle link, a free crossbar input and room downstream: the packet goes at
+            // once, as switch allocation would send the only packet waiting.
+            if self.links[link as usize].busy_until <= now {
+                let pkt = &self.packets[p as usize];
+                let port = pkt.port;
+                if port == IN_NIC || self.inputs[port as usize].xbar_free <= now {
+                    let vcs = self.params.vcs as usize;
+                    let credits = &self.credits[link as usize * vcs..][..vcs];
+                    let (lo, hi) = self.class_range[pkt.out_class as usize];
+                    if let Some(vc) = pick_vc(credits, lo, hi, pkt.bytes) {
+                        self.links[link as usize].rr_last = port;
+                        self.transmit(q, now, link, p, vc);
+                        return;
+                    }
+                }
+            }
         }
         self.packets[p as usize].wait_next = NONE;
         let tail = self.links[link as usize].wait_tail;
@@ -1133,12 +1149,13 @@ impl Network {
         router: u32,
         p: u32,
     ) -> crate::topology::Hop {
-        let pkt = self.packets[p as usize];
         let crate::topology::Shape::Dragonfly { g, .. } = self.topo.shape else {
+            let pkt = &self.packets[p as usize];
             return self
                 .topo
                 .route_between(router, pkt.src_router, pkt.dst_router, pkt.dst_nic);
         };
+        let pkt = self.packets[p as usize];
         let here = self.topo.group_of(router);
         let dst_group = self.topo.group_of(self.topo.nic_router(pkt.dst_nic));
         let mut via = pkt.via;
