@@ -31,8 +31,11 @@ pub enum NetEvent {
     RouteDone { pkt: u32 },
     /// A link finished sending a tail.
     LinkFree { link: u32 },
-    /// Buffer space came back to the sender of `link`.
-    Credit { link: u32, vc: u8, bytes: u32 },
+    /// Buffer space came back to the sender of `link` (`bytes` below 64 KiB, which keeps
+    /// events at 8 bytes).
+    Credit { link: u32, vc: u8, bytes: u16 },
+    /// The same for a larger packet: `big_credits[slot]` says which link, VC and bytes.
+    BigCredit { slot: u32 },
     /// The tail of a packet reached its destination NIC.
     NicTailArrive { pkt: u32 },
     /// The send DMA engine of a NIC finished one packet.
@@ -336,6 +339,9 @@ pub struct Network {
     /// Credits (free bytes in the downstream buffer) per link and VC.
     credits: Vec<i64>,
     pending_credits: Vec<PendingCredit>,
+    /// Link, VC and bytes of each `BigCredit` event in the queue, and free slots.
+    big_credits: Vec<(u32, u8, u32)>,
+    free_big_credits: Vec<u32>,
     free_pending_credits: Vec<u32>,
     /// Router input ports.
     inputs: Vec<Input>,
@@ -484,6 +490,8 @@ impl Network {
             credits,
             class_range: [(0, 0); 256],
             pending_credits: Vec::new(),
+            big_credits: Vec::new(),
+            free_big_credits: Vec::new(),
             free_pending_credits: Vec::new(),
             inputs,
             fifos,
@@ -924,6 +932,12 @@ impl Network {
                 }
             }
             NetEvent::Credit { link, vc, bytes } => {
+                self.add_credit(now, link, vc, bytes as u32);
+                self.try_send(q, now, link);
+            }
+            NetEvent::BigCredit { slot } => {
+                let (link, vc, bytes) = self.big_credits[slot as usize];
+                self.free_big_credits.push(slot);
                 self.add_credit(now, link, vc, bytes);
                 self.try_send(q, now, link);
             }
@@ -1049,7 +1063,8 @@ impl Network {
     ) {
         let seq = q.reserve();
         if self.eager_credits || self.links[link as usize].wait_len != 0 {
-            q.at_reserved(time, seq, NetEvent::Credit { link, vc, bytes });
+            let event = self.credit_event(link, vc, bytes);
+            q.at_reserved(time, seq, event);
             return;
         }
         let c = PendingCredit {
@@ -1072,6 +1087,24 @@ impl Network {
         self.links[link as usize].pending_credit = i;
     }
 
+    /// The event that returns `bytes` of buffer space on `link`'s VC `vc`.
+    fn credit_event(&mut self, link: u32, vc: u8, bytes: u32) -> NetEvent {
+        if let Ok(bytes) = u16::try_from(bytes) {
+            return NetEvent::Credit { link, vc, bytes };
+        }
+        let slot = match self.free_big_credits.pop() {
+            Some(slot) => {
+                self.big_credits[slot as usize] = (link, vc, bytes);
+                slot
+            }
+            None => {
+                self.big_credits.push((link, vc, bytes));
+                (self.big_credits.len() - 1) as u32
+            }
+        };
+        NetEvent::BigCredit { slot }
+    }
+
     /// Counts the pending credits of `link` whose events would have run by now; the others
     /// stay pending or, with `wake`, become events.
     #[inline]
@@ -1087,7 +1120,8 @@ impl Network {
         while i != NO_CREDIT {
             let c = self.pending_credits[i as usize];
             let (vc, bytes) = (c.vc, c.bytes);
-            q.at_reserved(c.time, c.seq, NetEvent::Credit { link, vc, bytes });
+            let event = self.credit_event(link, vc, bytes);
+            q.at_reserved(c.time, c.seq, event);
             self.free_pending_credits.push(i);
             i = c.next;
         }
