@@ -458,8 +458,14 @@ impl Topology {
     pub fn num_links(&self) -> u32 {
         self.num_ports() + self.num_nics()
     }
+    #[inline]
     pub fn nic_node(&self, nic: u32) -> u32 {
-        nic / self.nics_per_node
+        // Most nodes have one NIC: no division then (it is on every packet's path).
+        if self.nics_per_node == 1 {
+            nic
+        } else {
+            nic / self.nics_per_node
+        }
     }
     pub fn node_nic(&self, node: u32, index: u32) -> u32 {
         node * self.nics_per_node + index
