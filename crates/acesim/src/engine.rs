@@ -95,7 +95,6 @@ pub struct EventQueue<E> {
     free_groups: Vec<u32>,
     /// The time and group of the last push to a group: pushes come in runs to one time.
     last_push: (Ps, u32),
-    len: usize,
     seq: u64,
     now: Ps,
     /// Sequence number of the event popped last.
@@ -113,7 +112,6 @@ impl<E: Copy> Default for EventQueue<E> {
             groups: Vec::new(),
             free_groups: Vec::new(),
             last_push: (0, u32::MAX),
-            len: 0,
             seq: 0,
             now: 0,
             now_seq: 0,
@@ -150,7 +148,6 @@ impl<E: Copy> EventQueue<E> {
             "event scheduled before the current event (time {time} < {})",
             self.now
         );
-        self.len += 1;
         if time == self.now {
             insert_in_order(&mut self.current, self.head, seq, event);
             return;
@@ -197,7 +194,6 @@ impl<E: Copy> EventQueue<E> {
         }
         let (seq, event) = self.current[self.head];
         self.head += 1;
-        self.len -= 1;
         self.now_seq = seq;
         self.processed += 1;
         Some((self.now, event))
@@ -254,7 +250,7 @@ impl<E: Copy> EventQueue<E> {
         self.processed
     }
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.head == self.current.len() && self.times.is_empty()
     }
 }
 

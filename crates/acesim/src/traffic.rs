@@ -255,6 +255,8 @@ pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<Traffic
     let mut net = Network::new(topo, machine);
     let mut q: EventQueue<TEvent> = EventQueue::default();
     let mut rng = Rng::new(cfg.seed ^ 0x5EED_0F7A_FF1C);
+    // ln(1 - p), the denominator of every geometric draw.
+    let ln_miss = (1.0 - p_slot).ln();
     let window_end = cfg.warmup + cfg.measure;
     let limit = window_end + cfg.drain;
     // First arrivals are spread so that nodes do not start in lockstep.
@@ -267,7 +269,7 @@ pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<Traffic
                 let k = if p_slot >= 1.0 {
                     1.0
                 } else {
-                    (u.ln() / (1.0 - p_slot).ln()).floor() + 1.0
+                    (u.ln() / ln_miss).floor() + 1.0
                 };
                 (k as Ps).saturating_mul(slot)
             }
