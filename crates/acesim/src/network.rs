@@ -91,6 +91,10 @@ struct Packet {
     ghops: u8,
     /// Output link chosen by routing at the current router (`IN_NIC` before routing).
     out_link: u32,
+    /// With deterministic routing, the output and VC class routing will choose at the
+    /// current router, computed when the head arrives.
+    next_port: u32,
+    next_class: u8,
     /// Next packet in its input VC, and in its output's waiting list (`NONE` at the end).
     fifo_next: u32,
     wait_next: u32,
@@ -373,6 +377,9 @@ pub struct Network {
     checks: Option<Box<Checks>>,
     /// Every credit an event (`every_credit_an_event`).
     eager_credits: bool,
+    /// Routing depends only on the packet's router, source and destination (not on a
+    /// random draw or on the network's state): all but the dragonfly.
+    deterministic: bool,
 }
 
 /// State for checking the model's invariants; the first broken one is kept.
@@ -512,7 +519,9 @@ impl Network {
             rng: crate::patterns::Rng::new(params_seed),
             checks: None,
             eager_credits: false,
+            deterministic: false,
         };
+        net.deterministic = !matches!(net.topo.shape, crate::topology::Shape::Dragonfly { .. });
         net.fill_class_ranges();
         net
     }
@@ -738,6 +747,8 @@ impl Network {
             via: NO_GROUP,
             ghops: 0,
             out_link: IN_NIC,
+            next_port: NONE,
+            next_class: 0,
             fifo_next: NONE,
             wait_next: NONE,
         };
@@ -893,6 +904,15 @@ impl Network {
                 let p = &mut self.packets[pkt as usize];
                 p.fifo_next = NONE;
                 let (port, vc) = (p.port, p.vc);
+                if self.deterministic {
+                    // The route depends only on where the packet is and goes: computed now,
+                    // while the packet is at hand, and used when the pipeline is done.
+                    let (src, dst, dst_nic) = (p.src_router, p.dst_router, p.dst_nic);
+                    let router = self.inputs[port as usize].router;
+                    let hop = self.topo.route_between(router, src, dst, dst_nic);
+                    let p = &mut self.packets[pkt as usize];
+                    (p.next_port, p.next_class) = (hop.port, hop.class);
+                }
                 let fifo = self.fifo(port, vc);
                 let tail = fifo.1;
                 fifo.1 = pkt;
@@ -904,9 +924,17 @@ impl Network {
                 }
             }
             NetEvent::RouteDone { pkt } => {
-                let port = self.packets[pkt as usize].port;
-                let router = self.inputs[port as usize].router;
-                let hop = self.route(q, router, pkt);
+                let p = &self.packets[pkt as usize];
+                let port = p.port;
+                let hop = if self.deterministic {
+                    crate::topology::Hop {
+                        port: p.next_port,
+                        class: p.next_class,
+                    }
+                } else {
+                    let router = self.inputs[port as usize].router;
+                    self.route(q, router, pkt)
+                };
                 self.inputs[port as usize].routed += 1;
                 let pm = &mut self.packets[pkt as usize];
                 pm.out_class = hop.class;
