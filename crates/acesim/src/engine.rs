@@ -9,7 +9,6 @@ use crate::units::Ps;
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// A pending event: its sequence number and the event (the time is its group's).
 type Entry<E> = (u64, E);
@@ -52,47 +51,50 @@ fn insert_reserved<E>(list: &mut Vec<Entry<E>>, from: usize, seq: u64, event: E)
 /// late (a reserved number below the last pushed), which are sorted into place once, when
 /// the time becomes current, rather than each moving the list on insertion.
 struct Group<E> {
+    time: Ps,
+    /// The next group of the same calendar slot, or the next free group.
+    next: u32,
     events: Vec<Entry<E>>,
     late: Vec<Entry<E>>,
 }
 
-/// Hashes event times for `by_time` (a multiply and fold: times are often multiples of
-/// a round number, whose low bits carry nothing).
-#[derive(Default)]
-struct TimeHasher(u64);
-
-impl Hasher for TimeHasher {
-    fn finish(&self) -> u64 {
-        self.0 ^ (self.0 >> 29)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0 ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
+/// Calendar slots are `1 << SLOT_BITS` ps wide (256 ps) and there are `SLOTS` of them
+/// (about 2.1 µs ahead of the current time); times further out wait in `far`. Chosen by
+/// replaying the queue operations of the benchmark runs (docs/performance.md).
+const SLOT_BITS: u32 = 8;
+const SLOTS: usize = 8192;
+const NO_GROUP: u32 = u32::MAX;
 
 /// A future-event list for events that share their times. Models schedule most events a
 /// fixed delay after another, so dozens to thousands of events fall on each picosecond that
-/// has any: each pending time holds its events in a list sorted by sequence number (a new
-/// event has the highest and is appended; one with an older reserved number waits aside
-/// and is merged in when the time comes up), and only the times are kept in a heap. The
-/// current time's events are popped in sequence order, so the order is exactly (time,
-/// sequence).
+/// has any: each pending time holds its events in a group, a list sorted by sequence
+/// number (a new event has the highest and is appended; one with an older reserved number
+/// waits aside and is merged in when the time comes up). The current time's events are
+/// popped in sequence order, so the order is exactly (time, sequence).
+///
+/// A time's group is found through a calendar: a ring of slots, each a short list of the
+/// pending times it covers, with a bitmap of the slots in use to find the next time. Times
+/// beyond the ring's reach (rare: long computations) are kept in a hash map and a heap and
+/// move into the ring as it comes near them. No hashing on the common path, and no heap.
 pub struct EventQueue<E> {
     /// Events at the current time, sorted by sequence number from `head` on.
     current: Vec<Entry<E>>,
     head: usize,
-    /// Pending times after the current one, earliest first, each once.
-    times: BinaryHeap<Reverse<Ps>>,
-    /// The group of each pending time (an index into `groups`).
-    by_time: HashMap<Ps, u32, BuildHasherDefault<TimeHasher>>,
-    /// The events of each pending time.
     groups: Vec<Group<E>>,
-    free_groups: Vec<u32>,
+    /// First free group (a list through `Group::next`).
+    free: u32,
+    /// Per calendar slot, its first group (`NO_GROUP` when empty); slot of time t is
+    /// `(t >> SLOT_BITS) % SLOTS`. The ring holds the times of slots `base_slot ..
+    /// base_slot + SLOTS`, `base_slot` being the current time's.
+    ring: Vec<u32>,
+    /// A bit per slot: it has a group.
+    occupied: Vec<u64>,
+    base_slot: u64,
+    /// Times beyond the ring: their groups, and the times, earliest first.
+    far: HashMap<Ps, u32>,
+    far_times: BinaryHeap<Reverse<Ps>>,
+    /// Pending times other than the current one.
+    pending_times: usize,
     /// The time and group of the last push to a group: pushes come in runs to one time.
     last_push: (Ps, u32),
     seq: u64,
@@ -107,11 +109,15 @@ impl<E: Copy> Default for EventQueue<E> {
         EventQueue {
             current: Vec::new(),
             head: 0,
-            times: BinaryHeap::new(),
-            by_time: HashMap::default(),
             groups: Vec::new(),
-            free_groups: Vec::new(),
-            last_push: (0, u32::MAX),
+            free: NO_GROUP,
+            ring: vec![NO_GROUP; SLOTS],
+            occupied: vec![0; SLOTS / 64],
+            base_slot: 0,
+            far: HashMap::new(),
+            far_times: BinaryHeap::new(),
+            pending_times: 0,
+            last_push: (0, NO_GROUP),
             seq: 0,
             now: 0,
             now_seq: 0,
@@ -152,13 +158,10 @@ impl<E: Copy> EventQueue<E> {
             insert_in_order(&mut self.current, self.head, seq, event);
             return;
         }
-        let g = if self.last_push.0 == time && self.last_push.1 != u32::MAX {
+        let g = if self.last_push.0 == time && self.last_push.1 != NO_GROUP {
             self.last_push.1
         } else {
-            let g = match self.by_time.get(&time) {
-                Some(&g) => g,
-                None => self.new_group(time),
-            };
+            let g = self.group_of(time);
             self.last_push = (time, g);
             g
         };
@@ -169,21 +172,102 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
-    #[cold]
-    fn new_group(&mut self, time: Ps) -> u32 {
-        let g = match self.free_groups.pop() {
-            Some(g) => g,
-            None => {
-                self.groups.push(Group {
-                    events: Vec::new(),
-                    late: Vec::new(),
-                });
-                (self.groups.len() - 1) as u32
+    /// The group of pending time `time` (after the current one), made if there is none.
+    #[inline]
+    fn group_of(&mut self, time: Ps) -> u32 {
+        let slot = time >> SLOT_BITS;
+        if slot >= self.base_slot + SLOTS as u64 {
+            return self.far_group(time);
+        }
+        let at = slot as usize % SLOTS;
+        let mut g = self.ring[at];
+        while g != NO_GROUP {
+            let group = &self.groups[g as usize];
+            if group.time == time {
+                return g;
             }
-        };
-        self.by_time.insert(time, g);
-        self.times.push(Reverse(time));
+            g = group.next;
+        }
+        let g = self.new_group(time);
+        self.link(at, g);
         g
+    }
+
+    #[cold]
+    fn far_group(&mut self, time: Ps) -> u32 {
+        if let Some(&g) = self.far.get(&time) {
+            return g;
+        }
+        let g = self.new_group(time);
+        self.far.insert(time, g);
+        self.far_times.push(Reverse(time));
+        g
+    }
+
+    fn new_group(&mut self, time: Ps) -> u32 {
+        let g = if self.free != NO_GROUP {
+            let g = self.free;
+            self.free = self.groups[g as usize].next;
+            g
+        } else {
+            self.groups.push(Group {
+                time: 0,
+                next: NO_GROUP,
+                events: Vec::new(),
+                late: Vec::new(),
+            });
+            (self.groups.len() - 1) as u32
+        };
+        self.groups[g as usize].time = time;
+        self.pending_times += 1;
+        g
+    }
+
+    /// Puts group `g` in calendar slot `at`.
+    fn link(&mut self, at: usize, g: u32) {
+        self.groups[g as usize].next = self.ring[at];
+        self.ring[at] = g;
+        self.occupied[at / 64] |= 1 << (at % 64);
+    }
+
+    /// Takes group `g` out of calendar slot `at`.
+    fn unlink(&mut self, at: usize, g: u32) {
+        let next = self.groups[g as usize].next;
+        if self.ring[at] == g {
+            self.ring[at] = next;
+        } else {
+            let mut p = self.ring[at];
+            while self.groups[p as usize].next != g {
+                p = self.groups[p as usize].next;
+            }
+            self.groups[p as usize].next = next;
+        }
+        if self.ring[at] == NO_GROUP {
+            self.occupied[at / 64] &= !(1 << (at % 64));
+        }
+    }
+
+    /// The first slot in use at or after `from`, going round the ring once.
+    fn next_occupied(&self, from: usize) -> Option<usize> {
+        let words = SLOTS / 64;
+        let (w0, b0) = (from / 64, from % 64);
+        let first = self.occupied[w0] & (!0u64 << b0);
+        if first != 0 {
+            return Some(w0 * 64 + first.trailing_zeros() as usize);
+        }
+        for k in 1..=words {
+            let w = (w0 + k) % words;
+            // Back at the first word: only the bits before `from` are left.
+            let bits = if k == words {
+                self.occupied[w] & !(!0u64 << b0)
+            } else {
+                self.occupied[w]
+            };
+            if bits != 0 {
+                return Some(w * 64 + bits.trailing_zeros() as usize);
+            }
+        }
+        None
     }
 
     /// Removes the earliest event and advances the clock to its time.
@@ -201,17 +285,37 @@ impl<E: Copy> EventQueue<E> {
 
     /// Makes the earliest pending time the current one; false when nothing is pending.
     fn advance(&mut self) -> bool {
-        let Some(Reverse(time)) = self.times.pop() else {
-            return false;
+        // The earliest time in the ring: the least of the first slot in use.
+        let in_ring = self
+            .next_occupied(self.base_slot as usize % SLOTS)
+            .map(|at| {
+                let (mut best, mut best_time, mut g) = (NO_GROUP, Ps::MAX, self.ring[at]);
+                while g != NO_GROUP {
+                    let group = &self.groups[g as usize];
+                    if group.time < best_time {
+                        (best, best_time) = (g, group.time);
+                    }
+                    g = group.next;
+                }
+                (best_time, at, best)
+            });
+        let far = self.far_times.peek().map(|r| r.0);
+        let (time, g) = match (in_ring, far) {
+            // A time is in the ring or far, never both: `t < f` when both are there.
+            (Some((t, at, g)), f) if f.is_none_or(|f| t < f) => {
+                self.unlink(at, g);
+                (t, g)
+            }
+            (_, Some(f)) => {
+                self.far_times.pop();
+                let g = self.far.remove(&f).expect("a far time has a group");
+                (f, g)
+            }
+            (_, None) => return false,
         };
-        let g = self
-            .by_time
-            .remove(&time)
-            .expect("a pending time has a group");
-        if self.last_push.1 == g {
-            // The group is about to be reused for another time.
-            self.last_push = (0, u32::MAX);
-        }
+        self.pending_times -= 1;
+        // The group is about to be reused for another time.
+        self.last_push = (0, NO_GROUP);
         // The spent list goes back to the group, which is free again: lists are reused,
         // but a huge one (a burst of events at one time) does not keep its memory.
         self.current.clear();
@@ -232,9 +336,20 @@ impl<E: Copy> EventQueue<E> {
                 }
             }
         }
-        self.free_groups.push(g);
+        group.next = self.free;
+        self.free = g;
         self.head = 0;
         self.now = time;
+        self.base_slot = time >> SLOT_BITS;
+        // Far times the ring reaches now move into it.
+        while let Some(&Reverse(f)) = self.far_times.peek() {
+            if f >> SLOT_BITS >= self.base_slot + SLOTS as u64 {
+                break;
+            }
+            self.far_times.pop();
+            let fg = self.far.remove(&f).expect("a far time has a group");
+            self.link((f >> SLOT_BITS) as usize % SLOTS, fg);
+        }
         true
     }
 
@@ -250,7 +365,7 @@ impl<E: Copy> EventQueue<E> {
         self.processed
     }
     pub fn is_empty(&self) -> bool {
-        self.head == self.current.len() && self.times.is_empty()
+        self.head == self.current.len() && self.pending_times == 0
     }
 }
 
@@ -324,6 +439,53 @@ mod tests {
                 prop_assert_eq!(q.pop(), Some(want));
             }
             prop_assert!(q.pop().is_none());
+        }
+
+        /// The calendar's edges: several times in one slot, times just inside and just
+        /// beyond the ring's reach (which wait far and move in as the clock nears them),
+        /// times a whole ring apart (same slot, different rounds), and events with
+        /// reserved numbers pushed later at such times, against a sorted heap.
+        #[test]
+        fn calendar_edges_keep_the_order(steps in prop::collection::vec((0usize..5, 0u64..1000, 0usize..4, any::<bool>()), 1..400)) {
+            let span = (SLOTS as u64) << SLOT_BITS;
+            let delta = |kind: usize, jitter: u64| match kind {
+                0 => jitter % 300,              // within a slot or two
+                1 => span - 300 + jitter % 600, // at the ring's reach
+                2 => span + jitter,             // a round ahead: same slot
+                3 => 3 * span + jitter * 997,   // far
+                _ => 0,                         // the current time
+            };
+            let mut q = EventQueue::default();
+            let mut reference = std::collections::BinaryHeap::new();
+            // Reserved numbers and the (kind, jitter) of the time they will be pushed at.
+            let mut held: Vec<(u64, usize, u64)> = Vec::new();
+            for &(kind, jitter, pops, reserve) in &steps {
+                if reserve {
+                    held.push((q.reserve(), (kind + 1) % 4, jitter / 2));
+                }
+                let seq = q.reserve();
+                let t = q.now() + delta(kind, jitter);
+                q.schedule_reserved(t, seq, seq);
+                reference.push(std::cmp::Reverse((t, seq)));
+                if held.len() > 2 || (!reserve && !held.is_empty()) {
+                    let (r, kind, jitter) = held.remove(0);
+                    // After the current event: strictly later unless reserved after it.
+                    let after = q.processed() > 0 && r > q.current_key().1;
+                    let t = q.now() + delta(kind, jitter).max(!after as u64);
+                    q.schedule_reserved(t, r, r);
+                    reference.push(std::cmp::Reverse((t, r)));
+                }
+                for _ in 0..pops {
+                    let want = reference.pop().map(|std::cmp::Reverse(x)| x);
+                    prop_assert_eq!(q.pop(), want);
+                }
+                prop_assert_eq!(q.is_empty(), reference.is_empty());
+            }
+            while let Some(std::cmp::Reverse(want)) = reference.pop() {
+                prop_assert_eq!(q.pop(), Some(want));
+            }
+            prop_assert!(q.pop().is_none());
+            prop_assert!(q.is_empty());
         }
 
         /// Reserved sequence numbers scheduled later (at any later time, the current one
