@@ -487,6 +487,7 @@ impl Network {
         let nics = vec![Nic::default(); topo.num_nics() as usize];
         let topo_nics = topo.num_nics() as usize;
         let params_seed = params.routing_seed;
+        let deterministic = !matches!(topo.shape, crate::topology::Shape::Dragonfly { .. });
         let node_mem_free = vec![0; topo.num_nodes as usize];
         let mut net = Network {
             topo,
@@ -519,9 +520,8 @@ impl Network {
             rng: crate::patterns::Rng::new(params_seed),
             checks: None,
             eager_credits: false,
-            deterministic: false,
+            deterministic,
         };
-        net.deterministic = !matches!(net.topo.shape, crate::topology::Shape::Dragonfly { .. });
         net.fill_class_ranges();
         net
     }
