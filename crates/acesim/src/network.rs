@@ -242,6 +242,15 @@ fn pick_vc(credits: &[i64], lo: u8, hi: u8, bytes: u32) -> Option<u8> {
     best
 }
 
+/// What switch and VC allocation decide for a waiting packet.
+enum Allocation {
+    Vc(u8),
+    /// Its input is sending another packet across the crossbar.
+    InputBusy,
+    /// No VC of its class downstream has room for it.
+    NoRoom,
+}
+
 /// `Link::stalled_since` when the link is not stalled.
 const NOT_STALLED: Ps = Ps::MAX;
 
@@ -841,17 +850,10 @@ impl Network {
             // An idle link, a free crossbar input and room downstream: the packet goes at
             // once, as switch allocation would send the only packet waiting.
             if self.links[link as usize].busy_until <= now {
-                let pkt = &self.packets[p as usize];
-                let port = pkt.port;
-                if port == IN_NIC || self.inputs[port as usize].xbar_free <= now {
-                    let vcs = self.params.vcs as usize;
-                    let credits = &self.credits[link as usize * vcs..][..vcs];
-                    let (lo, hi) = self.class_range[pkt.out_class as usize];
-                    if let Some(vc) = pick_vc(credits, lo, hi, pkt.bytes) {
-                        self.links[link as usize].rr_last = port;
-                        self.transmit(q, now, link, p, vc);
-                        return;
-                    }
+                if let Allocation::Vc(vc) = self.allocate(link, p, now) {
+                    self.links[link as usize].rr_last = self.packets[p as usize].port;
+                    self.transmit(q, now, link, p, vc);
+                    return;
                 }
             }
         }
@@ -1204,7 +1206,8 @@ impl Network {
 
     /// The next hop of packet `p` at `router`. On a dragonfly the source router picks the
     /// path (minimal, Valiant or UGAL) and the VC class is the number of global links
-    /// crossed, which keeps local-global-local(-global-local) paths deadlock-free.
+    /// crossed, which keeps local-global-local(-global-local) paths deadlock-free. Other
+    /// topologies route when the head arrives (`deterministic`); they only fall through here.
     fn route(
         &mut self,
         q: &mut impl Schedule<NetEvent>,
@@ -1219,7 +1222,7 @@ impl Network {
         };
         let pkt = self.packets[p as usize];
         let here = self.topo.group_of(router);
-        let dst_group = self.topo.group_of(self.topo.nic_router(pkt.dst_nic));
+        let dst_group = self.topo.group_of(pkt.dst_router);
         let mut via = pkt.via;
         if pkt.hops == 0 && here != dst_group && g > 2 && self.params.routing != Routing::Minimal {
             // A random intermediate group, neither the source's nor the destination's.
@@ -1337,20 +1340,14 @@ impl Network {
         // input). Each input gets its share, so flows share a link fairly and a router's own
         // injections cannot starve through-traffic (which collapses throughput past
         // saturation).
-        let vcs = self.params.vcs as usize;
-        let credits = &self.credits[link as usize * vcs..][..vcs];
         // The chosen packet, the one before it in the list (`NONE` if first) and its VC.
         let (p, before, vc) = if l.wait_len == 1 {
             // One candidate (the common case): no ranking.
             let p = l.wait_head;
-            let pkt = &self.packets[p as usize];
-            if pkt.port != IN_NIC && self.inputs[pkt.port as usize].xbar_free > now {
-                return; // its input is sending another packet across the crossbar
-            }
-            let (lo, hi) = self.class_range[pkt.out_class as usize];
-            match pick_vc(credits, lo, hi, pkt.bytes) {
-                Some(vc) => (p, NONE, vc),
-                None => {
+            match self.allocate(link, p, now) {
+                Allocation::Vc(vc) => (p, NONE, vc),
+                Allocation::InputBusy => return,
+                Allocation::NoRoom => {
                     self.stall(link, now);
                     return;
                 }
@@ -1372,15 +1369,13 @@ impl Network {
                 if rank >= chosen_rank {
                     continue;
                 }
-                if pkt.port != IN_NIC && self.inputs[pkt.port as usize].xbar_free > now {
-                    continue; // its input is sending another packet across the crossbar
-                }
-                let (lo, hi) = self.class_range[pkt.out_class as usize];
-                if let Some(vc) = pick_vc(credits, lo, hi, pkt.bytes) {
-                    chosen = Some((this, before, vc));
-                    chosen_rank = rank;
-                } else {
-                    credit_blocked = true;
+                match self.allocate(link, this, now) {
+                    Allocation::Vc(vc) => {
+                        chosen = Some((this, before, vc));
+                        chosen_rank = rank;
+                    }
+                    Allocation::InputBusy => {}
+                    Allocation::NoRoom => credit_blocked = true,
                 }
             }
             match chosen {
@@ -1408,6 +1403,24 @@ impl Network {
         l.wait_len -= 1;
         l.rr_last = self.packets[p as usize].port;
         self.transmit(q, now, link, p, vc);
+    }
+
+    /// Whether waiting packet `p` can go on `link` now (the link being free): its input
+    /// must not be sending another packet across the crossbar, and a VC of its class must
+    /// have room for it (VC allocation takes the one with the most).
+    #[inline(always)]
+    fn allocate(&self, link: u32, p: u32, now: Ps) -> Allocation {
+        let pkt = &self.packets[p as usize];
+        if pkt.port != IN_NIC && self.inputs[pkt.port as usize].xbar_free > now {
+            return Allocation::InputBusy;
+        }
+        let vcs = self.params.vcs as usize;
+        let credits = &self.credits[link as usize * vcs..][..vcs];
+        let (lo, hi) = self.class_range[pkt.out_class as usize];
+        match pick_vc(credits, lo, hi, pkt.bytes) {
+            Some(vc) => Allocation::Vc(vc),
+            None => Allocation::NoRoom,
+        }
     }
 
     /// The link idles from `now` for want of downstream buffer space.
