@@ -314,8 +314,10 @@ impl<E: Copy> EventQueue<E> {
             (_, None) => return false,
         };
         self.pending_times -= 1;
-        // The group is about to be reused for another time.
-        self.last_push = (0, NO_GROUP);
+        if self.last_push.1 == g {
+            // The group is about to be reused for another time.
+            self.last_push = (0, NO_GROUP);
+        }
         // The spent list goes back to the group, which is free again: lists are reused,
         // but a huge one (a burst of events at one time) does not keep its memory.
         self.current.clear();
