@@ -13,19 +13,42 @@
 //! }
 //! ```
 //!
-//! `calc` times are nanoseconds (LogGOPSim's unit); sizes are bytes (`8b` or `8`). `cpu` and
-//! `nic` options are accepted and ignored: all operations of a rank share its CPU and its
-//! NICs are chosen round-robin. A receive `from -1` or with `tag -1` matches any source/tag;
-//! a send's tag is 0 or more.
+//! `calc` times are nanoseconds (LogGOPSim's unit); sizes are bytes (`8b` or `8`). A rank
+//! has one CPU unless its operations name others with `cpu N` (as LogGOPSim, each CPU runs
+//! one computation or send overhead at a time); `nic N` sends through the node's NIC `N`
+//! (checked against `nic.count`), else NICs are chosen as for every other program. A
+//! receive `from -1` or with `tag -1` matches any source/tag; a send's tag is 0 or more.
+//! Comments: `//` and `#` to the end of the line, `/* ... */` anywhere (across lines too).
+//!
+//! Schedgen writes the messages of MPI collectives with tags from 1,000,000 up (its
+//! `collsbase`). In MPI they travel on the communicator's collective context, which no
+//! wildcard receive of the program can match; acesim keeps them apart the same way: a send
+//! or receive with such a tag is collective traffic, and a `tag -1` receive matches only
+//! the program's own messages (tags below 1,000,000).
 
 use crate::error::{Error, Location, Result};
-use crate::program::{Op, OpKind, Program, RankDeps, SrcLoc, ANY};
+use crate::program::{Communicator, Op, OpKind, Program, RankDeps, SrcLoc, ANY, NONE};
 use crate::units::{MAX_SIZE, MAX_TIME, PS_PER_NS};
 use std::collections::HashMap;
+
+/// CPUs one rank may name with `cpu N` (LogGOPSim's schedules use one or two).
+pub const MAX_CPUS: u32 = 64;
+
+/// Tags from here up are Schedgen's collective messages (its `collsbase`).
+pub const COLLECTIVE_TAGS: i64 = 1_000_000;
+
+/// The message context of a tag: the world's own (0), or its collective context (1), as
+/// `mpi::link` numbers them.
+fn context(tag: i64) -> u32 {
+    u32::from(tag >= COLLECTIVE_TAGS)
+}
 
 struct Pending {
     label: String,
     line: usize,
+    /// The `cpu N` and `nic N` options (CPU 0 and no NIC when absent).
+    cpu: u32,
+    nic: u32,
     /// (label, line, column, is_irequires)
     deps: Vec<(String, usize, usize, bool)>,
 }
@@ -54,8 +77,69 @@ fn word_col(line: &str, n: usize) -> usize {
     line.len() + 1
 }
 
+/// `text` with every `/* ... */` comment turned into spaces (newlines kept, so lines and
+/// columns stay where they were); `/*` inside a `//` or `#` comment starts nothing.
+fn blank_block_comments(file: &str, text: &str) -> Result<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.char_indices().peekable();
+    let (mut line, mut col) = (1usize, 1usize);
+    let mut line_comment = false;
+    while let Some((_, c)) = chars.next() {
+        if c == '\n' {
+            line_comment = false;
+            out.push(c);
+            line += 1;
+            col = 1;
+            continue;
+        }
+        let next = chars.peek().map(|&(_, n)| n);
+        if !line_comment && (c == '#' || (c == '/' && next == Some('/'))) {
+            line_comment = true;
+        }
+        if line_comment || c != '/' || next != Some('*') {
+            out.push(c);
+            col += 1;
+            continue;
+        }
+        // A block comment: blank it up to and including `*/`.
+        let (start_line, start_col) = (line, col);
+        chars.next();
+        out.push_str("  ");
+        col += 2;
+        let mut closed = false;
+        while let Some((_, c)) = chars.next() {
+            if c == '\n' {
+                out.push('\n');
+                line += 1;
+                col = 1;
+            } else if c == '*' && chars.peek().map(|&(_, n)| n) == Some('/') {
+                chars.next();
+                out.push_str("  ");
+                col += 2;
+                closed = true;
+                break;
+            } else {
+                out.push(' ');
+                col += 1;
+            }
+        }
+        if !closed {
+            return Err(err(
+                file,
+                start_line,
+                start_col,
+                None,
+                "comment `/*` is never closed with `*/`",
+            ));
+        }
+    }
+    Ok(out)
+}
+
 /// Reads a GOAL file.
 pub fn parse(file: &str, text: &str) -> Result<Program> {
+    let text = blank_block_comments(file, text)?;
+    let text = text.as_str();
     let mut prog: Option<Program> = None;
     let mut deps: Vec<RankDeps> = Vec::new();
     let mut current: Option<(u32, usize)> = None;
@@ -219,7 +303,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                 ),
             ));
         }
-        let kind = parse_op(file, line, raw, &words[1..], p.ranks)?;
+        let (kind, cpu, nic) = parse_op(file, line, raw, &words[1..], p.ranks)?;
         let r = rank as usize;
         labels.insert(label.to_string(), p.ops[r].len() as u32);
         p.ops[r].push(Op {
@@ -232,6 +316,8 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
         pending.push(Pending {
             label: label.to_string(),
             line,
+            cpu,
+            nic,
             deps: Vec::new(),
         });
     }
@@ -257,10 +343,24 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
         }
     }
     p.deps = Some(deps);
+    // No communicators to resolve: operations already carry their world ranks and message
+    // contexts (see `context`).
+    p.comms = vec![Communicator {
+        name: "world".into(),
+        members: (0..p.ranks).collect(),
+    }];
+    p.linked = true;
     Ok(p)
 }
 
-fn parse_op(file: &str, line: usize, raw: &str, w: &[&str], ranks: u32) -> Result<OpKind> {
+/// One operation and its `cpu` and `nic` options.
+fn parse_op(
+    file: &str,
+    line: usize,
+    raw: &str,
+    w: &[&str],
+    ranks: u32,
+) -> Result<(OpKind, u32, u32)> {
     let col = |n: usize| word_col(raw, n + 1);
     let bad = |n: usize, field: &str, msg: String| err(file, line, col(n), Some(field), msg);
     let size = |n: usize| -> Result<u64> {
@@ -290,24 +390,46 @@ fn parse_op(file: &str, line: usize, raw: &str, w: &[&str], ranks: u32) -> Resul
         t.parse()
             .map_err(|_| bad(n, field, format!("'{t}' is not an integer {field}")))
     };
-    // Trailing `cpu N` / `nic N` pairs are accepted and ignored.
-    let check_tail = |from: usize| -> Result<()> {
+    // Trailing `cpu N` / `nic N` pairs: the CPU (default 0) and NIC (default: chosen).
+    let tail = |from: usize| -> Result<(u32, u32)> {
+        let (mut cpu, mut nic) = (0, NONE);
         let mut i = from;
         while i < w.len() {
-            if (w[i] == "cpu" || w[i] == "nic")
-                && i + 1 < w.len()
-                && w[i + 1].parse::<u32>().is_ok()
-            {
-                i += 2;
-            } else {
+            let key = w[i];
+            if key != "cpu" && key != "nic" {
                 return Err(bad(
                     i,
                     "option",
-                    format!("unexpected `{}` (options: cpu N, nic N)", w[i]),
+                    format!("unexpected `{key}` (options: cpu N, nic N)"),
                 ));
             }
+            let value = w.get(i + 1).copied().unwrap_or("");
+            let n: u32 = value.parse().map_err(|_| {
+                bad(
+                    i + 1,
+                    key,
+                    format!("'{value}' is not a {key} number (expected `{key} N`, N = 0, 1, ...)"),
+                )
+            })?;
+            if key == "cpu" {
+                if n >= MAX_CPUS {
+                    return Err(bad(
+                        i + 1,
+                        "cpu",
+                        format!(
+                            "cpu {n} is out of range: a rank has at most {MAX_CPUS} CPUs (0 to {})",
+                            MAX_CPUS - 1
+                        ),
+                    ));
+                }
+                cpu = n;
+            } else {
+                // NONE means "no NIC given"; it is checked against nic.count later.
+                nic = n.min(NONE - 1);
+            }
+            i += 2;
         }
-        Ok(())
+        Ok((cpu, nic))
     };
     match w.first().copied() {
         Some("calc") => {
@@ -322,7 +444,7 @@ fn parse_op(file: &str, line: usize, raw: &str, w: &[&str], ranks: u32) -> Resul
             let ns: u64 = t
                 .parse()
                 .map_err(|_| bad(1, "time", format!("'{t}' is not a time in nanoseconds")))?;
-            check_tail(2)?;
+            let (cpu, nic) = tail(2)?;
             let ps = ns.saturating_mul(PS_PER_NS);
             if ps > MAX_TIME {
                 return Err(bad(
@@ -331,7 +453,7 @@ fn parse_op(file: &str, line: usize, raw: &str, w: &[&str], ranks: u32) -> Resul
                     format!("calc {t} ns is longer than acesim simulates (10^6 s)"),
                 ));
             }
-            Ok(OpKind::Compute { ps })
+            Ok((OpKind::Compute { ps }, cpu, nic))
         }
         Some(k @ ("send" | "recv")) => {
             let (dir, field) = if k == "send" {
@@ -349,7 +471,7 @@ fn parse_op(file: &str, line: usize, raw: &str, w: &[&str], ranks: u32) -> Resul
             let size = size(1)?;
             let peer = int(3, field)?;
             let tag = int(5, "tag")?;
-            check_tail(6)?;
+            let (cpu, nic) = tail(6)?;
             if k == "send" {
                 if peer < 0 || peer >= ranks as i64 {
                     return Err(bad(
@@ -365,12 +487,16 @@ fn parse_op(file: &str, line: usize, raw: &str, w: &[&str], ranks: u32) -> Resul
                         format!("tag {tag} is out of range: a send needs a tag of 0 or more (a negative tag means any tag, on a receive)"),
                     ));
                 }
-                Ok(OpKind::Send {
-                    dst: peer as u32,
-                    size,
-                    tag,
-                    comm: 0,
-                })
+                Ok((
+                    OpKind::Send {
+                        dst: peer as u32,
+                        size,
+                        tag,
+                        comm: context(tag),
+                    },
+                    cpu,
+                    nic,
+                ))
             } else {
                 if peer < ANY || peer >= ranks as i64 {
                     return Err(bad(
@@ -379,12 +505,16 @@ fn parse_op(file: &str, line: usize, raw: &str, w: &[&str], ranks: u32) -> Resul
                         format!("rank {peer} is out of range: num_ranks is {ranks}"),
                     ));
                 }
-                Ok(OpKind::Recv {
-                    src: peer,
-                    size,
-                    comm: 0,
-                    tag: if tag < 0 { ANY } else { tag },
-                })
+                Ok((
+                    OpKind::Recv {
+                        src: peer,
+                        size,
+                        comm: context(tag),
+                        tag: if tag < 0 { ANY } else { tag },
+                    },
+                    cpu,
+                    nic,
+                ))
             }
         }
         Some(other) => Err(bad(
@@ -416,6 +546,16 @@ fn resolve(
         after_complete: vec![Vec::new(); n],
         after_start: vec![Vec::new(); n],
         labels: pending.iter().map(|x| x.label.clone()).collect(),
+        cpu: if pending.iter().any(|x| x.cpu != 0) {
+            pending.iter().map(|x| x.cpu).collect()
+        } else {
+            Vec::new()
+        },
+        nic: if pending.iter().any(|x| x.nic != NONE) {
+            pending.iter().map(|x| x.nic).collect()
+        } else {
+            Vec::new()
+        },
     };
     for (op, pend) in pending.iter().enumerate() {
         for (dep, line, col, is_i) in &pend.deps {

@@ -148,6 +148,27 @@ pub struct RankDeps {
     pub after_start: Vec<Vec<u32>>,
     /// Labels of the operations, for reports.
     pub labels: Vec<String>,
+    /// Per operation: the rank's CPU that runs it (empty: every operation on CPU 0).
+    pub cpu: Vec<u32>,
+    /// Per operation: the node's NIC a send uses, or `NONE` (empty: none given).
+    pub nic: Vec<u32>,
+}
+
+impl RankDeps {
+    /// CPU of operation `op`.
+    pub fn cpu_of(&self, op: u32) -> u32 {
+        self.cpu.get(op as usize).copied().unwrap_or(0)
+    }
+
+    /// NIC operation `op` asks for, or `NONE`.
+    pub fn nic_of(&self, op: u32) -> u32 {
+        self.nic.get(op as usize).copied().unwrap_or(NONE)
+    }
+
+    /// CPUs the rank uses (1 + the highest `cpu` named).
+    pub fn cpus(&self) -> u32 {
+        self.cpu.iter().max().map_or(1, |&c| c + 1)
+    }
 }
 
 /// A collective call as a rank wrote it.

@@ -157,6 +157,27 @@ fn category(name: &str) -> usize {
     CATEGORIES.iter().position(|c| *c == name).unwrap_or(2)
 }
 
+/// One CPU of a dependency-graph rank (GOAL's `cpu N`; most ranks have one).
+#[derive(Debug, Clone)]
+struct DagCpu {
+    /// Busy until this time with a computation or a send's overhead.
+    busy_until: Ps,
+    /// Computation that completes when the CPU frees, or `NONE`.
+    running: u32,
+    /// Operations waiting for this CPU, in the order they became ready.
+    ready: VecDeque<u32>,
+}
+
+impl Default for DagCpu {
+    fn default() -> Self {
+        DagCpu {
+            busy_until: 0,
+            running: NONE,
+            ready: VecDeque::new(),
+        }
+    }
+}
+
 /// Dependency-graph state of one rank.
 #[derive(Debug, Clone, Default)]
 struct DagRank {
@@ -164,11 +185,12 @@ struct DagRank {
     need_irequires: Vec<u32>,
     started: Vec<bool>,
     done: Vec<bool>,
-    ready: VecDeque<u32>,
-    /// A Resume is scheduled (the CPU is busy or about to look at `ready`).
-    cpu_busy: bool,
-    /// Compute operation occupying the CPU, or `NONE`.
-    running: u32,
+    cpus: Vec<DagCpu>,
+    /// Ready operations that need no CPU (receives, zero-time computations, sends when the
+    /// send overhead is 0): they start as soon as they are ready.
+    instant: VecDeque<u32>,
+    /// A Resume is scheduled at this time to start new ready work (`Ps::MAX`: none).
+    wake_at: Ps,
     completed: u32,
 }
 
@@ -388,6 +410,18 @@ pub struct Runtime {
     pub trace: Option<Vec<TraceInterval>>,
     /// Ranks that finished while some of their requests had not completed.
     pub unfinished: Vec<UnfinishedRequests>,
+    /// The runtime's invariants, checked as the run goes (`--check`, debug builds).
+    checks: Option<Box<CpuChecks>>,
+}
+
+/// What the runtime checks of every CPU: it runs one computation or overhead at a time,
+/// and its rank cannot finish before the CPU's busy time has passed.
+#[derive(Debug, Default)]
+struct CpuChecks {
+    /// Per rank, per CPU: end of its last busy interval, and its busy time so far.
+    free_at: Vec<Vec<Ps>>,
+    busy: Vec<Vec<Ps>>,
+    violation: Option<String>,
 }
 
 /// A rank that reached the end of its program with requests still pending (an MPI program
@@ -428,7 +462,8 @@ impl Runtime {
                         need_irequires: d.irequires.clone(),
                         started: vec![false; n],
                         done: vec![false; n],
-                        running: NONE,
+                        cpus: vec![DagCpu::default(); d.cpus() as usize],
+                        wake_at: Ps::MAX,
                         ..Default::default()
                     }
                 }),
@@ -456,7 +491,67 @@ impl Runtime {
             last_activity: 0,
             trace: None,
             unfinished: Vec::new(),
+            checks: None,
         }
+    }
+
+    /// Checks the runtime's invariants as the run goes (`violation`, `check_end`).
+    pub fn enable_checks(&mut self) {
+        let cpus: Vec<usize> = (0..self.program.ranks as usize)
+            .map(|r| {
+                self.program
+                    .deps
+                    .as_ref()
+                    .map_or(1, |d| d[r].cpus() as usize)
+            })
+            .collect();
+        self.checks = Some(Box::new(CpuChecks {
+            free_at: cpus.iter().map(|&n| vec![0; n]).collect(),
+            busy: cpus.iter().map(|&n| vec![0; n]).collect(),
+            violation: None,
+        }));
+    }
+
+    /// The first broken invariant, if checks are on and one broke.
+    pub fn violation(&self) -> Option<&str> {
+        self.checks.as_ref().and_then(|c| c.violation.as_deref())
+    }
+
+    /// Invariants of a finished run: no rank finished before its CPUs' busy time.
+    pub fn check_end(&self) -> Result<(), String> {
+        let Some(c) = &self.checks else {
+            return Ok(());
+        };
+        if let Some(v) = &c.violation {
+            return Err(v.clone());
+        }
+        for (r, st) in self.ranks.iter().enumerate() {
+            let Some(finish) = st.finish else { continue };
+            for (cpu, &busy) in c.busy[r].iter().enumerate() {
+                if finish < busy {
+                    return Err(format!(
+                        "rank {r} finished at {finish} ps, before the {busy} ps its CPU {cpu} computed and paid overheads"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// CPU `cpu` of `rank` is busy from `start` to `end` (checked: never twice at once).
+    fn occupy_cpu(&mut self, rank: u32, cpu: u32, start: Ps, end: Ps) {
+        let Some(c) = &mut self.checks else {
+            return;
+        };
+        let (r, k) = (rank as usize, cpu as usize);
+        if start < c.free_at[r][k] && c.violation.is_none() {
+            c.violation = Some(format!(
+                "rank {rank}: CPU {cpu} starts work at {start} ps while busy until {} ps",
+                c.free_at[r][k]
+            ));
+        }
+        c.free_at[r][k] = end;
+        c.busy[r][k] += end - start;
     }
 
     /// Records per-rank intervals for timelines (costs memory per operation).
@@ -520,13 +615,21 @@ impl Runtime {
     /// Starts every rank at time 0.
     pub fn start(&mut self, q: &mut Queue) {
         for rank in 0..self.program.ranks {
-            if let Some(dag) = &mut self.ranks[rank as usize].dag {
-                for op in 0..dag.need_requires.len() as u32 {
+            let r = rank as usize;
+            if self.ranks[r].dag.is_some() {
+                let n = self.program.ops[r].len() as u32;
+                for op in 0..n {
+                    let dag = self.ranks[r].dag.as_ref().expect("dag rank");
                     if dag.need_requires[op as usize] == 0 && dag.need_irequires[op as usize] == 0 {
-                        dag.ready.push_back(op);
+                        self.make_ready(q, 0, rank, op);
                     }
                 }
-                dag.cpu_busy = true;
+                if let Some(dag) = self.ranks[r].dag.as_mut() {
+                    if dag.wake_at == 0 {
+                        continue; // make_ready scheduled its Resume
+                    }
+                    dag.wake_at = 0;
+                }
             }
             q.schedule(0, Event::Rt(RtEvent::Resume { rank }));
         }
@@ -652,6 +755,7 @@ impl Runtime {
                     self.ranks[r].pc += 1;
                     if ps > 0 {
                         self.ranks[r].stats.compute_ps += ps;
+                        self.occupy_cpu(rank, 0, now, now + ps);
                         self.record(rank, TraceKind::Compute, now, now + ps);
                         q.schedule(now + ps, Event::Rt(RtEvent::Resume { rank }));
                         return;
@@ -754,7 +858,7 @@ impl Runtime {
                             NONE,
                         );
                         self.ranks[r].inflight = id;
-                        if self.pay_overhead(q, net, now, rank, id, self.p.send_overhead) {
+                        if self.pay_overhead(q, net, now, rank, 0, id, self.p.send_overhead) {
                             return;
                         }
                     }
@@ -834,7 +938,7 @@ impl Runtime {
         self.ranks[r].pc += 1;
         let id = self.new_xfer(now, rank, kind, peer, size, tag, nic, ctx, NONE);
         self.set_handle(r, handle, id);
-        self.pay_overhead(q, net, now, rank, id, overhead)
+        self.pay_overhead(q, net, now, rank, 0, id, overhead)
     }
 
     fn set_handle(&mut self, r: usize, handle: u32, e: u32) {
@@ -843,61 +947,119 @@ impl Runtime {
         }
     }
 
-    /// Runs a dependency-graph rank: finish the compute that held the CPU, then start ready
-    /// operations until one occupies the CPU.
+    /// Runs a dependency-graph rank: the computations whose time is over complete, then
+    /// ready operations start, each CPU taking its own in the order they became ready,
+    /// until every free CPU is busy or nothing is ready.
     fn run_dag(&mut self, q: &mut Queue, net: &mut Network, now: Ps, rank: u32) {
         let r = rank as usize;
         let Some(dag) = self.ranks[r].dag.as_mut() else {
             return;
         };
-        dag.cpu_busy = false;
-        let running = std::mem::replace(&mut dag.running, NONE);
-        if running != NONE {
-            self.complete_op(q, now, rank, running);
-        }
-        loop {
-            let Some(dag) = self.ranks[r].dag.as_mut() else {
+        // While this runs, new ready work is picked up by the loop below, not by a Resume.
+        dag.wake_at = now;
+        for c in 0..dag.cpus.len() {
+            let Some(cpu) = self.ranks[r].dag.as_mut().map(|d| &mut d.cpus[c]) else {
                 return;
             };
-            let Some(op) = dag.ready.pop_front() else {
-                break;
-            };
-            let kind = self.program.ops[r][op as usize].kind;
-            self.start_op(q, now, rank, op);
-            match kind {
-                OpKind::Compute { ps } if ps > 0 => {
-                    self.record(rank, TraceKind::Compute, now, now + ps);
-                    let st = &mut self.ranks[r];
-                    st.stats.compute_ps += ps;
-                    let dag = st.dag.as_mut().expect("dag rank");
-                    dag.running = op;
-                    dag.cpu_busy = true;
-                    q.schedule(now + ps, Event::Rt(RtEvent::Resume { rank }));
-                    return;
-                }
-                OpKind::Send {
-                    dst,
-                    size,
-                    tag,
-                    comm,
-                } => {
-                    let id =
-                        self.new_xfer(now, rank, XferKind::Msg, dst, size, tag, NONE, comm, op);
-                    if self.p.send_overhead > 0 {
-                        self.ranks[r].dag.as_mut().expect("dag rank").cpu_busy = true;
-                        self.pay_overhead(q, net, now, rank, id, self.p.send_overhead);
-                        return;
-                    }
-                    self.submit(q, net, now, id);
-                }
-                OpKind::Recv { src, tag, comm, .. } => {
-                    self.post_recv(q, net, now, rank, src, tag, comm, op);
-                }
-                // Zero-time compute, and anything else the GOAL reader never produces.
-                _ => self.complete_op(q, now, rank, op),
+            if cpu.running != NONE && cpu.busy_until <= now {
+                let op = std::mem::replace(&mut cpu.running, NONE);
+                self.complete_op(q, now, rank, op);
             }
         }
+        while let Some((op, cpu)) = self.next_ready(now, r) {
+            self.start_dag_op(q, net, now, rank, op, cpu);
+        }
+        if let Some(dag) = self.ranks[r].dag.as_mut() {
+            dag.wake_at = Ps::MAX;
+        }
         self.check_dag_done(rank, now);
+    }
+
+    /// The next operation of rank `r` that can start now and the CPU it takes (`NONE`: it
+    /// needs none).
+    fn next_ready(&mut self, now: Ps, r: usize) -> Option<(u32, u32)> {
+        let dag = self.ranks[r].dag.as_mut()?;
+        if let Some(op) = dag.instant.pop_front() {
+            return Some((op, NONE));
+        }
+        dag.cpus
+            .iter_mut()
+            .enumerate()
+            .filter(|(_, cpu)| cpu.busy_until <= now && cpu.running == NONE)
+            .find_map(|(c, cpu)| cpu.ready.pop_front().map(|op| (op, c as u32)))
+    }
+
+    /// Starts operation `op` of a dependency-graph rank, on `cpu` if it needs one.
+    fn start_dag_op(
+        &mut self,
+        q: &mut Queue,
+        net: &mut Network,
+        now: Ps,
+        rank: u32,
+        op: u32,
+        cpu: u32,
+    ) {
+        let r = rank as usize;
+        let kind = self.program.ops[r][op as usize].kind;
+        self.start_op(q, now, rank, op);
+        match kind {
+            OpKind::Compute { ps } if ps > 0 => {
+                self.record(rank, TraceKind::Compute, now, now + ps);
+                self.occupy_cpu(rank, cpu, now, now + ps);
+                let st = &mut self.ranks[r];
+                st.stats.compute_ps += ps;
+                let c = &mut st.dag.as_mut().expect("dag rank").cpus[cpu as usize];
+                c.running = op;
+                c.busy_until = now + ps;
+                q.schedule(now + ps, Event::Rt(RtEvent::Resume { rank }));
+            }
+            OpKind::Send {
+                dst,
+                size,
+                tag,
+                comm,
+            } => {
+                let nic = self.program.deps.as_ref().map_or(NONE, |d| d[r].nic_of(op));
+                let id = self.new_xfer(now, rank, XferKind::Msg, dst, size, tag, nic, comm, op);
+                let overhead = self.p.send_overhead;
+                if cpu != NONE && overhead > 0 {
+                    let c = &mut self.ranks[r].dag.as_mut().expect("dag rank").cpus[cpu as usize];
+                    c.busy_until = now + overhead;
+                    self.pay_overhead(q, net, now, rank, cpu, id, overhead);
+                } else {
+                    self.submit(q, net, now, id);
+                }
+            }
+            OpKind::Recv { src, tag, comm, .. } => {
+                self.post_recv(q, net, now, rank, src, tag, comm, op);
+            }
+            // Zero-time compute, and anything else the GOAL reader never produces.
+            _ => self.complete_op(q, now, rank, op),
+        }
+    }
+
+    /// Operation `op` of a dependency-graph rank has its dependencies: it waits for its CPU
+    /// if it needs one, and a Resume looks at it now unless one is on its way.
+    fn make_ready(&mut self, q: &mut Queue, now: Ps, rank: u32, op: u32) {
+        let r = rank as usize;
+        let needs_cpu = match self.program.ops[r][op as usize].kind {
+            OpKind::Compute { ps } => ps > 0,
+            OpKind::Send { .. } => self.p.send_overhead > 0,
+            _ => false,
+        };
+        let cpu = self.program.deps.as_ref().map_or(0, |d| d[r].cpu_of(op));
+        let Some(dag) = self.ranks[r].dag.as_mut() else {
+            return;
+        };
+        if needs_cpu {
+            dag.cpus[cpu as usize].ready.push_back(op);
+        } else {
+            dag.instant.push_back(op);
+        }
+        if dag.wake_at != now {
+            dag.wake_at = now;
+            q.schedule(now, Event::Rt(RtEvent::Resume { rank }));
+        }
     }
 
     fn start_op(&mut self, q: &mut Queue, now: Ps, rank: u32, op: u32) {
@@ -907,13 +1069,15 @@ impl Runtime {
         };
         let dag = self.ranks[r].dag.as_mut().expect("dag rank");
         dag.started[op as usize] = true;
-        for &d in &deps[r].after_start[op as usize] {
+        for i in 0..deps[r].after_start[op as usize].len() {
+            let deps = self.program.deps.as_ref().expect("dag program");
+            let d = deps[r].after_start[op as usize][i];
+            let dag = self.ranks[r].dag.as_mut().expect("dag rank");
             dag.need_irequires[d as usize] -= 1;
             if dag.need_irequires[d as usize] == 0 && dag.need_requires[d as usize] == 0 {
-                dag.ready.push_back(d);
+                self.make_ready(q, now, rank, d);
             }
         }
-        Self::wake_cpu(dag, q, now, rank);
     }
 
     fn complete_op(&mut self, q: &mut Queue, now: Ps, rank: u32, op: u32) {
@@ -924,21 +1088,16 @@ impl Runtime {
         let dag = self.ranks[r].dag.as_mut().expect("dag rank");
         dag.done[op as usize] = true;
         dag.completed += 1;
-        for &d in &deps[r].after_complete[op as usize] {
+        for i in 0..deps[r].after_complete[op as usize].len() {
+            let deps = self.program.deps.as_ref().expect("dag program");
+            let d = deps[r].after_complete[op as usize][i];
+            let dag = self.ranks[r].dag.as_mut().expect("dag rank");
             dag.need_requires[d as usize] -= 1;
             if dag.need_irequires[d as usize] == 0 && dag.need_requires[d as usize] == 0 {
-                dag.ready.push_back(d);
+                self.make_ready(q, now, rank, d);
             }
         }
-        Self::wake_cpu(dag, q, now, rank);
         self.check_dag_done(rank, now);
-    }
-
-    fn wake_cpu(dag: &mut DagRank, q: &mut Queue, now: Ps, rank: u32) {
-        if !dag.cpu_busy && !dag.ready.is_empty() {
-            dag.cpu_busy = true;
-            q.schedule(now, Event::Rt(RtEvent::Resume { rank }));
-        }
     }
 
     fn check_dag_done(&mut self, rank: u32, now: Ps) {
@@ -1024,14 +1183,16 @@ impl Runtime {
         id
     }
 
-    /// Charges an issue overhead before the transfer reaches the NIC. Returns true when the
-    /// rank must wait for it (a Resume is scheduled).
+    /// Charges an issue overhead on the rank's CPU `cpu` before the transfer reaches the
+    /// NIC. Returns true when the rank must wait for it (a Resume is scheduled).
+    #[allow(clippy::too_many_arguments)]
     fn pay_overhead(
         &mut self,
         q: &mut Queue,
         net: &mut Network,
         now: Ps,
         rank: u32,
+        cpu: u32,
         xfer: u32,
         overhead: Ps,
     ) -> bool {
@@ -1040,6 +1201,7 @@ impl Runtime {
             return false;
         }
         self.ranks[rank as usize].stats.overhead_ps += overhead;
+        self.occupy_cpu(rank, cpu, now, now + overhead);
         self.record(rank, TraceKind::Overhead, now, now + overhead);
         q.schedule(now + overhead, Event::Rt(RtEvent::Submit { xfer }));
         q.schedule(now + overhead, Event::Rt(RtEvent::Resume { rank }));

@@ -80,8 +80,18 @@ pub fn layout(machine: &MachineConfig, ranks: u32) -> Result<(Topology, Placemen
 pub fn check_program(machine: &MachineConfig, program: &Program) -> Result<()> {
     let nics = machine.nic.count;
     for (rank, ops) in program.ops.iter().enumerate() {
-        for op in ops {
-            if let OpKind::Put { nic, .. } | OpKind::Get { nic, .. } = op.kind {
+        for (i, op) in ops.iter().enumerate() {
+            // GOAL's `nic N` option is kept beside the operation.
+            let goal_nic = program
+                .deps
+                .as_ref()
+                .map_or(NONE, |d| d[rank].nic_of(i as u32));
+            let nic = match op.kind {
+                OpKind::Put { nic, .. } | OpKind::Get { nic, .. } => Some(nic),
+                _ if goal_nic != NONE => Some(goal_nic),
+                _ => None,
+            };
+            if let Some(nic) = nic {
                 if nic != NONE && nic >= nics {
                     let (file, line) = program
                         .describe_loc(op.loc)
@@ -270,6 +280,7 @@ pub fn simulate_with(
     }
     if options.check || cfg!(debug_assertions) {
         net.enable_checks();
+        rt.enable_checks();
     }
     let mut q: EventQueue<Event> = EventQueue::default();
     rt.start(&mut q);
@@ -315,7 +326,7 @@ pub fn simulate_with(
             }
         }
     }
-    if let Some(v) = net.violation() {
+    if let Some(v) = net.violation().or(rt.violation()) {
         return Err(Error::Internal(format!("model invariant broken: {v}")));
     }
     let wall = started.elapsed().as_secs_f64();
@@ -344,6 +355,7 @@ pub fn simulate_with(
         return Err(Error::Deadlock(Box::new(report)));
     }
     net.check_end(now)
+        .and_then(|()| rt.check_end())
         .map_err(|v| Error::Internal(format!("model invariant broken: {v}")))?;
     let events = q.processed();
     drop(q);
