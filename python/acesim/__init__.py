@@ -18,7 +18,7 @@ Python programs, builds machines, runs sweeps and draws plots.
 from __future__ import annotations
 
 from ._corelib import DeadlockError, InputError, InternalError, ProgramError, have_core
-from .machine import Machine
+from .machine import Machine, MachineWarning
 from .program import ANY, UNDEFINED, Comm, Context, Handle, Request, Schedule, record
 from .results import Result
 from .simulation import simulate
@@ -35,6 +35,7 @@ __all__ = [
     "InputError",
     "InternalError",
     "Machine",
+    "MachineWarning",
     "ProgramError",
     "Request",
     "Result",

@@ -356,6 +356,19 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes) -> None:
         raise
 
 
+class MachineWarning(UserWarning):
+    """A machine setting that is valid but probably not what was meant (for instance a
+    switch throughput below the link bandwidth, which caps every router output)."""
+
+
+def warn_machine(machine: Machine) -> None:
+    """Issues a :class:`MachineWarning` for each such setting of ``machine``."""
+    import warnings
+
+    for text in core().machine_warnings(machine.to_toml(), machine.name):
+        warnings.warn(text, MachineWarning, stacklevel=3)
+
+
 def resolve_machine(machine: Machine | str | os.PathLike[str]) -> Machine:
     """A Machine from a Machine, a preset name or a TOML path."""
     if isinstance(machine, Machine):

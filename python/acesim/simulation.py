@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Union
 
 from ._corelib import core
-from .machine import Machine, resolve_machine
+from .machine import Machine, resolve_machine, warn_machine
 from .program import Schedule, _program_name, record
 from .results import Result
 
@@ -81,6 +81,7 @@ def simulate(
         raise TypeError("simulate(): args must be a sequence of str, not a str")
     args = [str(a) for a in args]
     m = resolve_machine(machine)
+    warn_machine(m)
     text, name, fmt = _program_input(program, ranks, args)
     if max_events is not None:
         max_events = operator.index(max_events)

@@ -9,7 +9,7 @@ from typing import Any
 
 from ._corelib import core
 from ._units import parse_size_bytes, parse_time_ps
-from .machine import Machine, resolve_machine
+from .machine import Machine, resolve_machine, warn_machine
 
 
 def _size(value: int | str, name: str) -> int:
@@ -48,6 +48,7 @@ def traffic(
     import pandas as pd
 
     m = resolve_machine(machine)
+    warn_machine(m)
     if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in loads):
         raise TypeError("loads must be numbers in (0, 1]")
     text = core().traffic(

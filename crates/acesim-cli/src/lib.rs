@@ -286,7 +286,7 @@ fn dispatch_other(cli: Cli) -> acesim::Result<()> {
                 topo.nics_per_node,
                 topo.num_links()
             );
-            out!("{}", config.to_toml());
+            out!("{}", config.in_force().to_toml());
             Ok(())
         }
         Command::Report { result, output } => {
@@ -359,9 +359,13 @@ fn load_machine(m: &MachineArgs) -> acesim::Result<acesim::MachineConfig> {
             sets.push(format!("placement.file={}", toml_string(file)));
         }
     }
-    MachineSource::open(&m.machine)?
+    let config = MachineSource::open(&m.machine)?
         .with_overrides(&sets)
-        .load()
+        .load()?;
+    for w in config.warnings() {
+        eprintln!("warning: {w}");
+    }
+    Ok(config)
 }
 
 /// A TOML string literal for a value given on the command line.

@@ -131,6 +131,14 @@ fn machine_normalize(text: &str, name: &str, overrides: Vec<String>) -> PyResult
         .map_err(to_py)
 }
 
+/// Settings of a machine that are valid but probably not what the user meant.
+#[pyfunction]
+fn machine_warnings(text: &str, name: &str) -> PyResult<Vec<String>> {
+    load_machine(text, name, &[])
+        .map(|c| c.warnings())
+        .map_err(to_py)
+}
+
 /// Runs a program: `program_format` is "schedule" or "goal" (program_text is the text) or
 /// "c" (program_text is the path of the C file).
 #[pyfunction]
@@ -258,6 +266,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(preset_text, m)?)?;
     m.add_function(wrap_pyfunction!(machine_normalize, m)?)?;
+    m.add_function(wrap_pyfunction!(machine_warnings, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(record_c, m)?)?;
     m.add_function(wrap_pyfunction!(cli, m)?)?;

@@ -4,7 +4,7 @@
 //! paper gives them, and documented acesim choices otherwise (see docs/machine.md).
 
 use crate::error::{did_you_mean, Error, Location, Result};
-use crate::units::{Bandwidth, Bounded, Size, Time};
+use crate::units::{format_bandwidth, Bandwidth, Bounded, Size, SwitchRate, Time};
 use serde::{Deserialize, Serialize};
 
 /// A machine as described by the user.
@@ -17,12 +17,13 @@ pub struct MachineConfig {
     /// Router-to-router links.
     #[serde(default)]
     pub link: LinkConfig,
-    /// Router-to-NIC links; the `[link]` values when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nic_link: Option<LinkConfig>,
-    /// Dragonfly global (inter-group, optical) links; the `[link]` values when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub global_link: Option<LinkConfig>,
+    /// Router-to-NIC links; each field absent here takes its `[link]` value.
+    #[serde(default, skip_serializing_if = "LinkOverride::is_empty")]
+    pub nic_link: LinkOverride,
+    /// Dragonfly global (inter-group, optical) links; each field absent here takes its
+    /// `[link]` value.
+    #[serde(default, skip_serializing_if = "LinkOverride::is_empty")]
+    pub global_link: LinkOverride,
     #[serde(default)]
     pub nic: NicConfig,
     #[serde(default)]
@@ -213,8 +214,9 @@ pub struct RouterConfig {
     pub vc_allocation_delay: Time,
     pub switch_allocation_delay: Time,
     pub switch_latency: Time,
-    /// Rate at which a packet crosses the crossbar; output rate is min(link, switch).
-    pub switch_throughput: Bandwidth,
+    /// Rate at which a packet crosses the crossbar: `link` (each output at its link's
+    /// bandwidth) or a bandwidth; an output's rate is min(link, switch).
+    pub switch_throughput: SwitchRate,
     /// Virtual channels per input port (a torus needs 2 for its dateline classes).
     pub vcs: u32,
     /// Input buffer per virtual channel, or `"unbounded"` (no backpressure).
@@ -231,19 +233,43 @@ impl Default for RouterConfig {
             vc_allocation_delay: Time(4_000),
             switch_allocation_delay: Time(4_000),
             switch_latency: Time(128_000),
-            switch_throughput: Bandwidth(4_000_000_000),
+            switch_throughput: SwitchRate::Link,
             vcs: 2,
             buffer_per_vc: Bounded::Limit(Size(16 * 1024)),
         }
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct LinkConfig {
     pub bandwidth: Bandwidth,
     /// Cable (propagation) latency.
     pub latency: Time,
+}
+
+/// A link table whose absent fields come from `[link]` (`[nic_link]`, `[global_link]`).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LinkOverride {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bandwidth: Option<Bandwidth>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency: Option<Time>,
+}
+
+impl LinkOverride {
+    pub fn is_empty(&self) -> bool {
+        self.bandwidth.is_none() && self.latency.is_none()
+    }
+
+    /// The link this describes, with `base` for what it leaves out.
+    pub fn over(&self, base: &LinkConfig) -> LinkConfig {
+        LinkConfig {
+            bandwidth: self.bandwidth.unwrap_or(base.bandwidth),
+            latency: self.latency.unwrap_or(base.latency),
+        }
+    }
 }
 
 impl Default for LinkConfig {
@@ -897,17 +923,64 @@ pub fn validate(c: &MachineConfig, locate: impl Fn(&str) -> Location) -> Result<
 
 impl MachineConfig {
     /// Dragonfly global link parameters.
-    pub fn global_link(&self) -> &LinkConfig {
-        self.global_link.as_ref().unwrap_or(&self.link)
+    pub fn global_link(&self) -> LinkConfig {
+        self.global_link.over(&self.link)
     }
 
     /// Router-to-NIC link parameters.
-    pub fn nic_link(&self) -> &LinkConfig {
-        self.nic_link.as_ref().unwrap_or(&self.link)
+    pub fn nic_link(&self) -> LinkConfig {
+        self.nic_link.over(&self.link)
     }
 
     /// The config as TOML text that loads back to an identical config.
     pub fn to_toml(&self) -> String {
         toml::to_string(self).unwrap_or_else(|e| format!("# cannot serialize: {e}\n"))
+    }
+
+    /// The same machine with every field that is in force written out (the links the
+    /// defaults derive from `[link]`, the MPI overheads from `node.overhead`), for
+    /// `acesim machine`: it loads back to a machine that behaves identically.
+    pub fn in_force(&self) -> MachineConfig {
+        let mut c = self.clone();
+        let full = |l: LinkConfig| LinkOverride {
+            bandwidth: Some(l.bandwidth),
+            latency: Some(l.latency),
+        };
+        c.nic_link = full(self.nic_link());
+        c.global_link = if self.topology.kind == "dragonfly" {
+            full(self.global_link())
+        } else {
+            self.global_link
+        };
+        c.mpi.send_overhead = Some(self.mpi.send_overhead.unwrap_or(self.node.overhead));
+        c.mpi.recv_overhead = Some(self.mpi.recv_overhead.unwrap_or(self.node.overhead));
+        c
+    }
+
+    /// Settings that are valid but probably not what the user meant (printed as warnings).
+    pub fn warnings(&self) -> Vec<String> {
+        let mut w = Vec::new();
+        if let SwitchRate::Limit(switch) = self.router.switch_throughput {
+            let mut links = vec![("link.bandwidth", self.link.bandwidth)];
+            links.push(("nic_link.bandwidth", self.nic_link().bandwidth));
+            if self.topology.kind == "dragonfly" {
+                links.push(("global_link.bandwidth", self.global_link().bandwidth));
+            }
+            // The first of the fastest: `[link]` when the others only follow it.
+            let fastest = links
+                .into_iter()
+                .reduce(|a, b| if b.1 .0 > a.1 .0 { b } else { a });
+            if let Some((field, fastest)) = fastest {
+                if switch.0 < fastest.0 {
+                    w.push(format!(
+                        "router.switch_throughput ({}) is below {field} ({}): every router output is capped at {}; remove switch_throughput (or set it to \"link\") for outputs at their links' bandwidth",
+                        format_bandwidth(switch.0),
+                        format_bandwidth(fastest.0),
+                        format_bandwidth(switch.0)
+                    ));
+                }
+            }
+        }
+        w
     }
 }

@@ -411,13 +411,9 @@ impl Network {
     pub fn new(topo: Topology, config: &MachineConfig) -> Network {
         let params = NetParams::from_config(config);
         let nl = topo.num_links();
-        let net_rate = config
-            .link
-            .bandwidth
-            .0
-            .min(config.router.switch_throughput.0);
+        let switch = config.router.switch_throughput;
+        let net_rate = switch.output(config.link.bandwidth.0);
         let nic_link = config.nic_link();
-        let switch = config.router.switch_throughput.0;
         let mut kinds = [LinkKind::default(); 5];
         for class in [
             LinkClass::Network,
@@ -433,12 +429,12 @@ impl Network {
                     sender_delay: params.router_delay,
                 },
                 LinkClass::Global => LinkKind {
-                    rate: config.global_link().bandwidth.0.min(switch),
+                    rate: switch.output(config.global_link().bandwidth.0),
                     latency: config.global_link().latency.0,
                     sender_delay: params.router_delay,
                 },
                 LinkClass::Ejection => LinkKind {
-                    rate: nic_link.bandwidth.0.min(switch),
+                    rate: switch.output(nic_link.bandwidth.0),
                     latency: nic_link.latency.0,
                     sender_delay: params.router_delay,
                 },

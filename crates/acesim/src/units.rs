@@ -357,6 +357,50 @@ impl<T: Serialize> Serialize for Bounded<T> {
     }
 }
 
+/// A router's crossbar rate: `"link"` (each output at its own link's bandwidth, the
+/// default) or a bandwidth that caps every output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SwitchRate {
+    #[default]
+    Link,
+    Limit(Bandwidth),
+}
+
+impl SwitchRate {
+    /// The rate a packet leaves on a link of bandwidth `link` (bytes/s).
+    pub fn output(self, link: u64) -> u64 {
+        match self {
+            SwitchRate::Link => link,
+            SwitchRate::Limit(b) => b.0.min(link),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for SwitchRate {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        if s.trim().eq_ignore_ascii_case("link") {
+            return Ok(SwitchRate::Link);
+        }
+        parse_bandwidth(&s)
+            .map(|b| SwitchRate::Limit(Bandwidth(b)))
+            .map_err(|m| {
+                serde::de::Error::custom(format!(
+                    "{m} (or \"link\": each output at its link's bandwidth)"
+                ))
+            })
+    }
+}
+
+impl Serialize for SwitchRate {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            SwitchRate::Link => s.serialize_str("link"),
+            SwitchRate::Limit(b) => b.serialize(s),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

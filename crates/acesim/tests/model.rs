@@ -430,3 +430,78 @@ fn serialization_times_are_exact_on_fast_and_very_slow_links() {
         }
     }
 }
+
+/// (landed, complete) of an uncontended single-packet put of `s` bytes on a crossbar (one
+/// router, two NIC links) with link bandwidth `b`, cable latency `l`, overhead 0, issued at 0.
+fn crossbar_put(s: u64, b: u64, l: Ps) -> (Ps, Ps) {
+    let head_in = transfer_time(s, DMA);
+    let t_end = head_in + 2 * l + D_ROUTER + transfer_time(s + H, b) + transfer_time(s, DMA);
+    (t_end, t_end + 2 * l + D_ROUTER + transfer_time(C, b))
+}
+
+fn put_once(m: &MachineConfig, s: u64) -> (Ps, Ps) {
+    let res = run(
+        m,
+        &format!("ranks 2\nrank 0\nput 1 {s} tag=1 handle=a\ncomplete a\nrank 1\npoll 1\n"),
+    );
+    let op = &res.operations[0];
+    (op.landed_ps.expect("landed"), op.complete_ps.expect("done"))
+}
+
+const XBAR_FAST: &str = "[topology]\nkind = \"crossbar\"\n[link]\nbandwidth = \"12.5 GB/s\"\n";
+
+#[test]
+fn switch_throughput_follows_the_links_unless_set() {
+    // No switch_throughput: packets leave at the 12.5 GB/s the link has (the old 4 GB/s
+    // default capped every output).
+    let m = machine(XBAR_FAST, &[]);
+    assert!(m.warnings().is_empty(), "{:?}", m.warnings());
+    assert_eq!(put_once(&m, 1000), crossbar_put(1000, 12_500_000_000, L));
+    // Set below the links by the user: honoured, and warned about.
+    let m = machine(XBAR_FAST, &["router.switch_throughput=4GB/s"]);
+    assert_eq!(put_once(&m, 1000), crossbar_put(1000, B, L));
+    let w = m.warnings();
+    assert_eq!(w.len(), 1);
+    assert!(
+        w[0].starts_with("router.switch_throughput (4 GB/s) is below link.bandwidth"),
+        "{w:?}"
+    );
+    // The papers' preset keeps its explicit 4 GB/s: equal to its links, no warning.
+    let t1 = machine(TABLE1, &[]);
+    assert!(t1.warnings().is_empty());
+    assert_eq!(put_once(&t1, 1000), crossbar_put(1000, B, L));
+    // ... and warns once a faster link is asked for.
+    assert_eq!(
+        machine(TABLE1, &["link.bandwidth=25GB/s"]).warnings().len(),
+        1
+    );
+}
+
+#[test]
+fn partial_link_tables_take_the_rest_from_link() {
+    // [nic_link] gives only a bandwidth: its latency is [link]'s 5 ns, not a default.
+    let toml = "[topology]\nkind = \"crossbar\"\n[link]\nbandwidth = \"16 GB/s\"\nlatency = \"5 ns\"\n[nic_link]\nbandwidth = \"8 GB/s\"\n";
+    let m = machine(toml, &[]);
+    assert_eq!(m.nic_link().latency.0, 5_000);
+    assert_eq!(put_once(&m, 1000), crossbar_put(1000, 8_000_000_000, 5_000));
+    // [global_link] gives only a latency: its bandwidth is [link]'s, not 4 GB/s.
+    let df = machine(
+        "[topology]\nkind = \"dragonfly\"\np = 2\na = 4\nh = 2\n[link]\nbandwidth = \"16 GB/s\"\n[global_link]\nlatency = \"200 ns\"\n",
+        &[],
+    );
+    assert_eq!(df.global_link().bandwidth.0, 16_000_000_000);
+    assert_eq!(df.global_link().latency.0, 200_000);
+    // `acesim machine` prints every field in force, and it loads back the same.
+    let text = df.in_force().to_toml();
+    for line in [
+        "[nic_link]",
+        "[global_link]",
+        "send_overhead = \"0 ps\"",
+        "recv_overhead = \"0 ps\"",
+    ] {
+        assert!(text.contains(line), "{line} missing from:\n{text}");
+    }
+    let back = machine(&text, &[]);
+    assert_eq!(back.global_link(), df.global_link());
+    assert_eq!(back.nic_link(), df.nic_link());
+}
