@@ -54,6 +54,9 @@ pub struct TrafficConfig {
     /// Longest time after the window to wait for the measured packets.
     pub drain: Ps,
     pub seed: u64,
+    /// Check the model's invariants as the run goes and when it stops (`--check`; always
+    /// on in debug builds).
+    pub check: bool,
 }
 
 impl TrafficConfig {
@@ -92,6 +95,7 @@ impl TrafficConfig {
             measure,
             drain: drain.unwrap_or(10 * measure),
             seed,
+            check: false,
         })
     }
 }
@@ -253,6 +257,9 @@ pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<Traffic
         .round()
         .max(1.0) as Ps;
     let mut net = Network::new(topo, machine);
+    if cfg.check || cfg!(debug_assertions) {
+        net.enable_checks();
+    }
     let mut q: EventQueue<TEvent> = EventQueue::default();
     let mut rng = Rng::new(cfg.seed ^ 0x5EED_0F7A_FF1C);
     // ln(1 - p), the denominator of every geometric draw.
@@ -294,6 +301,11 @@ pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<Traffic
     let mut notices = Vec::new();
     let mut last = 0;
     while let Some((now, ev)) = q.pop() {
+        if now < last {
+            return Err(Error::Internal(format!(
+                "event time went back from {last} ps to {now} ps"
+            )));
+        }
         if now > limit {
             break;
         }
@@ -350,6 +362,10 @@ pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<Traffic
             break;
         }
     }
+    // The run stops with packets still in the network (warm-up ones, or measured ones at
+    // the drain limit): bytes injected = bytes delivered + bytes still in the network.
+    net.check_stopped(last)
+        .map_err(|v| Error::Internal(format!("model invariant broken: {v}")))?;
     let capacity = nodes as f64 * bw as f64 * (cfg.measure as f64 / 1e12);
     let offered = offered_bytes as f64 / capacity;
     let accepted = accepted_bytes as f64 / capacity;

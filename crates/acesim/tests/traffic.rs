@@ -27,6 +27,7 @@ fn point(m: &MachineConfig, pattern: &str, load: f64) -> TrafficPoint {
         measure: 1500 * packet_time,
         drain: 6000 * packet_time,
         seed: 7,
+        check: true,
     };
     let p = run_point(m, &cfg).expect("traffic runs");
     assert!(
@@ -219,6 +220,7 @@ fn bad_traffic_and_dragonfly_input_is_refused() {
         measure: 1_000_000,
         drain: 1_000_000,
         seed: 1,
+        check: false,
     };
     let err = |c: TrafficConfig| run_point(&m, &c).unwrap_err().to_string();
     assert!(
