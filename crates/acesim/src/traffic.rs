@@ -267,24 +267,26 @@ pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<Traffic
     let window_end = cfg.warmup + cfg.measure;
     let limit = window_end + cfg.drain;
     // First arrivals are spread so that nodes do not start in lockstep.
+    // Bernoulli: a geometric number of slots until the next packet (at least one).
     let gap = |rng: &mut Rng| -> Ps {
-        match cfg.injection {
-            Injection::Periodic => period,
-            Injection::Bernoulli => {
-                // Geometric number of slots until the next packet (at least one).
-                let u = rng.next_f64().max(f64::MIN_POSITIVE);
-                let k = if p_slot >= 1.0 {
-                    1.0
-                } else {
-                    (u.ln() / ln_miss).floor() + 1.0
-                };
-                (k as Ps).saturating_mul(slot)
-            }
-        }
+        let u = rng.next_f64().max(f64::MIN_POSITIVE);
+        let k = if p_slot >= 1.0 {
+            1.0
+        } else {
+            (u.ln() / ln_miss).floor() + 1.0
+        };
+        (k as Ps).saturating_mul(slot)
     };
+    // A periodic node's k-th packet is due at phase + k·period and starts at the first edge
+    // of the slot clock (one flit time) at or after that: the times of a flit-clocked NIC.
+    let on_clock = |t: Ps| t.div_ceil(slot) * slot;
+    let mut due: Vec<Ps> = Vec::new();
     for node in 0..nodes {
         let first = match cfg.injection {
-            Injection::Periodic => rng.below(period),
+            Injection::Periodic => {
+                due.push(rng.below(period));
+                on_clock(due[node as usize])
+            }
             Injection::Bernoulli => gap(&mut rng) - slot,
         };
         q.schedule(first, TEvent::Gen { node });
@@ -337,7 +339,14 @@ pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<Traffic
                         false,
                     );
                 }
-                let next = now + gap(&mut rng);
+                let next = match cfg.injection {
+                    Injection::Periodic => {
+                        let d = &mut due[node as usize];
+                        *d += period;
+                        on_clock(*d)
+                    }
+                    Injection::Bernoulli => now + gap(&mut rng),
+                };
                 q.schedule(next, TEvent::Gen { node });
             }
             TEvent::Net(e) => net.handle(&mut q, now, e),
