@@ -205,17 +205,19 @@ def main() -> int:
         cases = []
         # 16x16 torus, uniform random, 256 B packets, half the saturation load (measured by
         # the `saturation-16x16-torus` case), 1e6 packets (256 nodes x load x window / 64 ns).
-        def uniform(load: float | None = None):
+        def uniform(load: float | None = None, injection: str = "bernoulli"):
             load = load if load is not None else (0.18 if smoke else half_saturation(tmp))
             window = 8 if smoke else round(1e6 * 64e-3 / (256 * load))
             r = run_traffic(TORUS16_256B, tmp, ["--pattern", "uniform", "--load", f"{load:g}", "--packet", "256B",
-                            "--warmup", "20us", "--measure", f"{window}us"])
+                            "--warmup", "20us", "--measure", f"{window}us", "--injection", injection])
             r["load"] = load
             return r
         cases.append(("saturation-16x16-torus", lambda: saturation_case(tmp, smoke)))
         cases.append(("uniform-16x16-torus", uniform))
         # The same at 0.3 (83 % of saturation): the load earlier rounds measured.
         cases.append(("uniform-16x16-torus-0.3", lambda: uniform(0.3)))
+        # The uniform case with periodic injection (issue 15: it ran 1.5x slower per event).
+        cases.append(("uniform-16x16-torus-periodic", lambda: uniform(injection="periodic")))
         # BookSim2's 16x16 run at load 0.2 with 1-flit packets (310,839 packets in 8.1 s).
         cases.append(("booksim-16x16-torus-r0.2", lambda: run_traffic(BOOKSIM_TORUS16, tmp, ["--pattern", "uniform", "--load", "0.2", "--packet", "16B",
                       "--flit", "16B", "--warmup", "3us", "--measure", "1us" if smoke else "3us"])))

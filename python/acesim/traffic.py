@@ -39,12 +39,15 @@ def traffic(
     drain: int | str | None = None,
     seed: int = 1,
     all_loads: bool = False,
+    check: bool = False,
 ) -> Any:
     """Runs synthetic traffic at each offered load and returns a pandas DataFrame, one row
     per load: pattern, load, offered, accepted, latency_mean_ns, latency_p50_ns,
     latency_p99_ns, hops_mean, minimal_fraction, packets_measured, packets_lost, saturated,
     max_link_utilization, events. Unless ``all_loads``, the sweep stops after
-    two saturated loads. Times are picoseconds (int) or strings with units."""
+    two saturated loads. Times are picoseconds (int) or strings with units. ``check``
+    checks the model's invariants as each load runs (as ``acesim traffic --check``); a
+    broken one raises ``acesim.InternalError``."""
     import pandas as pd
 
     m = resolve_machine(machine)
@@ -64,5 +67,6 @@ def traffic(
         _time(drain, "drain"),
         seed,
         all_loads,
+        bool(check),
     )
     return pd.DataFrame(json.loads(text))

@@ -23,6 +23,16 @@ def test_traffic_returns_a_curve(core) -> None:
     assert df.equals(again)
 
 
+def test_traffic_check_mode(core) -> None:
+    # Load 1.0 stops at the drain limit with packets in flight; the checks count them and
+    # change no result.
+    m = Machine.torus([4, 4]).with_(SMALL)
+    args = dict(measure="2 us", warmup="1 us", drain="1 us", injection="periodic")
+    checked = acesim.traffic(m, "uniform", [0.3, 1.0], check=True, **args)
+    assert checked.loc[1, "packets_lost"] > 0
+    assert checked.equals(acesim.traffic(m, "uniform", [0.3, 1.0], **args))
+
+
 def test_dragonfly_routing_from_python(core) -> None:
     m = Machine.from_toml(
         "[topology]\nkind='dragonfly'\np=2\na=4\nh=2\n[router]\nvcs=3\nrouting='valiant'\n"

@@ -140,6 +140,9 @@ struct TrafficArgs {
     /// Keep going past saturation (by default the sweep stops after two saturated loads).
     #[arg(long = "all-loads")]
     all_loads: bool,
+    /// Check the model's invariants as each load runs and when it stops (README "Safety").
+    #[arg(long)]
+    check: bool,
     #[arg(long, short)]
     quiet: bool,
 }
@@ -545,17 +548,20 @@ fn traffic(a: TrafficArgs) -> acesim::Result<()> {
             .map(|t| acesim::units::parse_time(t).map_err(|m| cmd(field, m)))
             .transpose()
     };
-    let base = TrafficConfig::with_defaults(
-        &config,
-        pattern,
-        packet,
-        Some(flit),
-        injection,
-        time(&a.warmup, "warmup")?,
-        time(&a.measure, "measure")?,
-        time(&a.drain, "drain")?,
-        a.seed,
-    )?;
+    let base = TrafficConfig {
+        check: a.check,
+        ..TrafficConfig::with_defaults(
+            &config,
+            pattern,
+            packet,
+            Some(flit),
+            injection,
+            time(&a.warmup, "warmup")?,
+            time(&a.measure, "measure")?,
+            time(&a.drain, "drain")?,
+            a.seed,
+        )?
+    };
     let points = run_loads(&config, &base, &loads, a.all_loads)?;
     let mut csv = String::from("pattern,load,offered,accepted,latency_mean_ns,latency_p50_ns,latency_p99_ns,hops_mean,minimal_fraction,packets_measured,packets_lost,saturated,max_link_utilization,events\n");
     for p in &points {

@@ -734,6 +734,50 @@ fn check_mode_runs_clean_on_the_examples() {
 }
 
 #[test]
+fn traffic_check_mode_passes_and_changes_no_result() {
+    // Load 1.0 saturates the 4x4 torus: its run stops at the drain limit with packets still
+    // in the network, which the bytes-conservation check must count.
+    let torus = repo().join("examples/machines/torus-4x4.toml");
+    let dir = tempfile::tempdir().unwrap();
+    for injection in ["bernoulli", "periodic"] {
+        let mut outputs = Vec::new();
+        for check in [true, false] {
+            let json = format!("{injection}-{check}.json");
+            let mut args = vec![
+                "traffic",
+                "-m",
+                torus.to_str().unwrap(),
+                "--load",
+                "0.3,1.0",
+                "--injection",
+                injection,
+                "--warmup",
+                "1us",
+                "--measure",
+                "2us",
+                "--drain",
+                "1us",
+                "--json",
+                &json,
+                "-q",
+            ];
+            if check {
+                args.push("--check");
+            }
+            let o = acesim(&args, dir.path());
+            assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+            outputs.push(std::fs::read_to_string(dir.path().join(&json)).unwrap());
+        }
+        assert_eq!(outputs[0], outputs[1], "--check changed a result");
+        let points: serde_json::Value = serde_json::from_str(&outputs[0]).unwrap();
+        assert!(
+            points[1]["packets_lost"].as_u64().unwrap() > 0,
+            "the saturated point stopped with measured packets in flight"
+        );
+    }
+}
+
+#[test]
 fn errors_show_the_line_and_suggest_the_intended_name() {
     let dir = scratch(&[(
         "m.toml",

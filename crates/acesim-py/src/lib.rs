@@ -215,7 +215,7 @@ fn record_c(py: Python<'_>, path: String, ranks: u32, args: Vec<String>) -> PyRe
 
 /// Synthetic traffic: runs `loads` and returns the points as JSON (see docs/traffic.md).
 #[pyfunction]
-#[pyo3(signature = (machine_text, machine_name, pattern, loads, packet, flit = None, injection = "bernoulli".to_string(), warmup = None, measure = None, drain = None, seed = 1, all_loads = false))]
+#[pyo3(signature = (machine_text, machine_name, pattern, loads, packet, flit = None, injection = "bernoulli".to_string(), warmup = None, measure = None, drain = None, seed = 1, all_loads = false, check = false))]
 #[allow(clippy::too_many_arguments)]
 fn traffic(
     py: Python<'_>,
@@ -231,6 +231,7 @@ fn traffic(
     drain: Option<u64>,
     seed: u64,
     all_loads: bool,
+    check: bool,
 ) -> PyResult<String> {
     use acesim::traffic::{run_loads, Injection, TrafficConfig};
     let run = move || -> Result<String, Error> {
@@ -239,9 +240,12 @@ fn traffic(
             |field: &str, m: String| Error::input(Location::file("arguments").with_field(field), m);
         let pattern = acesim::patterns::Pattern::parse(&pattern).map_err(|m| bad("pattern", m))?;
         let injection = Injection::parse(&injection).map_err(|m| bad("injection", m))?;
-        let base = TrafficConfig::with_defaults(
-            &machine, pattern, packet, flit, injection, warmup, measure, drain, seed,
-        )?;
+        let base = TrafficConfig {
+            check,
+            ..TrafficConfig::with_defaults(
+                &machine, pattern, packet, flit, injection, warmup, measure, drain, seed,
+            )?
+        };
         let points = run_loads(&machine, &base, &loads, all_loads)?;
         serde_json::to_string(&points).map_err(|e| Error::Internal(e.to_string()))
     };

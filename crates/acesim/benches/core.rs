@@ -132,6 +132,7 @@ fn runs(c: &mut Criterion) {
         measure: 40_000_000,
         drain: 400_000_000,
         seed: 1,
+        check: false,
     };
     let hops = run_point(&torus, &cfg).expect("traffic runs").packet_hops;
     let mut g = c.benchmark_group("runs");

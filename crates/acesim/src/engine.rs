@@ -173,6 +173,8 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// The group of pending time `time` (after the current one), made if there is none.
+    /// A slot's groups are kept in time order, so the walk stops at the first time not
+    /// before `time` and the slot's earliest time is its first group.
     #[inline]
     fn group_of(&mut self, time: Ps) -> u32 {
         let slot = time >> SLOT_BITS;
@@ -180,17 +182,20 @@ impl<E: Copy> EventQueue<E> {
             return self.far_group(time);
         }
         let at = slot as usize % SLOTS;
-        let mut g = self.ring[at];
+        let (mut prev, mut g) = (NO_GROUP, self.ring[at]);
         while g != NO_GROUP {
             let group = &self.groups[g as usize];
-            if group.time == time {
-                return g;
+            if group.time >= time {
+                if group.time == time {
+                    return g;
+                }
+                break;
             }
-            g = group.next;
+            (prev, g) = (g, group.next);
         }
-        let g = self.new_group(time);
-        self.link(at, g);
-        g
+        let new = self.new_group(time);
+        self.link_after(at, prev, new);
+        new
     }
 
     #[cold]
@@ -223,28 +228,26 @@ impl<E: Copy> EventQueue<E> {
         g
     }
 
-    /// Puts group `g` in calendar slot `at`.
-    fn link(&mut self, at: usize, g: u32) {
-        self.groups[g as usize].next = self.ring[at];
-        self.ring[at] = g;
-        self.occupied[at / 64] |= 1 << (at % 64);
+    /// Puts group `g` in calendar slot `at` after group `prev` (first when `NO_GROUP`).
+    fn link_after(&mut self, at: usize, prev: u32, g: u32) {
+        if prev == NO_GROUP {
+            self.groups[g as usize].next = self.ring[at];
+            self.ring[at] = g;
+            self.occupied[at / 64] |= 1 << (at % 64);
+        } else {
+            self.groups[g as usize].next = self.groups[prev as usize].next;
+            self.groups[prev as usize].next = g;
+        }
     }
 
-    /// Takes group `g` out of calendar slot `at`.
-    fn unlink(&mut self, at: usize, g: u32) {
-        let next = self.groups[g as usize].next;
-        if self.ring[at] == g {
-            self.ring[at] = next;
-        } else {
-            let mut p = self.ring[at];
-            while self.groups[p as usize].next != g {
-                p = self.groups[p as usize].next;
-            }
-            self.groups[p as usize].next = next;
+    /// Puts group `g` in calendar slot `at`, in time order.
+    fn link(&mut self, at: usize, g: u32) {
+        let time = self.groups[g as usize].time;
+        let (mut prev, mut p) = (NO_GROUP, self.ring[at]);
+        while p != NO_GROUP && self.groups[p as usize].time < time {
+            (prev, p) = (p, self.groups[p as usize].next);
         }
-        if self.ring[at] == NO_GROUP {
-            self.occupied[at / 64] &= !(1 << (at % 64));
-        }
+        self.link_after(at, prev, g);
     }
 
     /// The first slot in use at or after `from`, going round the ring once.
@@ -289,21 +292,19 @@ impl<E: Copy> EventQueue<E> {
         let in_ring = self
             .next_occupied(self.base_slot as usize % SLOTS)
             .map(|at| {
-                let (mut best, mut best_time, mut g) = (NO_GROUP, Ps::MAX, self.ring[at]);
-                while g != NO_GROUP {
-                    let group = &self.groups[g as usize];
-                    if group.time < best_time {
-                        (best, best_time) = (g, group.time);
-                    }
-                    g = group.next;
-                }
-                (best_time, at, best)
+                let g = self.ring[at];
+                (self.groups[g as usize].time, at, g)
             });
         let far = self.far_times.peek().map(|r| r.0);
         let (time, g) = match (in_ring, far) {
             // A time is in the ring or far, never both: `t < f` when both are there.
             (Some((t, at, g)), f) if f.is_none_or(|f| t < f) => {
-                self.unlink(at, g);
+                // The slot's first group: the earliest.
+                let next = self.groups[g as usize].next;
+                self.ring[at] = next;
+                if next == NO_GROUP {
+                    self.occupied[at / 64] &= !(1 << (at % 64));
+                }
                 (t, g)
             }
             (_, Some(f)) => {

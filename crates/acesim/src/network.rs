@@ -605,6 +605,56 @@ impl Network {
         Ok(())
     }
 
+    /// Invariants of a run stopped at `end` with packets possibly still in the network
+    /// (synthetic traffic stops once its measured packets have arrived, or at its drain
+    /// limit): every byte injected was delivered or is in a packet still in the network,
+    /// the packets alive are the ones counted, and no link was busy for longer than it had
+    /// been running (until `end`, or until the end of the packet it is sending). Needs the
+    /// checks on (`enable_checks`) to know which packets are alive; without them only the
+    /// invariants checked as the run went are looked at.
+    pub fn check_stopped(&self, end: Ps) -> Result<(), String> {
+        if let Some(v) = self.violation() {
+            return Err(v.to_string());
+        }
+        let Some(c) = &self.checks else {
+            return Ok(());
+        };
+        let (mut alive, mut in_network) = (0u64, 0u64);
+        for (id, _) in c.live.iter().enumerate().filter(|(_, &l)| l) {
+            let p = &self.packets[id];
+            alive += 1;
+            // Packets between two NICs of one node never enter the network.
+            if self.topo.nic_node(p.src_nic) != self.topo.nic_node(p.dst_nic) {
+                in_network += p.bytes as u64;
+            }
+        }
+        if alive != self.live_packets {
+            return Err(format!(
+                "{alive} packets are alive but {} are counted",
+                self.live_packets
+            ));
+        }
+        if self.bytes_injected != self.bytes_delivered + in_network {
+            return Err(format!(
+                "bytes injected ({}) != bytes delivered ({}) + bytes still in the network ({in_network})",
+                self.bytes_injected, self.bytes_delivered
+            ));
+        }
+        let over = self
+            .link_stats
+            .iter()
+            .enumerate()
+            .find(|&(i, l)| l.busy_ps > end.max(self.links.get(i).map_or(0, |k| k.busy_until)));
+        if let Some((i, l)) = over {
+            return Err(format!(
+                "link {} was busy {} ps in a run stopped at {end} ps",
+                self.topo.link_name(i as u32),
+                l.busy_ps
+            ));
+        }
+        Ok(())
+    }
+
     /// Frees what only a running network needs (packets, messages, input FIFOs) once the
     /// run is over, so that collecting the results does not add to it: the peak memory
     /// of large runs is at the end.

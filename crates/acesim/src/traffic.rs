@@ -54,6 +54,9 @@ pub struct TrafficConfig {
     /// Longest time after the window to wait for the measured packets.
     pub drain: Ps,
     pub seed: u64,
+    /// Check the model's invariants as the run goes and when it stops (`--check`; always
+    /// on in debug builds).
+    pub check: bool,
 }
 
 impl TrafficConfig {
@@ -92,6 +95,7 @@ impl TrafficConfig {
             measure,
             drain: drain.unwrap_or(10 * measure),
             seed,
+            check: false,
         })
     }
 }
@@ -253,6 +257,9 @@ pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<Traffic
         .round()
         .max(1.0) as Ps;
     let mut net = Network::new(topo, machine);
+    if cfg.check || cfg!(debug_assertions) {
+        net.enable_checks();
+    }
     let mut q: EventQueue<TEvent> = EventQueue::default();
     let mut rng = Rng::new(cfg.seed ^ 0x5EED_0F7A_FF1C);
     // ln(1 - p), the denominator of every geometric draw.
@@ -260,24 +267,26 @@ pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<Traffic
     let window_end = cfg.warmup + cfg.measure;
     let limit = window_end + cfg.drain;
     // First arrivals are spread so that nodes do not start in lockstep.
+    // Bernoulli: a geometric number of slots until the next packet (at least one).
     let gap = |rng: &mut Rng| -> Ps {
-        match cfg.injection {
-            Injection::Periodic => period,
-            Injection::Bernoulli => {
-                // Geometric number of slots until the next packet (at least one).
-                let u = rng.next_f64().max(f64::MIN_POSITIVE);
-                let k = if p_slot >= 1.0 {
-                    1.0
-                } else {
-                    (u.ln() / ln_miss).floor() + 1.0
-                };
-                (k as Ps).saturating_mul(slot)
-            }
-        }
+        let u = rng.next_f64().max(f64::MIN_POSITIVE);
+        let k = if p_slot >= 1.0 {
+            1.0
+        } else {
+            (u.ln() / ln_miss).floor() + 1.0
+        };
+        (k as Ps).saturating_mul(slot)
     };
+    // A periodic node's k-th packet is due at phase + k·period and starts at the first edge
+    // of the slot clock (one flit time) at or after that: the times of a flit-clocked NIC.
+    let on_clock = |t: Ps| t.div_ceil(slot) * slot;
+    let mut due: Vec<Ps> = Vec::new();
     for node in 0..nodes {
         let first = match cfg.injection {
-            Injection::Periodic => rng.below(period),
+            Injection::Periodic => {
+                due.push(rng.below(period));
+                on_clock(due[node as usize])
+            }
             Injection::Bernoulli => gap(&mut rng) - slot,
         };
         q.schedule(first, TEvent::Gen { node });
@@ -294,6 +303,11 @@ pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<Traffic
     let mut notices = Vec::new();
     let mut last = 0;
     while let Some((now, ev)) = q.pop() {
+        if now < last {
+            return Err(Error::Internal(format!(
+                "event time went back from {last} ps to {now} ps"
+            )));
+        }
         if now > limit {
             break;
         }
@@ -325,7 +339,14 @@ pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<Traffic
                         false,
                     );
                 }
-                let next = now + gap(&mut rng);
+                let next = match cfg.injection {
+                    Injection::Periodic => {
+                        let d = &mut due[node as usize];
+                        *d += period;
+                        on_clock(*d)
+                    }
+                    Injection::Bernoulli => now + gap(&mut rng),
+                };
                 q.schedule(next, TEvent::Gen { node });
             }
             TEvent::Net(e) => net.handle(&mut q, now, e),
@@ -350,6 +371,10 @@ pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<Traffic
             break;
         }
     }
+    // The run stops with packets still in the network (warm-up ones, or measured ones at
+    // the drain limit): bytes injected = bytes delivered + bytes still in the network.
+    net.check_stopped(last)
+        .map_err(|v| Error::Internal(format!("model invariant broken: {v}")))?;
     let capacity = nodes as f64 * bw as f64 * (cfg.measure as f64 / 1e12);
     let offered = offered_bytes as f64 / capacity;
     let accepted = accepted_bytes as f64 / capacity;

@@ -39,6 +39,43 @@ fn a_credit_beyond_the_buffer_is_reported() {
     assert!(net.check_end(10).is_err());
 }
 
+#[test]
+fn a_stopped_run_counts_the_bytes_still_in_the_network() {
+    // Synthetic traffic stops with packets in flight: bytes injected = bytes delivered +
+    // bytes of the packets still in the network, and a byte lost on the way is caught.
+    let m = load("[topology]\nkind='torus'\ndims=[2,2]\n[router]\nbuffer_per_vc='4 KiB'");
+    let topo = Topology::build(&m, 4).unwrap();
+    let mut net = Network::new(topo, &m);
+    net.enable_checks();
+    let mut q: EventQueue<Event> = EventQueue::default();
+    net.send(&mut q, 0, 0, 3, 10_000, 1, false);
+    let mut now = 0;
+    while net.bytes_injected == 0 || net.bytes_delivered == 0 {
+        let (t, Event::Net(e)) = q.pop().expect("packets still on the way") else {
+            unreachable!("only network events")
+        };
+        now = t;
+        net.handle(&mut q, now, e);
+    }
+    assert!(
+        net.bytes_injected > net.bytes_delivered,
+        "some still in flight"
+    );
+    assert!(net.check_end(now).is_err(), "a finished run's check fails");
+    assert_eq!(net.check_stopped(now), Ok(()));
+    net.bytes_delivered -= 1;
+    let v = net.check_stopped(now).expect_err("a lost byte is caught");
+    assert!(v.contains("bytes still in the network"), "{v}");
+    net.bytes_delivered += 1;
+    while let Some((t, Event::Net(e))) = q.pop() {
+        now = t;
+        net.handle(&mut q, now, e);
+    }
+    assert_eq!(net.bytes_injected, net.bytes_delivered);
+    assert_eq!(net.check_stopped(now), Ok(()));
+    assert_eq!(net.check_end(now), Ok(()));
+}
+
 /// Random puts between random ranks; every rank polls what it is sent.
 fn workload() -> impl Strategy<Value = (u32, Vec<(u32, u32, u64)>)> {
     (2u32..12).prop_flat_map(|ranks| {
