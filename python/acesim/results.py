@@ -36,6 +36,7 @@ OPERATION_COLUMNS = [
     "landed_ps",
     "complete_ps",
     "latency_ps",
+    "network_latency_ps",
     "bandwidth_bytes_per_s",
 ]
 RECEIVE_COLUMNS = [
@@ -270,8 +271,10 @@ class Result:
     @cached_property
     def operations(self) -> pd.DataFrame:
         """One row per put/get/message: ``kind, rank, src, dst, size, tag, issue_ps,
-        dma_start_ps, landed_ps`` (last byte in remote memory), ``complete_ps, latency_ps,
-        bandwidth_bytes_per_s`` (size / latency)."""
+        dma_start_ps, landed_ps`` (last byte in remote memory), ``complete_ps, latency_ps``
+        (complete - issue), ``network_latency_ps`` (complete - dma_start: without the issue
+        overhead and the wait for a busy DMA engine), ``bandwidth_bytes_per_s`` (size /
+        latency)."""
         return _frame(self.data.get("operations", []), OPERATION_COLUMNS)
 
     @cached_property

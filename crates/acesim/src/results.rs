@@ -105,7 +105,13 @@ pub struct OperationResult {
     /// Last byte in the destination's memory (`T_end`).
     pub landed_ps: Option<Ps>,
     pub complete_ps: Option<Ps>,
+    /// `complete - issue`: what the rank waited, including the issue overhead and any wait
+    /// for the NIC's DMA engine.
     pub latency_ps: Option<Ps>,
+    /// `complete - dma_start`: from the first DMA of the data (the 2015 paper's `T_start`)
+    /// to completion, without the wait for a busy DMA engine. The paper's put latency
+    /// `T_pp + (T_end - T_start) + T_control + T_pp` is this plus the issue overhead.
+    pub network_latency_ps: Option<Ps>,
     /// `size / (complete - issue)`, bytes per second.
     pub bandwidth_bytes_per_s: Option<f64>,
 }
@@ -348,6 +354,10 @@ pub fn collect(
                 landed_ps: x.landed,
                 complete_ps: x.complete,
                 latency_ps: latency,
+                network_latency_ps: x
+                    .complete
+                    .zip(x.dma_start)
+                    .map(|(c, d)| c.saturating_sub(d)),
                 bandwidth_bytes_per_s: latency
                     .filter(|&l| l > 0)
                     .map(|l| x.size as f64 * PS_PER_S as f64 / l as f64),
@@ -622,9 +632,19 @@ impl Results {
             self.predicted_time_ps
         );
         let _ = writeln!(s, "machine: {}", self.topology);
+        // Collective steps are not listed as operations; say they ran.
+        let in_collectives = if self.collectives.is_empty() {
+            String::new()
+        } else {
+            let messages: u64 = self.collectives.iter().map(|c| c.messages).sum();
+            format!(
+                " (+{messages} in {} collective calls)",
+                self.collectives.len()
+            )
+        };
         let _ = writeln!(
             s,
-            "ranks: {}   operations: {}   events: {}   packet-hops: {}   wall: {:.3} s",
+            "ranks: {}   operations: {}{in_collectives}   events: {}   packet-hops: {}   wall: {:.3} s",
             self.ranks,
             self.operations.len(),
             self.events,

@@ -505,3 +505,56 @@ fn partial_link_tables_take_the_rest_from_link() {
     assert_eq!(back.global_link(), df.global_link());
     assert_eq!(back.nic_link(), df.nic_link());
 }
+
+#[test]
+fn network_latency_starts_at_the_dma_and_latency_at_the_issue() {
+    // A single-packet put on an idle NIC: the DMA starts right after T_pp, so the latency
+    // is the network latency plus T_pp.
+    let m = machine(TABLE1, &["node.overhead=0.6us"]);
+    let tpp = 600_000;
+    let res = run(
+        &m,
+        "ranks 2\nrank 0\nput 1 1000 tag=1 handle=a\ncomplete a\nrank 1\npoll 1\n",
+    );
+    let a = &res.operations[0];
+    let (start, _, complete) = put_times(0, tpp, 1000, 1);
+    assert_eq!(a.dma_start_ps, Some(start));
+    assert_eq!(a.latency_ps, Some(complete));
+    assert_eq!(a.network_latency_ps, Some(complete - start));
+    // Two puts issued together, the first of 100 kB (36 us of DMA): the second is issued
+    // at T_pp and its DMA waits for the first's; its latency holds that wait, its network
+    // latency does not.
+    let res = run(
+        &m,
+        "ranks 2\nrank 0\nput 1 100000 tag=1 handle=a\nput 1 1000 tag=1 handle=b\ncomplete a\ncomplete b\nrank 1\npoll 1\npoll 1\n",
+    );
+    let b = &res.operations[1];
+    let b_issue = b.issue_ps;
+    let b_start = b.dma_start_ps.expect("started");
+    assert_eq!(b_issue, tpp);
+    assert!(
+        b_start >= start + transfer_time(100_000, DMA) - 100,
+        "the second DMA waits for the first ({b_start})"
+    );
+    let b_done = b.complete_ps.expect("done");
+    assert_eq!(b.latency_ps, Some(b_done - b_issue));
+    assert_eq!(b.network_latency_ps, Some(b_done - b_start));
+}
+
+#[test]
+fn the_summary_says_collectives_ran() {
+    let m = machine(TABLE1, &[]);
+    let res = run(
+        &m,
+        "ranks 2\nrank 0\nbarrier\nallreduce 8\nrank 1\nbarrier\nallreduce 8\n",
+    );
+    assert!(res.operations.is_empty());
+    let line = res
+        .summary()
+        .lines()
+        .find(|l| l.starts_with("ranks:"))
+        .expect("counts line")
+        .to_string();
+    assert!(line.contains("operations: 0 (+"), "{line}");
+    assert!(line.contains("in 2 collective calls)"), "{line}");
+}
