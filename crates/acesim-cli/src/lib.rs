@@ -280,6 +280,7 @@ fn dispatch_other(cli: Cli) -> acesim::Result<()> {
         Command::Machine(m) => {
             let config = load_machine(&m)?;
             let ranks = m.ranks.unwrap_or(1);
+            acesim::sim::admit_machine(&config, ranks)?;
             let (topo, _) = acesim::sim::layout(&config, ranks)?;
             outln!(
                 "# {}: {} routers, {} nodes, {} NICs per node, {} directed links",
@@ -309,6 +310,7 @@ fn dispatch_other(cli: Cli) -> acesim::Result<()> {
                 Some(p) => load_program(p, machine.ranks, &[])?.ranks,
                 None => machine.ranks.unwrap_or(1),
             };
+            acesim::sim::admit_machine(&config, ranks)?;
             let (topo, _) = acesim::sim::layout(&config, ranks)?;
             outln!(
                 "machine ok: {}: {} routers, {} nodes, {} directed links",
@@ -321,7 +323,10 @@ fn dispatch_other(cli: Cli) -> acesim::Result<()> {
                 let mut prog = load_program(p, machine.ranks, &[])?;
                 acesim::sim::check_program(&config, &prog)?;
                 acesim::mpi::link(&mut prog, &config.collectives)?;
-                let need = acesim::sim::estimate_run_memory(&config, &prog, false)?;
+                let need =
+                    acesim::sim::estimate_run_memory(&config, &prog, acesim::sim::Tracing::None)?;
+                // The same admission as `run`: a run that would be refused is refused here.
+                acesim::sim::admit(need)?;
                 let ops: usize = prog.ops.iter().map(Vec::len).sum();
                 outln!(
                     "program ok: {} ranks, {ops} operations after expanding collectives; the run needs about {} beyond the program{}",
@@ -475,6 +480,7 @@ fn run(a: RunArgs) -> acesim::Result<i32> {
         max_sim_time,
         interrupt: Some(interrupt),
         memory_check: !a.ignore_memory_limit,
+        timeline: a.timeline.is_some(),
         ..Default::default()
     };
     let results = acesim::sim::simulate_with(&config, program, &options)?;

@@ -716,6 +716,58 @@ fn runs_that_would_not_fit_in_memory_are_refused_unless_asked() {
 }
 
 #[test]
+fn machine_and_validate_apply_the_memory_admission_and_timelines_count() {
+    let dir = scratch(&[("r.sched", RING)]);
+    std::fs::write(
+        dir.path().join("huge.toml"),
+        "[topology]\nkind = \"torus\"\ndims = [16384, 16384]\n",
+    )
+    .unwrap();
+    // Refused with exit 5 before the topology is built (it used to abort, exit 134).
+    for args in [
+        vec!["machine", "-m", "huge.toml"],
+        vec!["validate", "-m", "huge.toml"],
+        vec!["validate", "-m", "huge.toml", "r.sched"],
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_acesim"))
+            .args(&args)
+            .env("ACESIM_MEMORY_LIMIT", "8GiB")
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(5), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("of memory but only 8.0 GiB is available"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+        assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    }
+    // A timeline costs kilobytes per operation: a budget that fits the run does not fit
+    // the run and its timeline.
+    let mut sched = String::from("ranks 64\n");
+    for r in 0..64 {
+        let d = (r + 1) % 64;
+        sched += &format!("rank {r}\nput {d} 64 tag=0 handle=a\ncomplete a\npoll 0\n");
+    }
+    std::fs::write(dir.path().join("ring.sched"), sched).unwrap();
+    let budget = |extra: &[&str]| {
+        let mut args = vec!["run", "ring.sched", "--json", "o.json"];
+        args.extend_from_slice(extra);
+        Command::new(env!("CARGO_BIN_EXE_acesim"))
+            .args(&args)
+            .env("ACESIM_MEMORY_LIMIT", "900KiB")
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    assert_eq!(budget(&[]).status.code(), Some(0));
+    let o = budget(&["--timeline", "t.json"]);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    assert!(!dir.path().join("t.json").exists());
+}
+
+#[test]
 fn check_mode_runs_clean_on_the_examples() {
     let torus = repo().join("examples/machines/torus-4x4.toml");
     let hot = repo().join("examples/schedules/hotspot.sched");

@@ -197,6 +197,8 @@ fn simulate(
             check,
             max_events,
             max_sim_time,
+            // As the CLI: a run that cannot fit is refused (MemoryError) before it starts.
+            memory_check: true,
             ..Default::default()
         };
         acesim::sim::simulate_with(&machine, program, &options)

@@ -124,18 +124,76 @@ pub struct Options {
     pub interrupt: Option<Arc<AtomicBool>>,
     /// Refuse to start when the estimated memory exceeds what the machine has available.
     pub memory_check: bool,
+    /// A timeline will be drawn from the trace after the run (for the memory estimate).
+    pub timeline: bool,
     /// Make every returned credit an event, as before credits were kept off the queue when
     /// they wake nothing: the reference that optimisation must match (tests).
     #[doc(hidden)]
     pub every_credit_an_event: bool,
 }
 
+/// What a run records beyond its results, for the memory estimate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tracing {
+    None,
+    /// Per-rank intervals and link activity (`--trace`).
+    Trace,
+    /// The trace, and a timeline drawn from it (`--timeline`).
+    Timeline,
+}
+
+impl Tracing {
+    pub fn of(options: &Options) -> Tracing {
+        match (options.trace, options.timeline) {
+            (_, true) => Tracing::Timeline,
+            (true, false) => Tracing::Trace,
+            (false, false) => Tracing::None,
+        }
+    }
+}
+
 /// Estimated bytes a run of the linked `program` allocates beyond the program itself, from
 /// the machine's planned size (nothing is built).
-pub fn estimate_run_memory(machine: &MachineConfig, program: &Program, trace: bool) -> Result<u64> {
+pub fn estimate_run_memory(
+    machine: &MachineConfig,
+    program: &Program,
+    tracing: Tracing,
+) -> Result<u64> {
     let nodes = crate::placement::nodes_needed(&machine.placement, program.ranks)?;
     let size = crate::topology::planned_size(machine, nodes);
-    Ok(estimate_memory(&size, machine, program, trace))
+    Ok(estimate_memory(&size, machine, program, tracing))
+}
+
+/// Refuses (exit 5) a machine whose topology alone needs more memory than is available,
+/// before it is built (`acesim machine` and `validate` build only the topology).
+pub fn admit_machine(machine: &MachineConfig, ranks: u32) -> Result<()> {
+    let nodes = crate::placement::nodes_needed(&machine.placement, ranks)?;
+    let size = crate::topology::planned_size(machine, nodes);
+    let need = Topology::estimate_bytes(&size) * 5 / 4;
+    if let Some(have) = memory_budget()? {
+        if need > have {
+            return Err(Error::TooBig(format!(
+                "building this machine needs about {} of memory but only {} is available; use a smaller machine",
+                approx_size(need),
+                approx_size(have)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `Err(TooBig)` when a run's `need` bytes exceed the memory budget.
+pub fn admit(need: u64) -> Result<()> {
+    if let Some(have) = memory_budget()? {
+        if need > have {
+            return Err(Error::TooBig(format!(
+                "this run needs about {} of memory but only {} is available; use a smaller machine or program, or --ignore-memory-limit to run anyway",
+                approx_size(need),
+                approx_size(have)
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Estimated bytes of the topology, network state, runtime records and results of a run on
@@ -145,7 +203,7 @@ pub fn estimate_memory(
     size: &PlannedSize,
     machine: &MachineConfig,
     program: &Program,
-    trace: bool,
+    tracing: Tracing,
 ) -> u64 {
     let (xfers, recvs) = Runtime::count_transfers(program);
     let topo = Topology::estimate_bytes(size);
@@ -156,7 +214,15 @@ pub fn estimate_memory(
     let res = results::estimate_bytes(user_ops, recvs, size.links(), program.ranks as u64);
     // Events in flight: a few per transfer at most, 32 bytes each in the queue.
     let events = xfers.min(1 << 24) * 3 * 32;
-    let traced = if trace { xfers * 4 * 40 } else { 0 };
+    // Per operation, measured on 4K- and 16K-rank neighbour exchanges (docs/performance.md):
+    // the trace about 110 B (intervals and link activity), a timeline about 3.7 KiB more
+    // (its events are built whole before they are written).
+    let ops: u64 = program.ops.iter().map(|o| o.len() as u64).sum();
+    let traced = match tracing {
+        Tracing::None => 0,
+        Tracing::Trace => ops * 160,
+        Tracing::Timeline => ops * (160 + 4096),
+    };
     // Allocator slack and growth by doubling: measured 1.21x the sum on a 128K-rank
     // neighbour exchange.
     (topo + net + rt + res + events + traced) * 5 / 4
@@ -188,8 +254,35 @@ pub fn memory_budget() -> Result<Option<u64>> {
                 m,
             )
         }),
-        Err(_) => Ok(available_memory()),
+        Err(_) => Ok(match (available_memory(), address_space_left()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }),
     }
+}
+
+/// Address space this process may still map under its limit (`ulimit -v`, Linux
+/// `RLIMIT_AS`), if there is a limit: allocations past it fail however much memory is free.
+pub fn address_space_left() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max address space"))?;
+    let soft: u64 = line
+        .trim_start_matches("Max address space")
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?; // "unlimited" does not parse: no limit
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let used_kib: u64 = status
+        .lines()
+        .find(|l| l.starts_with("VmSize:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()?;
+    Some(soft.saturating_sub(used_kib * 1024))
 }
 
 /// Memory the operating system says is available (Linux `MemAvailable`), if known.
@@ -248,16 +341,11 @@ pub fn simulate_with(
     crate::mpi::link(&mut program, &machine.collectives)?;
     // Before anything large is built: a machine too big for the memory is refused at once.
     if options.memory_check {
-        let need = estimate_run_memory(machine, &program, options.trace)?;
-        if let Some(have) = memory_budget()? {
-            if need > have {
-                return Err(Error::TooBig(format!(
-                    "this run needs about {} of memory but only {} is available; use a smaller machine or program, or --ignore-memory-limit to run anyway",
-                    approx_size(need),
-                    approx_size(have)
-                )));
-            }
-        }
+        admit(estimate_run_memory(
+            machine,
+            &program,
+            Tracing::of(options),
+        )?)?;
     }
     let (topo, placement) = layout(machine, program.ranks)?;
     let mut net = Network::new(topo, machine);
