@@ -109,6 +109,9 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
     // Per rank: handle name -> handle index; open regions.
     // Names and open regions of the rank block being read (a rank has one block).
     let mut handle_names: HashMap<String, u32> = HashMap::new();
+    // Names of requests not yet waited for (or handles not yet completed), with the line
+    // that made them: a name is reused only once its request was waited for.
+    let mut pending: HashMap<String, usize> = HashMap::new();
     let mut comm_names: HashMap<String, u32> = HashMap::new();
     let mut open_regions: Vec<(u32, usize)> = Vec::new();
     let mut toks: Vec<Tok> = Vec::new();
@@ -253,6 +256,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                 return Err(unclosed_region(file, prev, open, &prog.regions));
             }
             handle_names.clear();
+            pending.clear();
             comm_names.clear();
             open_regions.clear();
             current = Some(rv);
@@ -389,7 +393,11 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                 };
                 let handle = match opt("handle") {
                     // A name used again refers to the new request from here on.
-                    Some((v, _)) => {
+                    Some((v, t)) => {
+                        if let Some(&first) = pending.get(v) {
+                            return Err(op_err(t, "handle", format!("handle '{v}' is reused before the {head} it named at line {first} was completed: `complete {v}` first, or use another name")));
+                        }
+                        pending.insert(v.to_string(), p.line);
                         let h = prog.new_handle(rank);
                         bind(&mut handle_names, v, h);
                         h
@@ -416,9 +424,13 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                 let comm = comm_opt(&comm_names)?;
                 let size = size_arg(pos[1], "size")?;
                 let req = if nonblocking {
-                    let Some((name, _)) = opt("req") else {
+                    let Some((name, t)) = opt("req") else {
                         return Err(p.err(toks[0].col, Some("req"), format!("`{head}` needs a request name: req=NAME")));
                     };
+                    if let Some(&first) = pending.get(name) {
+                        return Err(op_err(t, "req", format!("request '{name}' is reused before the request it named at line {first} was waited for: `wait {name}` first, or use another name")));
+                    }
+                    pending.insert(name.to_string(), p.line);
                     let h = prog.new_handle(rank);
                     bind(&mut handle_names, name, h);
                     h
@@ -477,6 +489,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                 want(1, format_args!("{head} REQUEST"))?;
                 allow(&[])?;
                 let req = lookup_req(&handle_names, pos[0])?;
+                pending.remove(&*pos[0].text);
                 if head == "wait" {
                     OpKind::Wait { req }
                 } else {
@@ -489,6 +502,11 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                     return Err(p.err(toks[0].col, None, format!("expected `{head} REQUEST...`")));
                 }
                 let reqs = pos.iter().map(|t| lookup_req(&handle_names, t)).collect::<Result<Vec<u32>>>()?;
+                // Which of a waitany's requests completes is known only when it runs: each
+                // name may be reused after it.
+                for t in &pos {
+                    pending.remove(&*t.text);
+                }
                 let list = prog.req_list(&reqs);
                 let count = reqs.len() as u32;
                 if head == "waitall" {
@@ -575,9 +593,9 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
             "complete" => {
                 want(1, format_args!("complete HANDLE"))?;
                 allow(&[])?;
-                let name = &pos[0].text;
-                let _ = name;
-                OpKind::Complete { handle: lookup_req(&handle_names, pos[0])? }
+                let handle = lookup_req(&handle_names, pos[0])?;
+                pending.remove(&*pos[0].text);
+                OpKind::Complete { handle }
             }
             "region_begin" | "region_end" => {
                 want(1, format_args!("{head} NAME"))?;

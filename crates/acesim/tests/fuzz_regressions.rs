@@ -133,3 +133,32 @@ fn leaf_spine_with_more_ports_than_32_bits_is_rejected() {
         "{msg}"
     );
 }
+
+#[test]
+fn a_request_name_is_reused_only_after_its_wait() {
+    let e = acesim::schedule::parse(
+        "r.sched",
+        "ranks 2\nrank 0\nisend 1 4 req=a\nisend 1 4 req=a\nwait a\n",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.starts_with("r.sched:4:11: field `req`: request 'a' is reused before the request it named at line 3"),
+        "{e}"
+    );
+    let e = acesim::schedule::parse(
+        "r.sched",
+        "ranks 2\nrank 0\nput 1 4 handle=h\nput 1 4 handle=h\ncomplete h\n",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("handle 'h' is reused before the put it named at line 3"),
+        "{e}"
+    );
+    // After a wait (or complete, waitall, waitany, test) the name is free again.
+    for done in ["wait a", "waitall a", "waitany a", "test a"] {
+        let text = format!("ranks 2\nrank 0\nisend 1 4 req=a\n{done}\nisend 1 4 req=a\nwait a\nrank 1\nrecv 0 4\nrecv 0 4\n");
+        assert!(acesim::schedule::parse("r.sched", &text).is_ok(), "{done}");
+    }
+}
