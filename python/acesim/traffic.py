@@ -42,8 +42,8 @@ def traffic(
 ) -> Any:
     """Runs synthetic traffic at each offered load and returns a pandas DataFrame, one row
     per load: pattern, load, offered, accepted, latency_mean_ns, latency_p50_ns,
-    latency_p99_ns, hops_mean, minimal_fraction, packets_measured, packets_lost, saturated,
-    max_link_utilization, events. Unless ``all_loads``, the sweep stops after
+    latency_p99_ns, hops_mean, minimal_fraction, packets_measured, packets_lost,
+    latency_growth, saturated, max_link_utilization, events, packet_hops, packets_delivered. Unless ``all_loads``, the sweep stops after
     two saturated loads. Times are picoseconds (int) or strings with units."""
     import pandas as pd
 
