@@ -1354,9 +1354,9 @@ impl Network {
         }
         // Switch allocation is round-robin over the input ports: the first input after the
         // one served last that has a packet fitting downstream goes (oldest first within an
-        // input). Each input gets its share, so flows share a link fairly and a router's own
-        // injections cannot starve through-traffic (which collapses throughput past
-        // saturation).
+        // input). Each input gets its share, so a router's own injections cannot starve
+        // through-traffic. It does not prevent throughput from falling past saturation
+        // (docs/traffic.md, "Past saturation").
         // The chosen packet, the one before it in the list (`NONE` if first) and its VC.
         let (p, before, vc) = if l.wait_len == 1 {
             // One candidate (the common case): no ranking.
