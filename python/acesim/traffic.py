@@ -43,11 +43,12 @@ def traffic(
 ) -> Any:
     """Runs synthetic traffic at each offered load and returns a pandas DataFrame, one row
     per load: pattern, load, offered, accepted, latency_mean_ns, latency_p50_ns,
-    latency_p99_ns, hops_mean, minimal_fraction, packets_measured, packets_lost, saturated,
-    max_link_utilization, events. Unless ``all_loads``, the sweep stops after
-    two saturated loads. Times are picoseconds (int) or strings with units. ``check``
-    checks the model's invariants as each load runs (as ``acesim traffic --check``); a
-    broken one raises ``acesim.InternalError``."""
+    latency_p99_ns, hops_mean, minimal_fraction, packets_measured, packets_lost,
+    latency_growth, saturated, max_link_utilization, events, packet_hops,
+    packets_delivered. Unless ``all_loads``, the sweep stops after two saturated loads.
+    Times are picoseconds (int) or strings with units. ``check`` checks the model's
+    invariants as each load runs (as ``acesim traffic --check``); a broken one raises
+    ``acesim.InternalError``."""
     import pandas as pd
 
     m = resolve_machine(machine)

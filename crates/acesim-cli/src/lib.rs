@@ -569,10 +569,10 @@ fn traffic(a: TrafficArgs) -> acesim::Result<()> {
         )?
     };
     let points = run_loads(&config, &base, &loads, a.all_loads)?;
-    let mut csv = String::from("pattern,load,offered,accepted,latency_mean_ns,latency_p50_ns,latency_p99_ns,hops_mean,minimal_fraction,packets_measured,packets_lost,saturated,max_link_utilization,events\n");
+    let mut csv = String::from("pattern,load,offered,accepted,latency_mean_ns,latency_p50_ns,latency_p99_ns,hops_mean,minimal_fraction,packets_measured,packets_lost,saturated,max_link_utilization,events,latency_growth\n");
     for p in &points {
         csv += &format!(
-            "{},{},{:.6},{:.6},{:.3},{:.3},{:.3},{:.4},{:.4},{},{},{},{:.6},{}\n",
+            "{},{},{:.6},{:.6},{:.3},{:.3},{:.3},{:.4},{:.4},{},{},{},{:.6},{},{:.3}\n",
             p.pattern,
             p.load,
             p.offered,
@@ -586,7 +586,8 @@ fn traffic(a: TrafficArgs) -> acesim::Result<()> {
             p.packets_lost,
             p.saturated,
             p.max_link_utilization,
-            p.events
+            p.events,
+            p.latency_growth
         );
     }
     if let Some(p) = &a.csv {

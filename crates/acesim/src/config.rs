@@ -208,8 +208,12 @@ pub struct RouterConfig {
     /// UGAL: go non-minimal when occupancy×hops of the minimal path exceeds this many
     /// times that of the non-minimal path.
     pub ugal_threshold: f64,
-    /// Seed of the random choices of routing (Valiant intermediate groups).
+    /// Seed of the random choices of routing (Valiant intermediate groups, random up ports).
     pub routing_seed: u64,
+    /// Torus rings: how a packet's VC class is chosen. `crossing`: class 0 until it crosses
+    /// the ring's wrap-around link, class 1 after; `route`: class 1 on the whole ring when
+    /// its route crosses that link, else class 0 (BookSim2's `dim_order`).
+    pub dateline: String,
     pub routing_delay: Time,
     pub vc_allocation_delay: Time,
     pub switch_allocation_delay: Time,
@@ -229,6 +233,7 @@ impl Default for RouterConfig {
             routing: "auto".into(),
             ugal_threshold: 1.0,
             routing_seed: 1,
+            dateline: "crossing".into(),
             routing_delay: Time(4_000),
             vc_allocation_delay: Time(4_000),
             switch_allocation_delay: Time(4_000),
@@ -734,6 +739,16 @@ pub fn validate(c: &MachineConfig, locate: impl Fn(&str) -> Location) -> Result<
     match c.router.routing.as_str() {
         "auto" | "minimal" => {}
         "valiant" | "ugal" if dragonfly => {}
+        "random" if t.kind == "fat_tree" => {}
+        "random" => {
+            return err(
+                "router.routing",
+                format!(
+                    "'random' routing (random up ports) is for fat trees; a {} routes with `auto`",
+                    t.kind
+                ),
+            )
+        }
         "valiant" | "ugal" => {
             return err(
                 "router.routing",
@@ -747,8 +762,20 @@ pub fn validate(c: &MachineConfig, locate: impl Fn(&str) -> Location) -> Result<
             return err(
                 "router.routing",
                 format!(
-                    "unknown routing '{other}'{} (expected auto, minimal, valiant or ugal)",
-                    did_you_mean(other, ["auto", "minimal", "valiant", "ugal"])
+                    "unknown routing '{other}'{} (expected auto, minimal, valiant, ugal or random)",
+                    did_you_mean(other, ["auto", "minimal", "valiant", "ugal", "random"])
+                ),
+            )
+        }
+    }
+    match c.router.dateline.as_str() {
+        "crossing" | "route" => {}
+        other => {
+            return err(
+                "router.dateline",
+                format!(
+                    "unknown dateline '{other}'{} (expected crossing or route)",
+                    did_you_mean(other, ["crossing", "route"])
                 ),
             )
         }

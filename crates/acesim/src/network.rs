@@ -126,6 +126,8 @@ pub enum Routing {
     Ugal {
         threshold: f64,
     },
+    /// Fat tree: a random up port at every router on the way up (BookSim2's `nca`).
+    RandomUp,
 }
 
 #[derive(Debug, Clone)]
@@ -330,6 +332,7 @@ impl NetParams {
                 "ugal" => Routing::Ugal {
                     threshold: c.router.ugal_threshold,
                 },
+                "random" => Routing::RandomUp,
                 _ => Routing::Minimal,
             },
             routing_seed: c.router.routing_seed,
@@ -492,7 +495,8 @@ impl Network {
         let nics = vec![Nic::default(); topo.num_nics() as usize];
         let topo_nics = topo.num_nics() as usize;
         let params_seed = params.routing_seed;
-        let deterministic = !matches!(topo.shape, crate::topology::Shape::Dragonfly { .. });
+        let deterministic = !matches!(topo.shape, crate::topology::Shape::Dragonfly { .. })
+            && params.routing != Routing::RandomUp;
         let node_mem_free = vec![0; topo.num_nodes as usize];
         let mut net = Network {
             topo,
@@ -1262,9 +1266,22 @@ impl Network {
     ) -> crate::topology::Hop {
         let crate::topology::Shape::Dragonfly { g, .. } = self.topo.shape else {
             let pkt = &self.packets[p as usize];
-            return self
-                .topo
-                .route_between(router, pkt.src_router, pkt.dst_router, pkt.dst_nic);
+            let mut hop =
+                self.topo
+                    .route_between(router, pkt.src_router, pkt.dst_router, pkt.dst_nic);
+            if let (Routing::RandomUp, crate::topology::Shape::FatTree { k, n, per_level }) =
+                (self.params.routing, &self.topo.shape)
+            {
+                // Up ports are the last k of a switch below the top level: going up, draw
+                // one of them (the level reached, and so the path's length, is the same).
+                let base = self.topo.port_base[router as usize];
+                let ports = self.topo.port_base[router as usize + 1] - base;
+                let going_up = router / per_level + 1 < *n && hop.port >= base + ports - k;
+                if going_up {
+                    hop.port = base + ports - k + self.rng.below(*k as u64) as u32;
+                }
+            }
+            return hop;
         };
         let pkt = self.packets[p as usize];
         let here = self.topo.group_of(router);
@@ -1310,7 +1327,7 @@ impl Network {
                         NO_GROUP
                     }
                 }
-                Routing::Minimal => NO_GROUP,
+                Routing::Minimal | Routing::RandomUp => NO_GROUP,
             };
         }
         if via == here {
@@ -1383,9 +1400,9 @@ impl Network {
         }
         // Switch allocation is round-robin over the input ports: the first input after the
         // one served last that has a packet fitting downstream goes (oldest first within an
-        // input). Each input gets its share, so flows share a link fairly and a router's own
-        // injections cannot starve through-traffic (which collapses throughput past
-        // saturation).
+        // input). Each input gets its share, so a router's own injections cannot starve
+        // through-traffic. It does not prevent throughput from falling past saturation
+        // (docs/traffic.md, "Past saturation").
         // The chosen packet, the one before it in the list (`NONE` if first) and its VC.
         let (p, before, vc) = if l.wait_len == 1 {
             // One candidate (the common case): no ranking.

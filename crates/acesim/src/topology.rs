@@ -63,6 +63,9 @@ pub enum Shape {
         dims: Vec<u32>,
         wrap: Vec<bool>,
         strides: Vec<u32>,
+        /// Rings choose the VC class by route (`router.dateline = "route"`): class 1 for the
+        /// whole ring when the route crosses the wrap-around link, else class 0.
+        dateline_by_route: bool,
     },
     /// k-ary n-tree: `k^(n-1)` switches per level.
     FatTree {
@@ -313,6 +316,7 @@ impl Topology {
                     dims,
                     wrap,
                     strides,
+                    dateline_by_route: config.router.dateline == "route",
                 }
             }
             "fat_tree" => {
@@ -641,7 +645,12 @@ impl Topology {
                 port: self.nic_port[dst_nic as usize],
                 class: 0,
             },
-            Shape::Grid { dims, wrap, .. } => {
+            Shape::Grid {
+                dims,
+                wrap,
+                dateline_by_route,
+                ..
+            } => {
                 let n = dims.len();
                 let here = &self.coords[router as usize * n..][..n];
                 let there = &self.coords[dst_router as usize * n..][..n];
@@ -658,11 +667,19 @@ impl Topology {
                     let fwd = if t > c { t - c } else { t + size - c };
                     // Shortest direction; ties go plus so the choice is deterministic.
                     let plus = if w { fwd <= size - fwd } else { t > c };
-                    // Dateline: once a packet has wrapped in this dimension it uses class 1.
+                    // Dateline: once a packet has wrapped in this dimension it uses class 1
+                    // (`crossing`); or, `route`, class 1 on every hop of this dimension when
+                    // its route wraps: the packet entered the dimension at `s` (DOR changes
+                    // one coordinate at a time) and goes plus to `t < s` or minus to `t > s`.
                     let up = if c + 1 == size { 0 } else { c + 1 };
                     let down = if c == 0 { size - 1 } else { c - 1 };
                     let next = if plus { up } else { down };
-                    let wrapped = w & if plus { next < s } else { next > s };
+                    let (from, to) = if *dateline_by_route {
+                        (t, s)
+                    } else {
+                        (next, s)
+                    };
+                    let wrapped = w & if plus { from < to } else { from > to };
                     let local = 2 * d as u32 + (!plus) as u32;
                     return Hop {
                         port: base + local,
@@ -687,7 +704,9 @@ impl Topology {
                         class: 0,
                     }
                 } else {
-                    // Up, spreading destinations over the up ports (d-mod-k).
+                    // Up, spreading destinations over the up ports (d-mod-k); with
+                    // `router.routing = "random"` the network draws the up port instead
+                    // (`Network::route`).
                     let down = if level == 0 {
                         k * self.nics_per_node
                     } else {

@@ -151,6 +151,9 @@ pub struct TrafficPoint {
     pub packets_measured: u64,
     /// Measured packets that had not arrived when the drain limit passed.
     pub packets_lost: u64,
+    /// Mean latency of the measured packets created in the second half of the window over
+    /// that of the first half: about 1 when stable, above 1 when source queues keep growing.
+    pub latency_growth: f64,
     pub saturated: bool,
     /// Peak utilization per link class (network, local, global, injection, ejection).
     pub max_link_utilization: f64,
@@ -295,6 +298,9 @@ pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<Traffic
     let mut measured: Vec<bool> = Vec::new();
     let mut latencies: Vec<Ps> = Vec::new();
     let mut hops_sum = 0u64;
+    // Latency sums and counts of the packets created in each half of the window.
+    let half = cfg.warmup + cfg.measure / 2;
+    let mut halves = [(0u128, 0u64); 2];
     let mut outstanding = 0u64;
     let mut offered_bytes = 0u64;
     let mut accepted_bytes = 0u64;
@@ -359,7 +365,11 @@ pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<Traffic
                         accepted_bytes += cfg.packet;
                     }
                     if measured[token as usize] {
-                        latencies.push(now - created[token as usize]);
+                        let born = created[token as usize];
+                        let h = &mut halves[(born >= half) as usize];
+                        h.0 += (now - born) as u128;
+                        h.1 += 1;
+                        latencies.push(now - born);
                         hops_sum += hops as u64;
                         outstanding -= 1;
                     }
@@ -397,9 +407,17 @@ pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<Traffic
         .filter(|&l| net.topo.link_class(l) != LinkClass::Injection)
         .map(|l| net.link_stats(l).busy_ps as f64 / elapsed as f64)
         .fold(0.0, f64::max);
-    // Past saturation the network cannot deliver what is offered: measured packets are
-    // still in flight at the drain limit, or far less is accepted than offered.
-    let saturated = outstanding > 0 || accepted < 0.9 * offered;
+    let half_mean = |(sum, n): (u128, u64)| sum as f64 / n.max(1) as f64;
+    let latency_growth = if halves[0].1 == 0 || halves[1].1 == 0 {
+        1.0
+    } else {
+        half_mean(halves[1]) / half_mean(halves[0]).max(1.0)
+    };
+    // Past saturation the network cannot deliver what is offered (docs/traffic.md): measured
+    // packets are still in flight at the drain limit, less than 95 % of the offered load is
+    // accepted, or the latency runs away (packets created in the second half of the window
+    // wait on average over 10 % longer than those of the first half).
+    let saturated = outstanding > 0 || accepted < 0.95 * offered || latency_growth > 1.1;
     Ok(TrafficPoint {
         pattern: cfg.pattern.name(),
         load: cfg.load,
@@ -416,6 +434,7 @@ pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<Traffic
         },
         packets_measured: latencies.len() as u64 + outstanding,
         packets_lost: outstanding,
+        latency_growth,
         saturated,
         max_link_utilization: max_util,
         events: q.processed(),

@@ -78,7 +78,8 @@ fn uniform_traffic_respects_the_channel_load_bound_and_reaches_most_of_it() {
 #[test]
 fn tornado_is_bound_by_its_channel_load() {
     // Tornado sends every packet 3 hops the same way round each ring, so every + link of a
-    // ring carries 3 flows: at most 1/3 of the link bandwidth per node. DOR holds 0.25.
+    // ring carries 3 flows: at most 1/3 of the link bandwidth per node. DOR holds 0.2; at
+    // 0.25 it accepts 0.244 of 0.253 with the latency rising through the window (saturated).
     let torus = machine("kind='torus'\ndims=[8,8]", "vcs=4\nbuffer_per_vc='512 B'");
     for load in [0.25, 0.3, 0.5, 1.0] {
         let t = point(&torus, "tornado", load);
@@ -89,8 +90,8 @@ fn tornado_is_bound_by_its_channel_load() {
         );
         assert_eq!(t.minimal_fraction, 1.0, "DOR is minimal");
     }
-    let stable = point(&torus, "tornado", 0.25);
-    assert!(!stable.saturated && (stable.accepted - 0.25).abs() < 0.01);
+    let stable = point(&torus, "tornado", 0.2);
+    assert!(!stable.saturated && (stable.accepted - 0.2).abs() < 0.01);
 }
 
 fn dragonfly(routing: &str) -> MachineConfig {
@@ -132,11 +133,9 @@ fn dragonfly_routing_shows_the_textbook_behaviour() {
         "minimal collapses: {}",
         w_min.accepted
     );
-    assert!(
-        !w_val.saturated && w_val.accepted > 0.35,
-        "valiant holds: {}",
-        w_val.accepted
-    );
+    // Valiant holds most of it (0.4 is just past its saturation: 0.369 accepted of 0.402,
+    // latency rising through the window).
+    assert!(w_val.accepted > 0.35, "valiant holds: {}", w_val.accepted);
     assert!(
         w_ugal.accepted > 0.35,
         "ugal follows valiant: {}",
@@ -293,4 +292,128 @@ fn periodic_injection_on_the_flit_clock_keeps_the_offered_rate() {
         );
         assert!(!p.saturated && (p.accepted - p.offered).abs() < 0.005);
     }
+}
+
+/// BookSim2's router as `examples/booksim/compare.py` maps it: 16-byte flits on 16 GB/s
+/// links (one cycle = 1 ns), 1-ns pipeline stages and channels, 4 VCs of 8 flits.
+fn booksim_like(topology: &str, router: &str) -> MachineConfig {
+    let text = format!(
+        "[topology]\n{topology}\n[router]\nrouting_delay='0 ns'\nvc_allocation_delay='1 ns'\nswitch_allocation_delay='1 ns'\nswitch_latency='1 ns'\nswitch_throughput='16 GB/s'\nvcs=4\nbuffer_per_vc='128 B'\n{router}\n[link]\nbandwidth='16 GB/s'\nlatency='1 ns'\n[nic]\nmtu='16 B'\nheader='4 B'\ncontrol_packet='4 B'\ninjection_queue=4\n"
+    );
+    MachineSource::from_text("b.toml", text)
+        .load()
+        .expect("machine loads")
+}
+
+/// One-flit packets on the BookSim-like machine, 3 µs warm-up and a 5 µs window.
+fn flit_point(m: &MachineConfig, pattern: &str, load: f64) -> TrafficPoint {
+    let cfg = TrafficConfig {
+        pattern: Pattern::parse(pattern).unwrap(),
+        load,
+        packet: 16,
+        flit: 16,
+        injection: Injection::Bernoulli,
+        warmup: 3_000_000,
+        measure: 5_000_000,
+        drain: 50_000_000,
+        seed: 1,
+        check: false,
+    };
+    run_point(m, &cfg).expect("traffic runs")
+}
+
+#[test]
+fn tornado_past_saturation_depends_on_the_dateline() {
+    // Tornado on an 8x8 torus: at most 1/3 per node (three flows on every + link). Past
+    // saturation the VC classes decide how much gets through: with `crossing` the links
+    // before the wrap-around carry every flow on class 0, so packets waiting to wrap block
+    // the others; with `route` (BookSim2's) those packets use class 1 from the start.
+    let cross = booksim_like("kind='torus'\ndims=[8,8]", "");
+    let route = booksim_like("kind='torus'\ndims=[8,8]", "dateline='route'");
+    for load in [0.35, 0.6] {
+        let (c, r) = (
+            flit_point(&cross, "tornado", load),
+            flit_point(&route, "tornado", load),
+        );
+        for p in [&c, &r] {
+            assert!(p.saturated, "tornado at {load} is past 1/3");
+            assert!(
+                p.accepted <= 1.0 / 3.0 + 0.01,
+                "above the bound: {}",
+                p.accepted
+            );
+        }
+        // Measured: 0.065 / 0.143 at 0.35, 0.050 / 0.132 at 0.6 (BookSim2: 0.100, 0.084).
+        assert!(
+            c.accepted > 0.03 && r.accepted > 2.0 * c.accepted,
+            "crossing {} route {} at {load}",
+            c.accepted,
+            r.accepted
+        );
+    }
+    // Below saturation both deliver what is offered.
+    let light = flit_point(&route, "tornado", 0.2);
+    assert!(!light.saturated && (light.accepted - light.offered).abs() < 0.01);
+}
+
+#[test]
+fn random_up_ports_spread_what_d_mod_k_concentrates() {
+    // 4-ary 2-tree, bit reversal: the 3 nodes of a leaf that send off the leaf (one sends
+    // to itself) all have destinations with the same low digit, so d-mod-k puts them on one
+    // up link: 4 leaves x 1 packet per cycle over 16 nodes = 0.25, exactly. Random up ports
+    // spread them over 4 up links: everything offered (0.9 x 12/16 = 0.675) gets through.
+    let dmodk = booksim_like("kind='fat_tree'\nk=4\nn=2", "");
+    let random = booksim_like("kind='fat_tree'\nk=4\nn=2", "routing='random'");
+    let d = flit_point(&dmodk, "bit_reverse", 0.9);
+    let r = flit_point(&random, "bit_reverse", 0.9);
+    assert!(
+        (d.accepted - 0.25).abs() < 0.005 && d.saturated,
+        "{}",
+        d.accepted
+    );
+    assert!(
+        !r.saturated && (r.accepted - r.offered).abs() < 0.01 && (r.offered - 0.675).abs() < 0.01,
+        "random: {} of {}",
+        r.accepted,
+        r.offered
+    );
+    // The same paths' lengths: a random up port does not change the level turned at.
+    assert_eq!(d.hops_mean, r.hops_mean);
+    // Deterministic: the draws come from the run's seeded generator.
+    let again = flit_point(&random, "bit_reverse", 0.9);
+    assert_eq!(
+        (r.accepted, r.latency_mean_ns),
+        (again.accepted, again.latency_mean_ns)
+    );
+}
+
+#[test]
+fn saturation_is_called_when_latency_runs_away() {
+    // 4-ary 3-tree with random up ports, uniform traffic: at 0.9 nearly everything offered
+    // is still accepted (over 90 %), but the source queues grow all through the window.
+    let m = booksim_like("kind='fat_tree'\nk=4\nn=3", "routing='random'");
+    let light = flit_point(&m, "uniform", 0.5);
+    let heavy = flit_point(&m, "uniform", 0.9);
+    assert!(!light.saturated && (light.latency_growth - 1.0).abs() < 0.05);
+    assert!(heavy.accepted > 0.9 * heavy.offered, "{}", heavy.accepted);
+    assert!(heavy.saturated && heavy.latency_growth > 1.1);
+    assert!(heavy.latency_mean_ns > 5.0 * light.latency_mean_ns);
+}
+
+#[test]
+fn dateline_and_random_routing_are_checked() {
+    let e = |text: &str| {
+        MachineSource::from_text("d.toml", text)
+            .load()
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(
+        e("[topology]\nkind='torus'\ndims=[4]\n[router]\ndateline='routes'")
+            .contains("did you mean `route`")
+    );
+    assert!(
+        e("[topology]\nkind='torus'\ndims=[4]\n[router]\nrouting='random'")
+            .contains("for fat trees")
+    );
 }
