@@ -326,6 +326,10 @@ t("""Nothing is created under `/dev`, `/proc` or `/sys`; existing files there ar
 place, and a write that fails names the file (`error[io]: cannot write /proc/version:
 Input/output error`).""")
 ex({"r.sched": RING}, "acesim run r.sched --json /dev/acesim.json")
+t("""`acesim report` names where a result file is not an acesim JSON summary (file, line and
+column, or the missing field) and writes no report folder.""")
+ex({"bad.json": '{"predicted_time_ps": 5,\n "ranks": [}\n'}, "acesim report bad.json")
+ex({"other.json": '{"ranks": 2}\n'}, "acesim report other.json")
 t("""A permission problem reads `cannot write this output file: cannot create a file in
 'DIR': permission denied`. Command-line usage errors (unknown options, missing values) come
 from the argument parser, with a usage line:""")

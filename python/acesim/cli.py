@@ -172,7 +172,7 @@ def _record_py(args: list[str], index: int) -> int:
 
 
 def _report(args: list[str]) -> int:
-    from .report import write_report
+    from .report import ReportError, write_report
 
     ap = argparse.ArgumentParser(prog="acesim report", description="HTML report of a run")
     ap.add_argument("result", help="JSON summary (acesim run --json FILE)")
@@ -181,8 +181,10 @@ def _report(args: list[str]) -> int:
     out = ns.output or os.path.splitext(ns.result)[0] + "-report"
     try:
         path = write_report(ns.result, out)
-    except (OSError, ValueError, KeyError) as e:
-        return _error(f"{ns.result}: {e}")
+    except ReportError as e:
+        return _error(str(e))
+    except OSError as e:
+        return _error(f"{e.filename or ns.result}: {e.strerror or e}")
     print(path)
     return 0
 

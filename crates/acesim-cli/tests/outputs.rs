@@ -468,3 +468,44 @@ fn an_output_that_fails_leaves_every_other_output_as_it_was() {
     );
     assert_eq!(names(full.0.path()), ["filler"]);
 }
+
+#[test]
+fn report_on_a_bad_result_is_located_and_leaves_no_folder() {
+    let dir = scratch();
+    let d = dir.path();
+    std::fs::write(
+        d.join("bad.json"),
+        "{\"predicted_time_ps\": 5,\n \"ranks\": [}\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("other.json"), "{\"ranks\": 2}").unwrap();
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python");
+    let report = |file: &str| {
+        Command::new(env!("CARGO_BIN_EXE_acesim"))
+            .args(["report", file])
+            .current_dir(d)
+            .env("PYTHONPATH", &python)
+            .output()
+            .unwrap()
+    };
+    let o = report("bad.json");
+    let err = String::from_utf8_lossy(&o.stderr);
+    if err.contains("needs Python") {
+        eprintln!("no python3 here: skipping");
+        return;
+    }
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("bad.json:2:12: not valid JSON: Expecting value"),
+        "{err}"
+    );
+    assert!(!err.contains("Traceback"), "{err}");
+    let o = report("other.json");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("other.json: not an acesim result (acesim run --json): missing field `predicted_time_ps`"),
+        "{err}"
+    );
+    assert_eq!(names(d), ["bad.json", "other.json", "r.sched"]);
+}
