@@ -78,8 +78,12 @@ program's source line and add the schedule line in parentheses.
 
 When acesim exits with code 2, 3, 5 or 70, no output file is written (`--json`,
 `--links-csv`, `--timeline`, `--schedule-out`, `traffic --csv/--json`, `record -o`):
-outputs are written only after a successful run, through a temporary file and a rename, and
-every output path is checked before any work starts.
+outputs are written only after a successful run, each to a temporary file first and all
+renamed into place only when every one is complete (an output that fails, such as on a full
+disk, leaves the other files as they were), and every output path is checked before any
+work starts. The exceptions are outputs written in place (devices, pipes, paths under
+`/dev` and `/proc`, README "Outputs"): those written before the failing one keep what they
+were sent.
 
 ## Exit codes
 
@@ -313,6 +317,21 @@ ex({}, "acesim traffic --packet 0B")
 ex({}, "acesim traffic --packet 10parsecs")
 ex({}, "acesim traffic --injection poisson")
 ex({}, "acesim traffic --warmup 10")
+t("""Two outputs that name the same file, or an output that names an input (the program,
+the machine file or the placement file), are refused before the run: one would overwrite
+the other. Paths are compared after following symbolic links, so `x`, `./x` and a link to
+`x` are the same file.""")
+ex({"r.sched": RING}, "acesim run r.sched --json out.json --timeline ./out.json")
+ex({"r.sched": RING}, "acesim run r.sched --json r.sched")
+ex({}, "acesim traffic --csv t.out --json t.out")
+t("""Nothing is created under `/dev`, `/proc` or `/sys`; existing files there are written in
+place, and a write that fails names the file (`error[io]: cannot write /proc/version:
+Input/output error`).""")
+ex({"r.sched": RING}, "acesim run r.sched --json /dev/acesim.json")
+t("""`acesim report` names where a result file is not an acesim JSON summary (file, line and
+column, or the missing field) and writes no report folder.""")
+ex({"bad.json": '{"predicted_time_ps": 5,\n "ranks": [}\n'}, "acesim report bad.json")
+ex({"other.json": '{"ranks": 2}\n'}, "acesim report other.json")
 t("""A permission problem reads `cannot write this output file: cannot create a file in
 'DIR': permission denied`. Command-line usage errors (unknown options, missing values) come
 from the argument parser, with a usage line:""")

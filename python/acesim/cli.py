@@ -131,8 +131,27 @@ def _error(message: str) -> int:
     return EXIT_INPUT
 
 
+def _overwrites_program(path: str, args: Sequence[str], options: Sequence[str]) -> str | None:
+    """The message for an output option that names the program file itself, if one does
+    (the command compares the recorded schedule's temporary file, not the .py)."""
+    for opt in options:
+        out = _option(args, opt)
+        if out is None or out == "-":
+            continue
+        try:
+            same = os.path.samefile(out, path)
+        except OSError:
+            continue
+        if same:
+            return f"command line: field `{opt.lstrip('-')}`: {opt} '{out}' is the program '{path}': writing it would overwrite an input; give another file"
+    return None
+
+
 def _run_py(args: list[str], index: int) -> int:
     path = args[index]
+    clash = _overwrites_program(path, args, ("--json", "--links-csv", "--timeline", "--schedule-out"))
+    if clash:
+        return _error(clash)
     try:
         text = _record_file(path, args)
     except (InputError, ProgramError, TypeError, ValueError) as e:
@@ -156,6 +175,9 @@ def _run_py(args: list[str], index: int) -> int:
 def _record_py(args: list[str], index: int) -> int:
     path = args[index]
     out = _pop_option(args, "-o") or _pop_option(args, "--output")
+    clash = _overwrites_program(path, ["-o", out] if out else [], ("-o",))
+    if clash:
+        return _error(clash)
     try:
         text = _record_file(path, args)
     except (InputError, ProgramError, TypeError, ValueError) as e:
@@ -172,7 +194,7 @@ def _record_py(args: list[str], index: int) -> int:
 
 
 def _report(args: list[str]) -> int:
-    from .report import write_report
+    from .report import ReportError, write_report
 
     ap = argparse.ArgumentParser(prog="acesim report", description="HTML report of a run")
     ap.add_argument("result", help="JSON summary (acesim run --json FILE)")
@@ -181,8 +203,10 @@ def _report(args: list[str]) -> int:
     out = ns.output or os.path.splitext(ns.result)[0] + "-report"
     try:
         path = write_report(ns.result, out)
-    except (OSError, ValueError, KeyError) as e:
-        return _error(f"{ns.result}: {e}")
+    except ReportError as e:
+        return _error(str(e))
+    except OSError as e:
+        return _error(f"{e.filename or ns.result}: {e.strerror or e}")
     print(path)
     return 0
 

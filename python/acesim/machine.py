@@ -8,9 +8,11 @@ column and field (or the override that caused them).
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import secrets
+import stat
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -332,10 +334,56 @@ def _deep_copy(value: Any) -> Any:
     return value
 
 
+_SPECIAL = ("/dev/", "/proc/", "/sys/")
+
+
+def _own_stream(path: str) -> Any:
+    """``sys.stdout`` or ``sys.stderr`` when ``path`` names this process's descriptor 1 or 2."""
+    import sys
+
+    for fd, name, stream in ((1, "stdout", sys.stdout), (2, "stderr", sys.stderr)):
+        aliases = {f"/dev/{name}", f"/dev/fd/{fd}", f"/proc/self/fd/{fd}", f"/proc/thread-self/fd/{fd}", f"/proc/{os.getpid()}/fd/{fd}"}
+        if path in aliases and hasattr(stream, "buffer"):
+            return stream
+    return None
+
+
 def atomic_write(path: str | os.PathLike[str], data: str | bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same directory and a rename."""
+    """Write ``data`` to ``path`` as the ``acesim`` command writes its outputs (README
+    "Outputs"): a symbolic link is followed to its final target, which is replaced through a
+    temporary file in its folder and a rename (new files 0666 less the umask, an existing
+    file keeps its mode); devices, pipes and paths under /dev, /proc or /sys are written in
+    place, opened for appending and never created or renamed over."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
     path = os.fspath(path)
-    directory, base = os.path.split(os.path.abspath(path))
+    given = os.path.abspath(path)
+    target = os.path.realpath(path)  # the end of a symlink chain, even a dangling one
+    if given.startswith(_SPECIAL) or target.startswith(_SPECIAL):
+        special = True
+    else:
+        try:
+            special = not stat.S_ISREG(os.stat(target).st_mode)
+        except FileNotFoundError:
+            special = False
+    if special:
+        stream = _own_stream(given)
+        if stream is not None:  # /dev/stdout, /proc/self/fd/1, ...: after what was printed
+            stream.flush()
+            stream.buffer.write(raw)
+            stream.flush()
+            return
+        if os.path.isdir(target):
+            raise IsADirectoryError(errno.EISDIR, "is a folder", path)
+        # No O_CREAT, no truncation: /dev/stdout and the like keep what was written before.
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        with os.fdopen(fd, "wb") as f:
+            f.write(raw)
+        return
+    directory, base = os.path.split(target)
+    try:
+        mode: int | None = stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        mode = None
     while True:
         tmp = os.path.join(directory, f".{base}.{secrets.token_hex(4)}.tmp")
         try:
@@ -346,8 +394,10 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes) -> None:
             continue
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data.encode("utf-8") if isinstance(data, str) else data)
-        os.replace(tmp, path)
+            f.write(raw)
+            if mode is not None:
+                os.fchmod(f.fileno(), mode)
+        os.replace(tmp, target)
     except BaseException:
         try:
             os.unlink(tmp)

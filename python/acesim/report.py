@@ -5,16 +5,25 @@ from __future__ import annotations
 import base64
 import html
 import io
+import json
 import os
+import secrets
+import shutil
 from typing import TYPE_CHECKING, Any
 
-from .machine import atomic_write
 from .results import Result
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["write_report"]
+__all__ = ["ReportError", "write_report"]
+
+# Fields every ``acesim run --json`` summary has; a JSON file without them is something else.
+_REQUIRED = ("predicted_time_ps", "ranks", "per_rank")
+
+
+class ReportError(ValueError):
+    """The result file cannot be read as an acesim JSON summary (the message says where)."""
 
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
@@ -44,41 +53,102 @@ def _table(df: pd.DataFrame) -> str:
     return df.to_html(index=False, border=0, na_rep="") + note
 
 
+def _load(path: str) -> Result:
+    """The summary in ``path``, or a :class:`ReportError` that says where it went wrong."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except UnicodeDecodeError as e:
+        raise ReportError(f"{path}: not UTF-8 text (byte {e.start}); expected the JSON of acesim run --json") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ReportError(f"{path}:{e.lineno}:{e.colno}: not valid JSON: {e.msg}") from None
+    if not isinstance(data, dict):
+        raise ReportError(
+            f"{path}: not an acesim result (acesim run --json): the JSON is {type(data).__name__}, not an object"
+        )
+    for field in _REQUIRED:
+        if field not in data:
+            raise ReportError(f"{path}: not an acesim result (acesim run --json): missing field `{field}`")
+    return Result(data)
+
+
+def _new_folder(parent: str, base: str) -> str:
+    """A fresh hidden folder in ``parent``, created 0777 less the umask as mkdir would."""
+    while True:
+        path = os.path.join(parent, f".{base}.{secrets.token_hex(4)}.tmp")
+        try:
+            os.mkdir(path, 0o777)
+            return path
+        except FileExistsError:
+            continue
+
+
 def write_report(result_json_path: str | os.PathLike[str], out_dir: str | os.PathLike[str]) -> str:
     """Write ``links.png``, ``timeline.png``, ``collectives.png`` (when the run had
     collectives) and ``report.html`` (the images embedded, the summary and the rank,
     collective and region tables; no external resources) into ``out_dir``.
-    Returns the path of report.html."""
+    Returns the path of report.html.
+
+    All or nothing: the files are made in a temporary folder beside ``out_dir``, which then
+    becomes ``out_dir`` (or, when ``out_dir`` exists, whose files replace their namesakes in
+    it). A result that is not an acesim JSON summary raises :class:`ReportError` (located:
+    file, line and column, or the missing field) and leaves nothing behind."""
     from .plots import plot_collectives, plot_links, plot_timeline
 
-    result = Result.from_json(result_json_path)
-    out_dir = os.fspath(out_dir)
-    os.makedirs(out_dir, exist_ok=True)
-    images: list[tuple[str, str, bytes]] = [
-        ("links.png", "Link load", _png(plot_links(result))),
-        ("timeline.png", "Timeline", _png(plot_timeline(result))),
-    ]
-    if len(result.collectives):
-        images.append(("collectives.png", "Collectives", _png(plot_collectives(result))))
-    for name, _, data in images:
-        atomic_write(os.path.join(out_dir, name), data)
+    src = os.fspath(result_json_path)
+    result = _load(src)
+    given = os.fspath(out_dir)
+    out_dir = os.path.abspath(given)
+    parent, base = os.path.split(out_dir)
+    if not os.path.isdir(parent):
+        raise ReportError(f"{given}: cannot write the report: the folder '{parent}' does not exist")
+    if os.path.lexists(out_dir) and not os.path.isdir(out_dir):
+        raise ReportError(f"{given}: cannot write the report: it exists and is not a folder")
+    tmp = _new_folder(parent, base)
+    try:
+        try:
+            images: list[tuple[str, str, bytes]] = [
+                ("links.png", "Link load", _png(plot_links(result))),
+                ("timeline.png", "Timeline", _png(plot_timeline(result))),
+            ]
+            if len(result.collectives):
+                images.append(("collectives.png", "Collectives", _png(plot_collectives(result))))
+            summary = result.summary()
+            tables = [(t, _table(df)) for t, df in (("Ranks", result.ranks), ("Collectives", result.collectives), ("Regions", result.regions))]
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+            what = f"missing field `{e.args[0]}`" if isinstance(e, KeyError) and e.args else f"{type(e).__name__}: {e}"
+            raise ReportError(f"{src}: not a readable acesim result (acesim run --json): {what}") from None
+        for name, _, data in images:
+            with open(os.path.join(tmp, name), "wb") as f:
+                f.write(data)
 
-    title = f"acesim report: {os.path.basename(os.fspath(result_json_path))}"
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>{html.escape(title)}</h1>",
-        f"<pre>{html.escape(result.summary())}</pre>",
-    ]
-    for _, caption, data in images:
-        b64 = base64.b64encode(data).decode("ascii")
-        parts.append(f"<h2>{caption}</h2>")
-        parts.append(f'<img alt="{caption}" src="data:image/png;base64,{b64}">')
-    parts.append("<h2>Ranks</h2>" + _table(result.ranks))
-    parts.append("<h2>Collectives</h2>" + _table(result.collectives))
-    parts.append("<h2>Regions</h2>" + _table(result.regions))
-    parts.append("</body></html>\n")
-    path = os.path.join(out_dir, "report.html")
-    atomic_write(path, "\n".join(parts))
-    return path
+        title = f"acesim report: {os.path.basename(src)}"
+        parts = [
+            "<!DOCTYPE html>",
+            '<html lang="en"><head><meta charset="utf-8">',
+            f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
+            f"<h1>{html.escape(title)}</h1>",
+            f"<pre>{html.escape(summary)}</pre>",
+        ]
+        for _, caption, data in images:
+            b64 = base64.b64encode(data).decode("ascii")
+            parts.append(f"<h2>{caption}</h2>")
+            parts.append(f'<img alt="{caption}" src="data:image/png;base64,{b64}">')
+        for caption, table in tables:
+            parts.append(f"<h2>{caption}</h2>" + table)
+        parts.append("</body></html>\n")
+        with open(os.path.join(tmp, "report.html"), "w", encoding="utf-8") as f:
+            f.write("\n".join(parts))
+        if os.path.lexists(out_dir):
+            # Fill the existing folder file by file, each replaced in one rename.
+            for name in sorted(os.listdir(tmp)):
+                os.replace(os.path.join(tmp, name), os.path.join(out_dir, name))
+            os.rmdir(tmp)
+        else:
+            os.rename(tmp, out_dir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return os.path.join(given, "report.html")

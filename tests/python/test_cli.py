@@ -108,3 +108,18 @@ def test_python_dash_m_record(prog: str) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("# acesim schedule 1\nranks 2\n")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "PROG", "--ranks", "2", "--json", "PROG"],
+        ["run", "PROG", "--ranks", "2", "--timeline=./PROG"],
+        ["record", "PROG", "--ranks", "2", "-o", "PROG"],
+    ],
+)
+def test_outputs_never_overwrite_the_python_program(prog: str, args, capsys) -> None:
+    before = open(prog).read()
+    assert main([prog if a == "PROG" else a.replace("PROG", os.path.basename(prog)) for a in args]) == 2
+    assert "writing it would overwrite an input" in capsys.readouterr().err
+    assert open(prog).read() == before

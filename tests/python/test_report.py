@@ -35,3 +35,39 @@ def test_report_without_collectives(tmp_path) -> None:
     write_report(src, tmp_path / "out")
     assert not (tmp_path / "out" / "collectives.png").exists()
     assert (tmp_path / "out" / "report.html").exists()
+
+
+def test_report_on_malformed_json_is_located_and_leaves_nothing(tmp_path) -> None:
+    from acesim.report import ReportError
+
+    src = tmp_path / "r.json"
+    src.write_text('{"predicted_time_ps": 5,\n "ranks": [}\n')
+    with pytest.raises(ReportError, match=r"r\.json:2:12: not valid JSON: Expecting value"):
+        write_report(src, tmp_path / "out")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+
+
+def test_report_on_json_that_is_not_a_result_names_the_missing_field(tmp_path) -> None:
+    from acesim.report import ReportError
+
+    src = tmp_path / "r.json"
+    src.write_text('{"ranks": 2}')
+    with pytest.raises(ReportError, match="missing field `predicted_time_ps`"):
+        write_report(src, tmp_path / "out")
+    data = sample_summary(with_extras=False)
+    data["per_rank"] = "nonsense"
+    src.write_text(json.dumps(data))
+    with pytest.raises(ReportError, match="not a readable acesim result"):
+        write_report(src, tmp_path / "out")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+
+
+def test_report_into_an_existing_folder_replaces_its_files(tmp_path, summary_path: str) -> None:
+    out = tmp_path / "rep"
+    out.mkdir()
+    (out / "report.html").write_text("old")
+    (out / "notes.txt").write_text("mine")
+    write_report(summary_path, out)
+    assert (out / "report.html").read_text().startswith("<!DOCTYPE html>")
+    assert (out / "notes.txt").read_text() == "mine"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]

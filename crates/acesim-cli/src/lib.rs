@@ -9,6 +9,9 @@ use std::process::Command as Process;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+mod output;
+use output::{check_distinct, write_all, Output, Producer};
+
 /// Writes to standard output; a closed pipe (`acesim ... | head`) ends the output quietly
 /// instead of panicking as `print!` does.
 macro_rules! out {
@@ -262,7 +265,8 @@ fn dispatch_other(cli: Cli) -> acesim::Result<()> {
             args,
         } => {
             check_ranks(ranks)?;
-            output.iter().try_for_each(|p| check_output(p))?;
+            let output = output.map(|p| Output::check("-o", &p)).transpose()?;
+            check_distinct(&output.iter().collect::<Vec<_>>(), &[("program", &program)])?;
             let text = mgen::record(&program, ranks, &args)?;
             // Parse it so a recorded program with bad values is reported now.
             schedule::parse(
@@ -270,7 +274,7 @@ fn dispatch_other(cli: Cli) -> acesim::Result<()> {
                 &text,
             )?;
             match output {
-                Some(p) => write_atomic(&p, text.as_bytes()),
+                Some(o) => write_all(vec![(o, bytes(text.as_bytes()))]),
                 None => {
                     out!("{text}");
                     Ok(())
@@ -447,11 +451,13 @@ fn run(a: RunArgs) -> acesim::Result<i32> {
             "--timeline-links chooses the links drawn in a timeline: it needs --timeline FILE",
         ));
     }
-    let outputs = [&a.json, &a.links_csv, &a.schedule_out, &a.timeline];
-    outputs
-        .into_iter()
-        .flatten()
-        .try_for_each(|p| check_output(p))?;
+    let check = |option: &str, p: &Option<PathBuf>| {
+        p.as_deref().map(|p| Output::check(option, p)).transpose()
+    };
+    let json_out = check("--json", &a.json)?;
+    let links_out = check("--links-csv", &a.links_csv)?;
+    let schedule_out = check("--schedule-out", &a.schedule_out)?;
+    let timeline_out = check("--timeline", &a.timeline)?;
     // Ctrl-C stops the run at its next look at the flag and writes what it has (set up
     // first, so a Ctrl-C while reading the program is not lost); a second Ctrl-C ends the
     // process at once.
@@ -463,6 +469,15 @@ fn run(a: RunArgs) -> acesim::Result<i32> {
         }
     });
     let config = load_machine(&a.machine)?;
+    {
+        let outputs: Vec<&Output> = [&json_out, &links_out, &schedule_out, &timeline_out]
+            .into_iter()
+            .flatten()
+            .collect();
+        let mut inputs = vec![("program", a.program.as_path())];
+        inputs.extend(machine_inputs(&a.machine, &config));
+        check_distinct(&outputs, &inputs)?;
+    }
     let program = load_program(&a.program, a.machine.ranks, &a.args)?;
     let schedule_text = match &a.schedule_out {
         Some(_) => Some(schedule::write(&program).map_err(|m| {
@@ -501,19 +516,22 @@ fn run(a: RunArgs) -> acesim::Result<i32> {
         }
         None => None,
     };
-    // Outputs are written only after the run succeeded, each atomically.
-    if let (Some(p), Some(t)) = (&a.schedule_out, &schedule_text) {
-        write_atomic(p, t.as_bytes())?;
+    // Outputs are written only after the run succeeded, all or nothing.
+    let links_text = links_out.as_ref().map(|_| results.links_csv());
+    let mut writes: Vec<(Output, Producer)> = Vec::new();
+    if let (Some(o), Some(t)) = (schedule_out, &schedule_text) {
+        writes.push((o, bytes(t.as_bytes())));
     }
-    if let Some(p) = &a.json {
-        write_atomic_with(p, |w| results.write_json(w))?;
+    if let Some(o) = json_out {
+        writes.push((o, Box::new(|w| results.write_json(w))));
     }
-    if let Some(p) = &a.links_csv {
-        write_atomic(p, results.links_csv().as_bytes())?;
+    if let (Some(o), Some(t)) = (links_out, &links_text) {
+        writes.push((o, bytes(t.as_bytes())));
     }
-    if let (Some(p), Some(t)) = (&a.timeline, &timeline) {
-        write_atomic(p, t.as_bytes())?;
+    if let (Some(o), Some(t)) = (timeline_out, &timeline) {
+        writes.push((o, bytes(t.as_bytes())));
     }
+    write_all(writes)?;
     if !a.quiet {
         out!("{}", results.summary());
     } else if let Some(p) = &results.partial {
@@ -531,14 +549,22 @@ fn run(a: RunArgs) -> acesim::Result<i32> {
 }
 
 fn traffic(a: TrafficArgs) -> acesim::Result<()> {
-    [&a.csv, &a.json]
-        .into_iter()
-        .flatten()
-        .try_for_each(|p| check_output(p))?;
+    let csv_out = a
+        .csv
+        .as_deref()
+        .map(|p| Output::check("--csv", p))
+        .transpose()?;
+    let json_out = a
+        .json
+        .as_deref()
+        .map(|p| Output::check("--json", p))
+        .transpose()?;
     use acesim::traffic::{
         parse_loads, run_loads, saturation_throughput, Injection, TrafficConfig,
     };
     let config = load_machine(&a.machine)?;
+    let outputs: Vec<&Output> = [&csv_out, &json_out].into_iter().flatten().collect();
+    check_distinct(&outputs, &machine_inputs(&a.machine, &config))?;
     let cmd =
         |field: &str, m: String| Error::input(Location::file("command line").with_field(field), m);
     let loads = parse_loads(&a.load).map_err(|m| cmd("load", m))?;
@@ -590,14 +616,20 @@ fn traffic(a: TrafficArgs) -> acesim::Result<()> {
             p.latency_growth
         );
     }
-    if let Some(p) = &a.csv {
-        write_atomic(p, csv.as_bytes())?;
+    let json_text = match &json_out {
+        Some(_) => {
+            serde_json::to_string_pretty(&points).map_err(|e| Error::Internal(e.to_string()))?
+        }
+        None => String::new(),
+    };
+    let mut writes: Vec<(Output, Producer)> = Vec::new();
+    if let Some(o) = csv_out {
+        writes.push((o, bytes(csv.as_bytes())));
     }
-    if let Some(p) = &a.json {
-        let text =
-            serde_json::to_string_pretty(&points).map_err(|e| Error::Internal(e.to_string()))?;
-        write_atomic(p, text.as_bytes())?;
+    if let Some(o) = json_out {
+        writes.push((o, bytes(json_text.as_bytes())));
     }
+    write_all(writes)?;
     if !a.quiet {
         outln!(
             "{:>6} {:>8} {:>8} {:>11} {:>11} {:>11} {:>6} {:>7} {:>8}  status",
@@ -641,60 +673,23 @@ fn traffic(a: TrafficArgs) -> acesim::Result<()> {
     Ok(())
 }
 
-/// Writes through a temporary file in the same folder and renames it into place, so a
-/// reader never sees half a file.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> acesim::Result<()> {
-    write_atomic_with(path, |w| w.write_all(bytes))
+/// Writes `b` as it is.
+fn bytes(b: &[u8]) -> Producer<'_> {
+    Box::new(move |w| w.write_all(b))
 }
 
-/// `write_atomic` for output produced by a writer function (streamed, never all in memory).
-pub fn write_atomic_with(
-    path: &Path,
-    produce: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
-) -> acesim::Result<()> {
-    let name = path.display().to_string();
-    if name == "-" {
-        return produce(&mut std::io::stdout().lock()).map_err(|e| Error::io("standard output", e));
+/// The input files named by the machine options, which no output may overwrite: the
+/// machine file (not a preset) and the placement file.
+fn machine_inputs<'a>(
+    m: &'a MachineArgs,
+    config: &'a acesim::MachineConfig,
+) -> Vec<(&'static str, &'a Path)> {
+    let mut inputs = vec![("machine file", Path::new(&m.machine))];
+    if let Some(p) = &m.placement {
+        inputs.push(("placement file", Path::new(p)));
     }
-    // Devices, pipes and the like (/dev/stdout) are written in place: renaming over them
-    // would replace the device node with a file.
-    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
-        let mut f = std::fs::File::create(path).map_err(|e| Error::io(&name, e))?;
-        return produce(&mut f).map_err(|e| Error::io(&name, e));
+    if let Some(p) = &config.placement.file {
+        inputs.push(("placement file", Path::new(p)));
     }
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(|e| Error::io(&name, e))?;
-    produce(&mut tmp).map_err(|e| Error::io(&name, e))?;
-    tmp.persist(path).map_err(|e| Error::io(&name, e.error))?;
-    Ok(())
-}
-
-/// Checks before any work that an output file can be created, so that a bad path fails at
-/// once, names the path, and leaves no other output behind.
-fn check_output(path: &Path) -> acesim::Result<()> {
-    let name = path.display().to_string();
-    if name == "-" || std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
-        return Ok(());
-    }
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let why = if !dir.exists() {
-        format!("the folder '{}' does not exist", dir.display())
-    } else if !dir.is_dir() {
-        format!("'{}' is not a folder", dir.display())
-    } else {
-        match tempfile::NamedTempFile::new_in(dir) {
-            Ok(_) => return Ok(()),
-            Err(e) => format!("cannot create a file in '{}': {}", dir.display(), e.kind()),
-        }
-    };
-    Err(Error::input(
-        Location::file(name),
-        format!("cannot write this output file: {why}"),
-    ))
+    inputs
 }
