@@ -41,6 +41,7 @@ fn to_py(e: Error) -> PyErr {
         Error::Deadlock(_) => DeadlockError::new_err(msg),
         Error::Internal(_) => InternalError::new_err(msg),
         Error::TooBig(_) => pyo3::exceptions::PyMemoryError::new_err(msg),
+        Error::Interrupted(_) => pyo3::exceptions::PyKeyboardInterrupt::new_err(msg),
     }
 }
 
