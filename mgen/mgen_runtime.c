@@ -1314,7 +1314,7 @@ int main(int argc, char **argv)
         } else if (WIFEXITED(st)) {
             fprintf(stderr,
                     "rank %d: the program exited with code %d before MGEN_Main "
-                    "returned%s\n", r, WEXITSTATUS(st), where);
+                    "returned,%s\n", r, WEXITSTATUS(st), where);
         } else if (WIFSIGNALED(st)) {
             int sig = WTERMSIG(st);
             const char *name = strsignal(sig);
