@@ -373,7 +373,7 @@ fn dispatch_other(cli: Cli) -> acesim::Result<()> {
             ignore_memory_limit,
             args,
         } => {
-            check_ranks(ranks)?;
+            check_recorded_ranks(ranks)?;
             output.iter().try_for_each(|p| check_output(p))?;
             let interrupt = interrupt_flag();
             let options = mgen::RecordOptions {
@@ -469,6 +469,12 @@ fn check_ranks(r: u32) -> acesim::Result<()> {
             "--ranks must be at least 1",
         ));
     }
+    Ok(())
+}
+
+/// A rank count for recording a C or Python program: refused at once when absurd.
+fn check_recorded_ranks(r: u32) -> acesim::Result<()> {
+    check_ranks(r)?;
     if r > mgen::MAX_RANKS {
         return Err(Error::input(
             Location::file("command line").with_field("ranks"),
@@ -547,14 +553,18 @@ fn load_program(
                 format!("--ranks is needed to run the Python program {name}"),
             )
         })?;
-        check_ranks(ranks)?;
+        check_recorded_ranks(ranks)?;
         let mut a = vec![
             "record".to_string(),
             name.clone(),
             "--ranks".into(),
             ranks.to_string(),
         ];
-        a.extend(args.iter().cloned());
+        if !args.is_empty() {
+            // The program's own arguments (ctx.args) follow a `--`.
+            a.push("--".into());
+            a.extend(args.iter().cloned());
+        }
         // The recorder notes the rank it is at here, to name it if Python ends early.
         let status = tempfile::NamedTempFile::new().map_err(|e| Error::io("temporary file", e))?;
         let what = format!("recording {name}");
@@ -584,7 +594,7 @@ fn load_program(
                 format!("--ranks is needed to run the C program {name}"),
             )
         })?;
-        check_ranks(ranks)?;
+        check_recorded_ranks(ranks)?;
         return mgen::load_with(path, ranks, args, options);
     }
     let text = acesim::program::read_text(path)?;

@@ -994,7 +994,7 @@ fn cli_more_ranks_than_the_recorder_runs() {
         &[("p.c", C_OK)],
         &["run", "p.c", "--ranks", "20000000"],
         2,
-        &["command line: field `ranks`: --ranks 20000000: the C recorder runs 1 to 16777216 ranks"],
+        &["command line: field `ranks`: --ranks 20000000: programs are recorded for at most 16777216 ranks"],
     );
 }
 

@@ -77,7 +77,11 @@ fn assert_clean(dir: &Path) {
     while !live_processes(&marker).is_empty() && start.elapsed() < Duration::from_secs(5) {
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert_eq!(live_processes(&marker), Vec::<String>::new(), "leftover processes");
+    assert_eq!(
+        live_processes(&marker),
+        Vec::<String>::new(),
+        "leftover processes"
+    );
     let left: Vec<_> = std::fs::read_dir(dir.join("tmp")).unwrap().collect();
     assert!(left.is_empty(), "leftover temporary files: {left:?}");
 }
@@ -91,7 +95,9 @@ fn wait_with_deadline(child: Child, secs: u64) -> Output {
     match rx.recv_timeout(Duration::from_secs(secs)) {
         Ok(o) => o.unwrap(),
         Err(_) => {
-            let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
             panic!("acesim did not finish within {secs} s");
         }
     }
@@ -117,7 +123,10 @@ int MGEN_Main(int argc, char **argv) {
 
 fn signal_while_recording(sig: &str, to_group: bool, code: i32) {
     let dir = scratch(&[("spin.c", SPIN)]);
-    let mut cmd = acesim(dir.path(), &["run", "spin.c", "--ranks", "2", "--json", "p.json"]);
+    let mut cmd = acesim(
+        dir.path(),
+        &["run", "spin.c", "--ranks", "2", "--json", "p.json"],
+    );
     cmd.process_group(0); // as a terminal's foreground job
     let child = cmd.spawn().unwrap();
     let marker = dir.path().join("tmp").display().to_string();
@@ -168,8 +177,7 @@ fn sigterm_during_the_simulation_writes_partial_results_and_exits_143() {
     let o = wait_with_deadline(child, 60);
     assert_eq!(o.status.code(), Some(143), "{}", stderr(&o));
     let p: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("p.json")).unwrap())
-            .unwrap();
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("p.json")).unwrap()).unwrap();
     assert_eq!(p["partial"]["reason"], "interrupted");
     assert!(stderr(&o).contains("partial results"), "{}", stderr(&o));
 }
@@ -222,13 +230,21 @@ fn a_rank_without_mgen_calls_for_the_record_timeout_is_stopped_and_named() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("no MGEN call for 1 s"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no MGEN call for 1 s"),
+        "{}",
+        stderr(&o)
+    );
     let o = acesim(dir.path(), &["record", "spin.c", "--ranks", "1"])
         .env("ACESIM_RECORD_TIMEOUT", "soon")
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("ACESIM_RECORD_TIMEOUT"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("ACESIM_RECORD_TIMEOUT"),
+        "{}",
+        stderr(&o)
+    );
     assert_clean(dir.path());
 }
 
@@ -277,7 +293,9 @@ int MGEN_Main(int argc, char **argv) {
         .unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("rank 1: MGEN_Main returned 3 (not 0) after its last MGEN call, MGEN_Comp at rc.c:7"),
+        stderr(&o).contains(
+            "rank 1: MGEN_Main returned 3 (not 0) after its last MGEN call, MGEN_Comp at rc.c:7"
+        ),
         "{}",
         stderr(&o)
     );
@@ -303,10 +321,132 @@ fn absurd_rank_counts_are_refused_at_once() {
             .unwrap();
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
         assert!(
-            stderr(&o).contains("--ranks 100000000: programs are recorded for at most 16777216 ranks"),
+            stderr(&o)
+                .contains("--ranks 100000000: programs are recorded for at most 16777216 ranks"),
             "{}",
             stderr(&o)
         );
         assert!(start.elapsed() < Duration::from_secs(5));
     }
+}
+
+fn has_python() -> bool {
+    Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// `acesim` on a Python program, recorded by python3 with this checkout's package.
+fn acesim_py(dir: &Path, args: &[&str]) -> Command {
+    let mut c = acesim(dir, args);
+    c.env(
+        "PYTHONPATH",
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python"),
+    );
+    c
+}
+
+#[test]
+fn python_ranks_that_exit_early_are_reported_consistently() {
+    if !has_python() {
+        eprintln!("python3 not found: skipping");
+        return;
+    }
+    let prog = r#"import os, sys
+
+def program(ctx):
+    ctx.compute("1ns")
+    if ctx.rank == 1:
+        how = ctx.args[0]
+        if how == "exit0":
+            sys.exit(0)
+        if how == "exit3":
+            sys.exit(3)
+        if how == "_exit7":
+            os._exit(7)
+    ctx.compute("2ns")
+"#;
+    let dir = scratch(&[("p.py", prog)]);
+    // sys.exit(0) ends that rank's program normally: what it recorded counts.
+    let o = acesim_py(
+        dir.path(),
+        &[
+            "run",
+            "p.py",
+            "--ranks",
+            "2",
+            "-q",
+            "--schedule-out",
+            "s.sched",
+            "--",
+            "exit0",
+        ],
+    )
+    .output()
+    .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(dir.path().join("s.sched")).unwrap();
+    assert_eq!(text.matches("compute 1000ps").count(), 2, "{text}");
+    assert_eq!(text.matches("compute 2000ps").count(), 1, "{text}");
+    let o = acesim_py(dir.path(), &["run", "p.py", "--ranks", "2", "--", "exit3"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("rank 1: the program exited with code 3 before finishing"),
+        "{}",
+        stderr(&o)
+    );
+    let o = acesim_py(dir.path(), &["run", "p.py", "--ranks", "2", "--", "_exit7"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "recording p.py failed:\nrank 1 exited with code 7 before finishing its program"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert_clean(dir.path());
+}
+
+#[test]
+fn ctrl_c_while_recording_a_python_program_exits_130_without_a_traceback() {
+    if !has_python() {
+        eprintln!("python3 not found: skipping");
+        return;
+    }
+    let prog = "import time\n\ndef program(ctx):\n    open('started', 'w').close()\n    while True:\n        time.sleep(0.01)\n";
+    let dir = scratch(&[("p.py", prog)]);
+    let mut cmd = acesim_py(dir.path(), &["run", "p.py", "--ranks", "2"]);
+    cmd.process_group(0);
+    let child = cmd.spawn().unwrap();
+    let start = Instant::now();
+    while !dir.path().join("started").exists() {
+        assert!(start.elapsed() < Duration::from_secs(60), "never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let pid = child.id();
+    kill("-INT", &format!("-{pid}"));
+    let o = wait_with_deadline(child, 30);
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("error[interrupted]: Ctrl-C (SIGINT): interrupted while recording p.py"),
+        "{e}"
+    );
+    assert!(!e.contains("Traceback"), "{e}");
+    // No Python process is left: it was in the group acesim killed.
+    let start = Instant::now();
+    while !live_processes("-m acesim record p.py").is_empty()
+        && start.elapsed() < Duration::from_secs(5)
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        live_processes("-m acesim record p.py"),
+        Vec::<String>::new()
+    );
 }
