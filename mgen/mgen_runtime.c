@@ -13,6 +13,7 @@
  * forking the next one, so the blocks come out in rank order.
  */
 #define _GNU_SOURCE /* strsignal */
+#define MGEN_RUNTIME_INTERNAL /* the real main() is ours */
 #include "mgen.h"
 
 #include <errno.h>

@@ -165,7 +165,7 @@ pub fn record_with(
     if run.status.code() == Some(5) {
         let have = budget.map_or(String::new(), crate::sim::approx_size);
         return Err(Error::TooBig(format!(
-            "{src_name}: recording stopped: {stderr}\n(the schedule text may take a {TEXT_SHARE_OF_BUDGET}th of the {have} of memory available, as the program read from it and the run need the rest; record fewer ranks or operations, or use --ignore-memory-limit)"
+            "{src_name}: recording stopped: {stderr}\n(the schedule text may take 1/{TEXT_SHARE_OF_BUDGET} of the {have} of memory available, as the program read from it and the run need the rest; record fewer ranks or operations, or use --ignore-memory-limit)"
         )));
     }
     if !run.status.success() {
