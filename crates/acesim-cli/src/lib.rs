@@ -243,22 +243,49 @@ extern "C" fn on_signal(sig: libc::c_int) {
 fn interrupt_flag() -> Arc<AtomicBool> {
     let flag = INTERRUPT.get_or_init(|| Arc::new(AtomicBool::new(false)));
     #[cfg(unix)]
-    {
-        static INSTALLED: OnceLock<()> = OnceLock::new();
-        INSTALLED.get_or_init(|| {
+    if let Ok(mut saved) = SAVED_HANDLERS.lock() {
+        if saved.is_empty() {
             for sig in [libc::SIGINT, libc::SIGTERM] {
-                // SAFETY: installs a handler that only does async-signal-safe work.
+                // SAFETY: installs a handler that only does async-signal-safe work, keeping
+                // the one it replaces (restored when the command ends).
                 unsafe {
                     let mut act: libc::sigaction = std::mem::zeroed();
                     act.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
                     act.sa_flags = libc::SA_RESTART;
                     libc::sigemptyset(&mut act.sa_mask);
-                    libc::sigaction(sig, &act, std::ptr::null_mut());
+                    let mut old: libc::sigaction = std::mem::zeroed();
+                    if libc::sigaction(sig, &act, &mut old) == 0 {
+                        saved.push((sig, old));
+                    }
                 }
             }
-        });
+        }
     }
     flag.clone()
+}
+
+/// The handlers `interrupt_flag` replaced (the Python interpreter's, when the command runs
+/// inside Python), put back by `restore_signals`.
+#[cfg(unix)]
+static SAVED_HANDLERS: std::sync::Mutex<Vec<(libc::c_int, libc::sigaction)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Puts back the signal handlers in force before the command and clears the flag, so that
+/// a process running several commands (Python calling `acesim._core.cli`) is as before.
+fn restore_signals() {
+    #[cfg(unix)]
+    if let Ok(mut saved) = SAVED_HANDLERS.lock() {
+        for (sig, old) in saved.drain(..) {
+            // SAFETY: reinstalls a handler exactly as it was.
+            unsafe {
+                libc::sigaction(sig, &old, std::ptr::null_mut());
+            }
+        }
+    }
+    SIGNAL.store(0, Ordering::SeqCst);
+    if let Some(f) = INTERRUPT.get() {
+        f.store(false, Ordering::SeqCst);
+    }
 }
 
 /// Exit code for a signal received: 130 for SIGINT, 143 for SIGTERM.
@@ -287,7 +314,14 @@ pub fn main_with_args(args: Vec<String>) -> i32 {
             return e.exit_code();
         }
     };
-    match dispatch(cli) {
+    let result = dispatch(cli);
+    let code = exit_code_of(result);
+    restore_signals();
+    code
+}
+
+fn exit_code_of(result: acesim::Result<i32>) -> i32 {
+    match result {
         Ok(code) => code,
         Err(acesim::Error::Interrupted(m)) => {
             eprintln!("error[interrupted]: {}: {m}", signal_name());
