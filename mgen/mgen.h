@@ -55,8 +55,20 @@ typedef int MGEN_Datatype;
 
 /* ---- Entry point, defined by the user program -------------------------- */
 
-/* Its return value is ignored (papers' examples fall off the end). */
+/* Returns 0 on success; any other value fails the recording, as exit() with
+ * that code does. The papers' examples fall off the end of MGEN_Main: the
+ * program's MGEN_Main is therefore compiled as a `main` (for which C says that
+ * reaching the closing brace returns 0) that keeps the link name MGEN_Main;
+ * the recorder runtime defines the real main(). */
+#ifdef MGEN_RUNTIME_INTERNAL
 int MGEN_Main(int argc, char **argv);
+#else
+#define MGEN_STR2_(x) #x
+#define MGEN_STR_(x) MGEN_STR2_(x)
+int main(int argc, char **argv)
+    __asm__(MGEN_STR_(__USER_LABEL_PREFIX__) "MGEN_Main");
+#define MGEN_Main main
+#endif
 
 /* ---- Environment (records nothing) ------------------------------------ */
 

@@ -13,6 +13,7 @@
  * forking the next one, so the blocks come out in rank order.
  */
 #define _GNU_SOURCE /* strsignal */
+#define MGEN_RUNTIME_INTERNAL /* the real main() is ours */
 #include "mgen.h"
 
 #include <errno.h>
@@ -27,6 +28,7 @@
 #include <sys/mman.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Upper bound on ranks; keeps the fork loop and rank formatting sane. */
@@ -34,7 +36,6 @@
 
 /* ---- Per-rank state (only meaningful in a child) ----------------------- */
 
-static int g_rank = -1;
 static int g_size = 0;
 static int g_out_fd = -1;
 static int g_flushed = 0;
@@ -68,6 +69,52 @@ static char g_next_algo[64];
 static char *g_buf = NULL;
 static size_t g_len = 0, g_cap = 0;
 
+/* What the parent learns about the running rank, in a page shared with it
+ * (mapped before the fork): its last MGEN call, so that when a rank crashes,
+ * exits early or stalls the parent can say where it was (the strings are
+ * literals of the program, at the same addresses in parent and child); how
+ * many operations it recorded (the parent watches it move: --acesim-timeout);
+ * whether it stopped at the size limit; what MGEN_Main returned. */
+struct last_call {
+    const char *file;
+    const char *func;
+    int line;
+    volatile unsigned long long calls; /* MGEN calls so far */
+    unsigned long long ops;            /* recorded operations so far */
+    unsigned long long bytes;          /* size of the rank's block so far */
+    int too_big;                       /* stopped: --acesim-max-bytes */
+    int returned;                      /* MGEN_Main returned ... */
+    int main_rc;                       /* ... this */
+};
+static struct last_call *g_last = NULL;
+
+/* Most bytes all ranks' blocks may take together (--acesim-max-bytes; 0 =
+ * no limit) and what the ranks before this one took. */
+static unsigned long long g_max_bytes = 0;
+static unsigned long long g_bytes_before = 0;
+static unsigned long long g_ops = 0;
+static int g_rank = -1;
+
+static void too_big(void)
+{
+    /* No stdio: this can run in the middle of a formatted write. */
+    char msg[512];
+    int n = snprintf(msg, sizeof msg,
+                     "rank %d: the recorded schedule grew past %llu bytes "
+                     "after %llu operations of this rank\n",
+                     g_rank, g_max_bytes, g_ops);
+    if (g_last) {
+        g_last->too_big = 1;
+        g_last->ops = g_ops;
+        g_last->bytes = g_bytes_before + g_len;
+    }
+    if (n > 0) {
+        ssize_t w = write(STDERR_FILENO, msg, (size_t)n);
+        (void)w;
+    }
+    _exit(1);
+}
+
 static void oom(void)
 {
     static const char msg[] = "mgen: out of memory while recording\n";
@@ -79,6 +126,8 @@ static void oom(void)
 /* Make room for at least `need` more bytes plus a NUL. */
 static void buf_reserve(size_t need)
 {
+    if (g_max_bytes && g_bytes_before + g_len + need > g_max_bytes)
+        too_big();
     if (g_len + need + 1 <= g_cap)
         return;
     size_t cap = g_cap ? g_cap : 4096;
@@ -180,6 +229,11 @@ static void emit(const char *file, int line, const char *fmt, ...)
     buf_vprintf(fmt, ap);
     va_end(ap);
     buf_location(file, line);
+    g_ops++;
+    if (g_last) {
+        g_last->ops = g_ops;
+        g_last->bytes = g_bytes_before + g_len;
+    }
 }
 
 /* A user error the runtime itself must reject: report it at the call site
@@ -201,17 +255,6 @@ static void fail(const char *file, int line, const char *func,
     _exit(1);
 }
 
-/* The last MGEN call of the running rank, in a page shared with the parent
- * (mapped before the fork), so that when a rank crashes or exits early the
- * parent can say where it was. The strings are literals of the program,
- * at the same addresses in parent and child. */
-struct last_call {
-    const char *file;
-    const char *func;
-    int line;
-};
-static struct last_call *g_last = NULL;
-
 /* Guard for calls made outside a recorder child (cannot normally happen,
  * since main() is ours, but a constructor could call in early). Every MGEN
  * call goes through here, so it also notes the call site. */
@@ -223,6 +266,7 @@ static void check_running(const char *file, int line, const char *func)
         g_last->file = file;
         g_last->func = func;
         g_last->line = line;
+        g_last->calls++;
     }
 }
 
@@ -251,6 +295,8 @@ static void flush_rank(void)
         return;
     g_flushed = 1;
     write_all(g_out_fd, g_buf, g_len);
+    if (g_last)
+        g_last->bytes = g_bytes_before + g_len;
 }
 
 /* ---- Environment -------------------------------------------------------- */
@@ -1022,6 +1068,29 @@ static void usage(const char *prog, const char *why)
     exit(2);
 }
 
+/* Strict decimal integer up to max; -1 if s is not one or is larger. */
+static long long parse_count(const char *s, long long max)
+{
+    if (!*s)
+        return -1;
+    long long v = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        v = v * 10 + (*p - '0');
+        if (v > max)
+            return -1;
+    }
+    return v;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* Strict positive decimal integer; -1 if s is not one or is out of range. */
 static int parse_ranks(const char *s)
 {
@@ -1055,7 +1124,20 @@ static void run_rank(int r, int n, int out_fd, int argc, char **argv)
         fprintf(stderr, "mgen: atexit failed\n");
         _exit(1);
     }
-    (void)MGEN_Main(argc, argv);
+    /* The child takes the default for the signals the parent blocks. */
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    int rc = MGEN_Main(argc, argv);
+    if (rc != 0) {
+        /* A failure, as exit(rc) would be; the parent says so. */
+        if (g_last) {
+            g_last->returned = 1;
+            g_last->main_rc = rc;
+        }
+        fflush(stdout);
+        _exit(1);
+    }
     exit(0); /* runs flush_rank and flushes the user's stdio */
 }
 
@@ -1065,6 +1147,7 @@ int main(int argc, char **argv)
     const char *out_path = NULL;
     int nranks = -1;
     int user_start = argc; /* index of the first user arg */
+    long long timeout = 0;  /* seconds without an MGEN call; 0 = none */
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -1073,19 +1156,32 @@ int main(int argc, char **argv)
             user_start = i + 1;
             break;
         }
-        if (strcmp(a, "--acesim-ranks") == 0 || strcmp(a, "--acesim-out") == 0) {
+        if (strcmp(a, "--acesim-ranks") == 0 || strcmp(a, "--acesim-out") == 0 ||
+            strcmp(a, "--acesim-max-bytes") == 0 ||
+            strcmp(a, "--acesim-timeout") == 0) {
             if (i + 1 >= argc)
                 usage(prog, "missing value after an --acesim option");
             val = argv[++i];
         } else if (strncmp(a, "--acesim-ranks=", 15) == 0 ||
-                   strncmp(a, "--acesim-out=", 13) == 0) {
+                   strncmp(a, "--acesim-out=", 13) == 0 ||
+                   strncmp(a, "--acesim-max-bytes=", 19) == 0 ||
+                   strncmp(a, "--acesim-timeout=", 17) == 0) {
             val = strchr(a, '=') + 1;
         } else {
             fprintf(stderr, "%s: unknown argument '%s' (user arguments go "
                             "after '--')\n", prog, a);
             usage(prog, "invalid arguments");
         }
-        if (strncmp(a, "--acesim-ranks", 14) == 0) {
+        if (strncmp(a, "--acesim-max-bytes", 18) == 0) {
+            long long v = parse_count(val, LLONG_MAX / 10);
+            if (v < 0)
+                usage(prog, "--acesim-max-bytes needs a byte count (0 = no limit)");
+            g_max_bytes = (unsigned long long)v;
+        } else if (strncmp(a, "--acesim-timeout", 16) == 0) {
+            timeout = parse_count(val, 1000000000LL);
+            if (timeout < 0)
+                usage(prog, "--acesim-timeout needs whole seconds (0 = no limit)");
+        } else if (strncmp(a, "--acesim-ranks", 14) == 0) {
             nranks = parse_ranks(val);
             if (nranks < 0) {
                 fprintf(stderr, "%s: invalid rank count '%s'\n", prog, val);
@@ -1131,6 +1227,14 @@ int main(int argc, char **argv)
     int hn = snprintf(head, sizeof head, "# acesim schedule 1\nranks %d\n",
                       nranks);
     write_all(out_fd, head, (size_t)hn);
+    g_bytes_before = (unsigned long long)hn;
+
+    /* SIGCHLD stays pending (blocked) so that waiting for a rank can also
+     * wake up each second to see whether it still makes MGEN calls. */
+    sigset_t chld;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &chld, NULL);
 
     for (int r = 0; r < nranks; r++) {
         /* Nothing buffered may be duplicated into the child. */
@@ -1148,15 +1252,40 @@ int main(int argc, char **argv)
             run_rank(r, nranks, out_fd, uargc, uargv);
 
         int st;
-        while (waitpid(pid, &st, 0) < 0) {
-            if (errno != EINTR) {
+        int stalled = 0;
+        unsigned long long seen = 0;
+        double last_move = now_seconds();
+        for (;;) {
+            pid_t w = waitpid(pid, &st, WNOHANG);
+            if (w == pid)
+                break;
+            if (w < 0 && errno != EINTR) {
                 fprintf(stderr, "%s: waitpid for rank %d: %s\n", prog, r,
                         strerror(errno));
                 goto failed;
             }
+            struct timespec tick = {1, 0};
+            (void)sigtimedwait(&chld, NULL, &tick);
+            if (timeout <= 0 || !g_last)
+                continue;
+            double now = now_seconds();
+            if (g_last->calls != seen) {
+                seen = g_last->calls;
+                last_move = now;
+            } else if (now - last_move >= (double)timeout) {
+                /* No MGEN call for too long: most likely an endless loop. */
+                kill(pid, SIGKILL);
+                while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+                    ;
+                stalled = 1;
+                break;
+            }
         }
-        if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+        if (!stalled && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+            if (g_last)
+                g_bytes_before = g_last->bytes;
             continue;
+        }
         /* Where the rank was: its last MGEN call, if it made one. */
         char where[4200];
         if (g_last && g_last->file)
@@ -1166,9 +1295,27 @@ int main(int argc, char **argv)
                      g_last->line);
         else
             snprintf(where, sizeof where, " before its first MGEN call");
-        if (WIFEXITED(st)) {
-            fprintf(stderr, "rank %d: program exited with status %d%s\n", r,
-                    WEXITSTATUS(st), where);
+        if (stalled) {
+            fprintf(stderr,
+                    "rank %d: no MGEN call for %lld s%s (%llu operations "
+                    "recorded); it may loop forever\n",
+                    r, timeout, where, g_last->ops);
+            goto failed;
+        }
+        if (g_last && g_last->too_big) {
+            /* The rank said so itself; tell acesim it is the size limit. */
+            close(out_fd);
+            if (!to_stdout)
+                unlink(out_path);
+            return 5;
+        }
+        if (g_last && g_last->returned) {
+            fprintf(stderr, "rank %d: MGEN_Main returned %d (not 0)%s\n", r,
+                    g_last->main_rc, where);
+        } else if (WIFEXITED(st)) {
+            fprintf(stderr,
+                    "rank %d: the program exited with code %d before MGEN_Main "
+                    "returned,%s\n", r, WEXITSTATUS(st), where);
         } else if (WIFSIGNALED(st)) {
             int sig = WTERMSIG(st);
             const char *name = strsignal(sig);

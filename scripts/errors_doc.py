@@ -93,9 +93,10 @@ were sent.
 | 2 | bad input: machine file or preset, `--set`, placement file, schedule or GOAL text, a C program that does not compile or whose rank crashes or exits while being recorded, a Python program that fails, command-line values, unreadable input files, unwritable output paths; command-line usage errors | [machines](#machines), [program text](#program-text-schedules-and-goal-files), [C and Python](#c-and-python-programs), [command line](#command-line) |
 | 3 | the program can never finish (deadlock): the report names every blocked rank, its operation and its source line | [run time](#run-time) |
 | 4 | stopped by `--max-events` or `--max-sim-time`: partial results written, marked partial | [limits](#limits-exit-codes-4-5-and-130) |
-| 5 | refused: the run's estimated memory exceeds what is available (`--ignore-memory-limit` runs anyway) | [limits](#limits-exit-codes-4-5-and-130) |
+| 5 | refused: the run's estimated memory, or a C program's recorded schedule, exceeds what is available (`--ignore-memory-limit` runs anyway) | [limits](#limits-exit-codes-4-5-and-130) |
 | 70 | internal error: a broken model invariant, a bug in acesim | [internal](#internal-errors) |
-| 130 | interrupted with Ctrl-C: partial results written, marked partial | [limits](#limits-exit-codes-4-5-and-130) |
+| 130 | interrupted with Ctrl-C (SIGINT): partial results written, marked partial, when the run had started; a recording's processes are stopped | [limits](#limits-exit-codes-4-5-and-130) |
+| 143 | stopped by SIGTERM: as for 130 | [limits](#limits-exit-codes-4-5-and-130) |
 
 ## Machines
 
@@ -267,12 +268,21 @@ recorded by the `acesim` Python package (`$ACESIM_PYTHON`, default `python3`).
 
 **The C compiler fails.** Its messages follow, with file:line:column.""")
 ex({"p.c": C_HEAD + "int MGEN_Main(int argc, char **argv) {\n  MGEN_Comp(10)\n  return 0;\n}\n"}, "acesim run p.c --ranks 2")
-t("""**A rank crashes or exits while being recorded.** The rank, the signal or exit status, and
+t("""**A rank crashes or exits while being recorded.** The rank, the signal or exit code, and
 the last MGEN call it made (the crash itself is after that call). A program that calls
-`exit(0)` early is not an error: what it recorded before counts.""")
+`exit(0)` early is not an error: what it recorded before counts. `MGEN_Main` returning a
+value other than 0 is an error like `exit()` with that code (falling off the end of
+`MGEN_Main`, as the papers' examples do, returns 0).""")
 ex({"p.c": C_HEAD + "int MGEN_Main(int argc, char **argv) {\n  int me; MGEN_Comm_rank(MGEN_COMM_WORLD, &me);\n  if (me == 1) { volatile int *p = 0; *p = 3; }\n  return 0;\n}\n"}, "acesim run p.c --ranks 2")
 ex({"p.c": C_HEAD + "#include <stdlib.h>\nint MGEN_Main(int argc, char **argv) {\n  int me; MGEN_Comm_rank(MGEN_COMM_WORLD, &me);\n  MGEN_Comp(10);\n  if (me == 1) abort();\n  return 0;\n}\n"}, "acesim run p.c --ranks 2")
 ex({"p.c": C_HEAD + "#include <stdlib.h>\nint MGEN_Main(int argc, char **argv) {\n  int me; MGEN_Comm_rank(MGEN_COMM_WORLD, &me);\n  if (me == 0) exit(3);\n  return 0;\n}\n"}, "acesim run p.c --ranks 2")
+ex({"p.c": C_HEAD + "int MGEN_Main(int argc, char **argv) {\n  int me; MGEN_Comm_rank(MGEN_COMM_WORLD, &me);\n  return me == 1 ? 3 : 0;\n}\n"}, "acesim run p.c --ranks 2")
+t("""**A rank makes no MGEN call for too long** (60 s by default; `--record-timeout TIME` or
+`$ACESIM_RECORD_TIMEOUT`, 0 waits for ever): most likely an endless loop. The rank is
+stopped and named, with its last call and how many operations it recorded.""")
+ex({"p.c": C_HEAD + "int MGEN_Main(int argc, char **argv) {\n  MGEN_Comp(1);\n  for (volatile int i = 0; ; i++) ;\n}\n"}, "acesim run p.c --ranks 2 --record-timeout 1s")
+t("""A rank that forks a background process does not hold acesim up: acesim waits for the
+recorder and its ranks, then ends whatever they left running.""")
 t("""**The recorder rejects a call** (invalid communicator, NULL pointers, NaN times, ...): the
 call site and the function.""")
 ex({"p.c": C_HEAD + "int MGEN_Main(int argc, char **argv) {\n  int n;\n  MGEN_Comm_size(MGEN_COMM_WORLD + 7, &n);\n  return 0;\n}\n"}, "acesim run p.c --ranks 2")
@@ -287,6 +297,11 @@ ex({"p.py": "def program(ctx):\n    raise ValueError(\"boom\")\n"}, "acesim run 
 ex({"p.py": "def program(ctx):\n    ctx.put(1, \"4 parsecs\")\n"}, "acesim run p.py --ranks 2")
 ex({"p.py": "def program(ctx):\n    ctx.put(ctx.rank + 5, 4)\n"}, "acesim run p.py --ranks 2")
 ex({"p.py": "x = 1\n"}, "acesim run p.py --ranks 2")
+t("""`sys.exit(0)` in `program(ctx)` ends that rank's program normally (what it recorded
+counts); another code is an error naming the rank. A rank that ends the process at once
+(`os._exit`) is named with its code:""")
+ex({"p.py": "import sys\ndef program(ctx):\n    if ctx.rank == 1:\n        sys.exit(4)\n"}, "acesim run p.py --ranks 2")
+ex({"p.py": "import os\ndef program(ctx):\n    if ctx.rank == 1:\n        os._exit(7)\n"}, "acesim run p.py --ranks 2")
 t("""Without the Python package installed:""")
 ex({"p.py": "def program(ctx):\n    pass\n"}, "acesim run p.py --ranks 2", env={"PYTHONPATH": ""})
 
@@ -369,8 +384,13 @@ stopped: a lower bound of the full run's.""")
 LONG = "ranks 2\nrank 0\ncompute 1ms\nput 1 4KB tag=1\nrank 1\npoll 1\n"
 ex({"long.sched": LONG}, "acesim run long.sched --max-sim-time 1us", show_stdout=True)
 ex({"long.sched": LONG}, "acesim run long.sched --max-events 3 -q")
-t("""**Interrupted: exit code 130.** Ctrl-C stops the run the same way (`"reason":
-"interrupted"`); a second Ctrl-C ends the process at once.
+t("""**Interrupted: exit code 130 (Ctrl-C) or 143 (SIGTERM).** Either signal, whether sent to
+acesim alone or, as a terminal does, to its whole process group, stops the run the same way
+(`"reason": "interrupted"`, outputs written). While a C or Python program is being
+recorded, it stops the recorder and every rank process (they run in a process group of
+their own), removes the temporary folder and exits with `error[interrupted]: Ctrl-C
+(SIGINT): interrupted while recording p.c; its processes were stopped`. A second signal
+ends the process at once (rank processes included).
 
 **Too big for the memory: exit code 5.** Before the run starts acesim estimates the memory
 it will need (network state, per-transfer records, results; `acesim validate` prints the
@@ -379,6 +399,10 @@ estimate) and refuses when it exceeds the available memory: Linux's `MemAvailabl
 runs anyway.""")
 ex({"r.sched": RING}, "ACESIM_MEMORY_LIMIT=1KiB acesim run r.sched")
 ex({"r.sched": RING}, "ACESIM_MEMORY_LIMIT=lots acesim run r.sched")
+t("""Recording a C program is bounded by the same budget: the schedule text may take a quarter
+of it (the program read from it and the run need the rest). A rank that records past that
+is stopped, named, with its operation count:""")
+ex({"p.c": C_HEAD + "int MGEN_Main(int argc, char **argv) {\n  for (;;) MGEN_Comp(1);\n}\n"}, "ACESIM_MEMORY_LIMIT=4MB acesim run p.c --ranks 2")
 
 t("""## Internal errors
 

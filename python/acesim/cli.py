@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import runpy
+import signal
 import sys
 import tempfile
 import traceback
@@ -193,6 +194,34 @@ def _record_py(args: list[str], index: int) -> int:
     return 0
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C's KeyboardInterrupt."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise _Terminated()
+
+
+def _interruptible(handler: Callable[[list[str], int], int], args: list[str], index: int) -> int:
+    """Runs ``handler``; Ctrl-C or SIGTERM while recording gives a message and exit code 130
+    or 143, as the command itself does, instead of a traceback."""
+    try:
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:  # not the main thread
+        previous = None
+    try:
+        return handler(args, index)
+    except KeyboardInterrupt as e:
+        term = isinstance(e, _Terminated)
+        name = "SIGTERM" if term else "Ctrl-C (SIGINT)"
+        print(f"error[interrupted]: {name}: interrupted while recording {args[index]}",
+              file=sys.stderr)
+        return 143 if term else 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
 def _report(args: list[str]) -> int:
     from .report import ReportError, write_report
 
@@ -218,7 +247,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         i = _program_index(args[1:])
         if i is not None and args[1 + i].endswith(".py"):
             handler = _run_py if args[0] == "run" else _record_py
-            return handler(args[1:], i)
+            return _interruptible(handler, args[1:], i)
     if args and args[0] == "report":
         return _report(args[1:])
     sys.stdout.flush()

@@ -664,6 +664,19 @@ class Context:
 # ---- recording -------------------------------------------------------------------------------
 
 
+#: Most ranks a program is recorded for (as the C recorder's ``MGEN_MAX_RANKS``).
+MAX_RANKS = 1 << 24
+
+
+def _exit_code(e: SystemExit) -> int:
+    """The exit code ``sys.exit(arg)`` asks for (``None`` is 0, a message is 1)."""
+    if e.code is None:
+        return 0
+    if isinstance(e.code, int):
+        return e.code
+    return 1
+
+
 def _program_name(program: Callable[..., Any]) -> str:
     return getattr(program, "__qualname__", None) or getattr(program, "__name__", None) or "program"
 
@@ -681,7 +694,10 @@ def record(
     to the program as ``ctx.args``. An exception in the program is re-raised as
     :class:`acesim.ProgramError` ("rank R: ExcType: message" plus the Python traceback);
     wrong argument types of the recording calls raise TypeError (ValueError for bad values)
-    naming the rank, the call site and the argument.
+    naming the rank, the call site and the argument. ``sys.exit(0)`` (or ``sys.exit()``) in
+    the program ends that rank's program normally: what it recorded so far counts;
+    ``sys.exit(N)`` with N not 0 is a ProgramError ("rank R: the program exited with code N
+    before finishing"). At most :data:`MAX_RANKS` ranks.
     """
     if not callable(program):
         raise TypeError(f"record(): program must be callable, not {type(program).__name__}")
@@ -691,6 +707,8 @@ def record(
         ranks = operator.index(ranks)
     if ranks <= 0:
         raise ValueError(f"record(): ranks must be positive, not {ranks}")
+    if ranks > MAX_RANKS:
+        raise ValueError(f"record(): ranks must be at most {MAX_RANKS}, not {ranks}")
     if isinstance(args, str):
         raise TypeError("record(): args must be a sequence of str, not a str")
     args = tuple(str(a) for a in args)
@@ -699,20 +717,48 @@ def record(
         out.append(f"# program: {name}")
     out.append(f"ranks {ranks}")
     locs: dict[str, tuple[str, str]] = {}
-    for r in range(ranks):
-        out.append(f"rank {r}")
-        lines: list[str] = []
-        ctx = Context(r, ranks, args=args, _lines=lines, _locs=locs)
-        try:
-            program(ctx)
-        except _ArgError as e:
-            raise type(e)(f"rank {r}: {e}") from None
-        except Exception as e:
-            tb = "".join(traceback.format_exception(type(e), e, e.__traceback__.tb_next))
-            raise ProgramError(
-                f"rank {r}: {type(e).__name__}: {e}\n"
-                f"(in {_program_name(program)}, recording the program)\n{tb.rstrip()}"
-            ) from e
-        out.extend(lines)
+    # `acesim run prog.py` asks for the rank being recorded in this file, to name it if the
+    # process ends without a word (os._exit).
+    status_path = os.environ.get("ACESIM_RECORD_STATUS")
+    status = os.open(status_path, os.O_WRONLY) if status_path else None
+    try:
+        for r in range(ranks):
+            if status is not None:
+                os.pwrite(status, f"{r:<12}".encode(), 0)
+            out.append(f"rank {r}")
+            out.extend(_record_rank(program, r, ranks, args, locs))
+    finally:
+        if status is not None:
+            os.close(status)
     out.append("")
     return "\n".join(out)
+
+
+def _record_rank(
+    program: Callable[[Context], Any],
+    r: int,
+    ranks: int,
+    args: tuple[str, ...],
+    locs: dict[str, tuple[str, str]],
+) -> list[str]:
+    lines: list[str] = []
+    ctx = Context(r, ranks, args=args, _lines=lines, _locs=locs)
+    try:
+        program(ctx)
+    except SystemExit as e:
+        code = _exit_code(e)
+        if code != 0:
+            why = f" ({e.code})" if isinstance(e.code, str) else ""
+            raise ProgramError(
+                f"rank {r}: the program exited with code {code}{why} before finishing "
+                f"(sys.exit in {_program_name(program)}, recording the program)"
+            ) from None
+    except _ArgError as e:
+        raise type(e)(f"rank {r}: {e}") from None
+    except Exception as e:
+        tb = "".join(traceback.format_exception(type(e), e, e.__traceback__.tb_next))
+        raise ProgramError(
+            f"rank {r}: {type(e).__name__}: {e}\n"
+            f"(in {_program_name(program)}, recording the program)\n{tb.rstrip()}"
+        ) from e
+    return lines

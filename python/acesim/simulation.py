@@ -87,8 +87,15 @@ def simulate(
         max_events = operator.index(max_events)
         if max_events < 0:
             raise ValueError("simulate(): max_events must be >= 0")
-    r = core().simulate(
-        m.to_toml(), m.name, text, name, fmt, ranks, args, bool(trace), bool(check), max_events,
-        None if max_sim_time is None else str(max_sim_time),
-    )
+    try:
+        r = core().simulate(
+            m.to_toml(), m.name, text, name, fmt, ranks, args, bool(trace), bool(check),
+            max_events, None if max_sim_time is None else str(max_sim_time),
+        )
+    except KeyboardInterrupt as e:
+        # Ctrl-C stops the run soon; what it has comes with the exception, marked partial.
+        partial = getattr(e, "partial_result", None)
+        if partial is not None:
+            e.partial_result = Result.from_core(partial, machine=m)  # type: ignore[attr-defined]
+        raise
     return Result.from_core(r, machine=m)

@@ -241,3 +241,32 @@ def test_recording_a_million_operations_is_fast() -> None:
     assert text.count("\n") == 1_000_000 + 1000 + 2
     print(f"\nrecorded 1,000,000 puts in {elapsed:.2f} s ({1e6 / elapsed / 1e6:.2f} M ops/s)")
     assert elapsed < 30
+
+
+def test_absurd_rank_counts_are_refused_at_once() -> None:
+    from acesim.program import MAX_RANKS
+
+    start = time.monotonic()
+    with pytest.raises(ValueError, match=f"ranks must be at most {MAX_RANKS}, not 1000000000000"):
+        record(lambda ctx: None, ranks=10**12)
+    assert time.monotonic() - start < 1
+
+
+def test_sys_exit_in_a_rank() -> None:
+    import sys
+
+    def prog(ctx):
+        ctx.compute("1ns")
+        if ctx.rank == 1:
+            sys.exit(ctx.args[0] if ctx.args[0] == "bye" else int(ctx.args[0]))
+        ctx.compute("2ns")
+
+    # sys.exit(0): that rank's program ends normally; what it recorded counts.
+    text = record(prog, ranks=2, args=["0"])
+    rank1 = text.split("rank 1\n")[1].splitlines()
+    assert len(rank1) == 1 and rank1[0].startswith("compute 1000ps @"), text
+    assert text.count("compute 2000ps") == 1
+    with pytest.raises(acesim.ProgramError, match="rank 1: the program exited with code 3 before finishing"):
+        record(prog, ranks=2, args=["3"])
+    with pytest.raises(acesim.ProgramError, match=r"rank 1: the program exited with code 1 \(bye\)"):
+        record(prog, ranks=2, args=["bye"])

@@ -206,3 +206,28 @@ def test_limits_give_partial_results_and_check_runs_clean(core) -> None:
     assert timed.predicted_time_ps == 1_000_000
     with pytest.raises(acesim.InputError, match="max_sim_time"):
         acesim.simulate("table1", many, 2, max_sim_time="soon")
+
+
+def test_ctrl_c_stops_simulate_promptly_with_the_partial_result(core) -> None:
+    import os
+    import signal
+    import threading
+    import time
+
+    # Small to read, long to run: 400 allreduces on 64 ranks (seconds even in release).
+    ranks = 64
+    text = f"ranks {ranks}\n" + "".join(
+        f"rank {r}\n" + "allreduce 64KB\n" * 400 for r in range(ranks)
+    )
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt) as info:
+            acesim.simulate("table1", acesim.Schedule(text))
+    finally:
+        timer.cancel()
+    assert time.monotonic() - start < 8
+    partial = info.value.partial_result
+    assert isinstance(partial, acesim.Result)
+    assert partial.partial is not None and partial.partial["reason"] == "interrupted"

@@ -6,8 +6,8 @@ use acesim::{mgen, schedule, MachineSource, Program};
 use clap::{Args, Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::{Arc, OnceLock};
 
 mod output;
 use output::{check_distinct, write_all, Output, Producer};
@@ -57,6 +57,13 @@ enum Command {
         /// Where to write the schedule (default: standard output).
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Stop when a rank makes no MGEN call for this long (default 60s, or
+        /// $ACESIM_RECORD_TIMEOUT; 0: wait for ever).
+        #[arg(long = "record-timeout", value_name = "TIME")]
+        record_timeout: Option<String>,
+        /// Record even if the schedule text outgrows the memory available.
+        #[arg(long = "ignore-memory-limit")]
+        ignore_memory_limit: bool,
         /// Arguments passed to MGEN_Main.
         #[arg(last = true)]
         args: Vec<String>,
@@ -192,6 +199,10 @@ struct RunArgs {
     /// Run even if the estimated memory exceeds what the machine has available.
     #[arg(long = "ignore-memory-limit")]
     ignore_memory_limit: bool,
+    /// Stop recording a C program when a rank makes no MGEN call for this long (default
+    /// 60s, or $ACESIM_RECORD_TIMEOUT; 0: wait for ever).
+    #[arg(long = "record-timeout", value_name = "TIME")]
+    record_timeout: Option<String>,
     /// Arguments passed to MGEN_Main.
     #[arg(last = true)]
     args: Vec<String>,
@@ -203,6 +214,99 @@ pub const EXIT_STOPPED: i32 = 4;
 pub const EXIT_TOO_BIG: i32 = 5;
 /// Exit code of a run stopped by Ctrl-C (partial results written), as shells report SIGINT.
 pub const EXIT_INTERRUPTED: i32 = 130;
+/// Exit code of a run stopped by SIGTERM (partial results written).
+pub const EXIT_TERMINATED: i32 = 143;
+
+/// The first SIGINT or SIGTERM received (0: none).
+static SIGNAL: AtomicI32 = AtomicI32::new(0);
+/// The flag the run and the recorders look at; set by the first signal.
+static INTERRUPT: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+
+#[cfg(unix)]
+extern "C" fn on_signal(sig: libc::c_int) {
+    // Only async-signal-safe work here: atomics, kill, write, _exit.
+    if SIGNAL.swap(sig, Ordering::SeqCst) != 0 {
+        // A second signal: stop at once, with the recorder's processes.
+        acesim::child::kill_group(acesim::child::CHILD_GROUP.load(Ordering::SeqCst));
+        let msg = b"acesim: stopped at once (second signal)\n";
+        // SAFETY: write and _exit are async-signal-safe.
+        unsafe {
+            libc::write(2, msg.as_ptr().cast(), msg.len());
+            libc::_exit(128 + sig);
+        }
+    }
+    if let Some(f) = INTERRUPT.get() {
+        f.store(true, Ordering::SeqCst);
+    }
+}
+
+/// The interrupt flag, with SIGINT and SIGTERM handlers that set it (installed once): the
+/// run stops at its next look at the flag and writes what it has, a recording stops its
+/// rank processes; a second signal ends acesim at once.
+fn interrupt_flag() -> Arc<AtomicBool> {
+    let flag = INTERRUPT.get_or_init(|| Arc::new(AtomicBool::new(false)));
+    #[cfg(unix)]
+    if let Ok(mut saved) = SAVED_HANDLERS.lock() {
+        if saved.is_empty() {
+            for sig in [libc::SIGINT, libc::SIGTERM] {
+                // SAFETY: installs a handler that only does async-signal-safe work, keeping
+                // the one it replaces (restored when the command ends).
+                unsafe {
+                    let mut act: libc::sigaction = std::mem::zeroed();
+                    act.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
+                    act.sa_flags = libc::SA_RESTART;
+                    libc::sigemptyset(&mut act.sa_mask);
+                    let mut old: libc::sigaction = std::mem::zeroed();
+                    if libc::sigaction(sig, &act, &mut old) == 0 {
+                        saved.push((sig, old));
+                    }
+                }
+            }
+        }
+    }
+    flag.clone()
+}
+
+/// The handlers `interrupt_flag` replaced (the Python interpreter's, when the command runs
+/// inside Python), put back by `restore_signals`.
+#[cfg(unix)]
+static SAVED_HANDLERS: std::sync::Mutex<Vec<(libc::c_int, libc::sigaction)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Puts back the signal handlers in force before the command and clears the flag, so that
+/// a process running several commands (Python calling `acesim._core.cli`) is as before.
+fn restore_signals() {
+    #[cfg(unix)]
+    if let Ok(mut saved) = SAVED_HANDLERS.lock() {
+        for (sig, old) in saved.drain(..) {
+            // SAFETY: reinstalls a handler exactly as it was.
+            unsafe {
+                libc::sigaction(sig, &old, std::ptr::null_mut());
+            }
+        }
+    }
+    SIGNAL.store(0, Ordering::SeqCst);
+    if let Some(f) = INTERRUPT.get() {
+        f.store(false, Ordering::SeqCst);
+    }
+}
+
+/// Exit code for a signal received: 130 for SIGINT, 143 for SIGTERM.
+fn signal_exit_code() -> i32 {
+    match SIGNAL.load(Ordering::SeqCst) {
+        #[cfg(unix)]
+        libc::SIGTERM => EXIT_TERMINATED,
+        _ => EXIT_INTERRUPTED,
+    }
+}
+
+/// Name of the signal received, for messages.
+fn signal_name() -> &'static str {
+    match signal_exit_code() {
+        EXIT_TERMINATED => "SIGTERM",
+        _ => "Ctrl-C (SIGINT)",
+    }
+}
 
 /// Runs the command line `args` (without the program name); returns the exit code.
 pub fn main_with_args(args: Vec<String>) -> i32 {
@@ -213,8 +317,19 @@ pub fn main_with_args(args: Vec<String>) -> i32 {
             return e.exit_code();
         }
     };
-    match dispatch(cli) {
+    let result = dispatch(cli);
+    let code = exit_code_of(result);
+    restore_signals();
+    code
+}
+
+fn exit_code_of(result: acesim::Result<i32>) -> i32 {
+    match result {
         Ok(code) => code,
+        Err(acesim::Error::Interrupted(m)) => {
+            eprintln!("error[interrupted]: {}: {m}", signal_name());
+            signal_exit_code()
+        }
         Err(e) => {
             let code = e.exit_code();
             eprintln!("{}", e.with_source_from_file().render());
@@ -228,11 +343,36 @@ fn python() -> String {
     std::env::var("ACESIM_PYTHON").unwrap_or_else(|_| "python3".to_string())
 }
 
-/// Runs `python -m acesim ARGS`, for what lives in the Python package.
-fn python_acesim(args: &[String], what: &str) -> acesim::Result<std::process::Output> {
+/// How a Python process that ended early without a word is reported (then the rank it was
+/// at replaces "Python").
+const PY_EXITED: &str = "Python exited with code";
+
+/// The rank the Python recorder noted it was at (ACESIM_RECORD_STATUS), if any.
+fn status_rank(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let r = text.trim();
+    (!r.is_empty()).then(|| r.to_string())
+}
+
+/// Runs `python -m acesim ARGS`, for what lives in the Python package (in a process group
+/// of its own, stopped when `interrupt` is set; see `acesim::child`).
+fn python_acesim(
+    args: &[String],
+    what: &str,
+    interrupt: Option<&AtomicBool>,
+    envs: &[(&str, &Path)],
+) -> acesim::Result<acesim::child::Finished> {
     let py = python();
-    let out = Process::new(&py).arg("-m").arg("acesim").args(args).output().map_err(|e| Error::Program {
-        message: format!("{what} needs Python with the acesim package ({py}: {e}); install it with `pip install .`"),
+    let mut cmd = Process::new(&py);
+    cmd.arg("-m").arg("acesim").args(args);
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    let out = acesim::child::run(&mut cmd, interrupt, what).map_err(|e| match e {
+        Error::Program { message } => Error::Program {
+            message: format!("{message}\n({what} needs Python with the acesim package: {py}; install it with `pip install .`)"),
+        },
+        e => e,
     })?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
@@ -241,8 +381,12 @@ fn python_acesim(args: &[String], what: &str) -> acesim::Result<std::process::Ou
         } else {
             ""
         };
+        let why = match err.trim().is_empty() {
+            true => format!("Python {}", acesim::child::describe(&out.status)),
+            false => err.trim_end().to_string(),
+        };
         return Err(Error::Program {
-            message: format!("{what} failed:\n{}{hint}", err.trim_end()),
+            message: format!("{what} failed:\n{why}{hint}"),
         });
     }
     Ok(out)
@@ -262,12 +406,21 @@ fn dispatch_other(cli: Cli) -> acesim::Result<()> {
             program,
             ranks,
             output,
+            record_timeout,
+            ignore_memory_limit,
             args,
         } => {
-            check_ranks(ranks)?;
+            check_recorded_ranks(ranks)?;
             let output = output.map(|p| Output::check("-o", &p)).transpose()?;
             check_distinct(&output.iter().collect::<Vec<_>>(), &[("program", &program)])?;
-            let text = mgen::record(&program, ranks, &args)?;
+            let interrupt = interrupt_flag();
+            let options = mgen::RecordOptions {
+                interrupt: Some(interrupt.clone()),
+                timeout_s: record_timeout_arg(record_timeout.as_deref())?,
+                memory_check: !ignore_memory_limit,
+            };
+            let text = mgen::record_with(&program, ranks, &args, &options)?;
+            check_interrupt(&interrupt, &program)?;
             // Parse it so a recorded program with bad values is reported now.
             schedule::parse(
                 &format!("schedule recorded from {}", program.display()),
@@ -303,15 +456,20 @@ fn dispatch_other(cli: Cli) -> acesim::Result<()> {
                 args.push("-o".into());
                 args.push(o.display().to_string());
             }
-            let out = python_acesim(&args, "acesim report")?;
+            let out = python_acesim(&args, "acesim report", None, &[])?;
             out!("{}", String::from_utf8_lossy(&out.stdout));
             Ok(())
         }
         Command::Traffic(t) => traffic(t),
         Command::Validate { machine, program } => {
             let config = load_machine(&machine)?;
+            let options = mgen::RecordOptions {
+                interrupt: Some(interrupt_flag()),
+                memory_check: true,
+                ..Default::default()
+            };
             let ranks = match &program {
-                Some(p) => load_program(p, machine.ranks, &[])?.ranks,
+                Some(p) => load_program(p, machine.ranks, &[], &options)?.ranks,
                 None => machine.ranks.unwrap_or(1),
             };
             acesim::sim::admit_machine(&config, ranks)?;
@@ -324,7 +482,7 @@ fn dispatch_other(cli: Cli) -> acesim::Result<()> {
                 topo.num_links()
             );
             if let Some(p) = &program {
-                let mut prog = load_program(p, machine.ranks, &[])?;
+                let mut prog = load_program(p, machine.ranks, &[], &options)?;
                 acesim::sim::check_program(&config, &prog)?;
                 acesim::mpi::link(&mut prog, &config.collectives)?;
                 let need =
@@ -355,6 +513,38 @@ fn check_ranks(r: u32) -> acesim::Result<()> {
         ));
     }
     Ok(())
+}
+
+/// A rank count for recording a C or Python program: refused at once when absurd.
+fn check_recorded_ranks(r: u32) -> acesim::Result<()> {
+    check_ranks(r)?;
+    if r > mgen::MAX_RANKS {
+        return Err(Error::input(
+            Location::file("command line").with_field("ranks"),
+            format!(
+                "--ranks {r}: programs are recorded for at most {} ranks",
+                mgen::MAX_RANKS
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `--record-timeout` in seconds, if given.
+fn record_timeout_arg(text: Option<&str>) -> acesim::Result<Option<u64>> {
+    text.map(|t| mgen::parse_timeout(t, "command line", "record-timeout"))
+        .transpose()
+}
+
+/// `Error::Interrupted` once a signal has arrived (checked between phases).
+fn check_interrupt(flag: &AtomicBool, program: &Path) -> acesim::Result<()> {
+    match flag.load(Ordering::SeqCst) {
+        true => Err(Error::Interrupted(format!(
+            "stopped after recording {}",
+            program.display()
+        ))),
+        false => Ok(()),
+    }
 }
 
 fn load_machine(m: &MachineArgs) -> acesim::Result<acesim::MachineConfig> {
@@ -392,7 +582,12 @@ fn toml_string(s: &str) -> String {
     format!("\"{escaped}\"")
 }
 
-fn load_program(path: &Path, ranks: Option<u32>, args: &[String]) -> acesim::Result<Program> {
+fn load_program(
+    path: &Path,
+    ranks: Option<u32>,
+    args: &[String],
+    options: &mgen::RecordOptions,
+) -> acesim::Result<Program> {
     let name = path.display().to_string();
     if path.extension().is_some_and(|e| e == "py") {
         let ranks = ranks.ok_or_else(|| {
@@ -401,15 +596,36 @@ fn load_program(path: &Path, ranks: Option<u32>, args: &[String]) -> acesim::Res
                 format!("--ranks is needed to run the Python program {name}"),
             )
         })?;
-        check_ranks(ranks)?;
+        check_recorded_ranks(ranks)?;
         let mut a = vec![
             "record".to_string(),
             name.clone(),
             "--ranks".into(),
             ranks.to_string(),
         ];
-        a.extend(args.iter().cloned());
-        let out = python_acesim(&a, &format!("recording {name}"))?;
+        if !args.is_empty() {
+            // The program's own arguments (ctx.args) follow a `--`.
+            a.push("--".into());
+            a.extend(args.iter().cloned());
+        }
+        // The recorder notes the rank it is at here, to name it if Python ends early.
+        let status = tempfile::NamedTempFile::new().map_err(|e| Error::io("temporary file", e))?;
+        let what = format!("recording {name}");
+        let out = python_acesim(
+            &a,
+            &what,
+            options.interrupt.as_deref(),
+            &[("ACESIM_RECORD_STATUS", status.path())],
+        )
+        .map_err(|e| match (e, status_rank(status.path())) {
+            (Error::Program { message }, Some(r)) if message.contains(PY_EXITED) => {
+                Error::Program {
+                    message: message.replace(PY_EXITED, &format!("rank {r} exited with code"))
+                        + " before finishing its program",
+                }
+            }
+            (e, _) => e,
+        })?;
         let text = String::from_utf8_lossy(&out.stdout);
         return schedule::parse(&format!("schedule recorded from {name}"), &text);
     }
@@ -421,8 +637,8 @@ fn load_program(path: &Path, ranks: Option<u32>, args: &[String]) -> acesim::Res
                 format!("--ranks is needed to run the C program {name}"),
             )
         })?;
-        check_ranks(ranks)?;
-        return mgen::load(path, ranks, args);
+        check_recorded_ranks(ranks)?;
+        return mgen::load_with(path, ranks, args, options);
     }
     let text = acesim::program::read_text(path)?;
     let program = if path.extension().is_some_and(|e| e == "goal") {
@@ -458,16 +674,10 @@ fn run(a: RunArgs) -> acesim::Result<i32> {
     let links_out = check("--links-csv", &a.links_csv)?;
     let schedule_out = check("--schedule-out", &a.schedule_out)?;
     let timeline_out = check("--timeline", &a.timeline)?;
-    // Ctrl-C stops the run at its next look at the flag and writes what it has (set up
-    // first, so a Ctrl-C while reading the program is not lost); a second Ctrl-C ends the
-    // process at once.
-    let interrupt = Arc::new(AtomicBool::new(false));
-    let flag = interrupt.clone();
-    let _ = ctrlc::set_handler(move || {
-        if flag.swap(true, Ordering::SeqCst) {
-            std::process::exit(EXIT_INTERRUPTED);
-        }
-    });
+    // Ctrl-C or SIGTERM stops a recording (and its processes) or the run at its next look
+    // at the flag and writes what it has (set up first, so a signal while reading the
+    // program is not lost); a second one ends the process at once.
+    let interrupt = interrupt_flag();
     let config = load_machine(&a.machine)?;
     {
         let outputs: Vec<&Output> = [&json_out, &links_out, &schedule_out, &timeline_out]
@@ -478,7 +688,12 @@ fn run(a: RunArgs) -> acesim::Result<i32> {
         inputs.extend(machine_inputs(&a.machine, &config));
         check_distinct(&outputs, &inputs)?;
     }
-    let program = load_program(&a.program, a.machine.ranks, &a.args)?;
+    let options = mgen::RecordOptions {
+        interrupt: Some(interrupt.clone()),
+        timeout_s: record_timeout_arg(a.record_timeout.as_deref())?,
+        memory_check: !a.ignore_memory_limit,
+    };
+    let program = load_program(&a.program, a.machine.ranks, &a.args, &options)?;
     let schedule_text = match &a.schedule_out {
         Some(_) => Some(schedule::write(&program).map_err(|m| {
             Error::input(Location::file("command line").with_field("schedule-out"), m)
@@ -543,7 +758,7 @@ fn run(a: RunArgs) -> acesim::Result<i32> {
     }
     Ok(match &results.partial {
         None => 0,
-        Some(p) if p.reason == acesim::sim::StopReason::Interrupted => EXIT_INTERRUPTED,
+        Some(p) if p.reason == acesim::sim::StopReason::Interrupted => signal_exit_code(),
         Some(_) => EXIT_STOPPED,
     })
 }

@@ -858,7 +858,7 @@ fn c_program_that_aborts_in_one_rank() {
 fn c_program_that_exits_with_an_error() {
     c_fails(
         "#include \"mgen.h\"\n#include <stdlib.h>\nint MGEN_Main(int argc, char **argv) {\n  int me; MGEN_Comm_rank(MGEN_COMM_WORLD, &me);\n  if (me == 0) exit(3);\n  return 0;\n}\n",
-        &["rank 0: program exited with status 3 after its last MGEN call, MGEN_Comm_rank at p.c:4"],
+        &["rank 0: the program exited with code 3 before MGEN_Main returned, after its last MGEN call, MGEN_Comm_rank at p.c:4"],
     );
 }
 
@@ -994,7 +994,7 @@ fn cli_more_ranks_than_the_recorder_runs() {
         &[("p.c", C_OK)],
         &["run", "p.c", "--ranks", "20000000"],
         2,
-        &["command line: field `ranks`: --ranks 20000000: the C recorder runs 1 to 16777216 ranks"],
+        &["command line: field `ranks`: --ranks 20000000: programs are recorded for at most 16777216 ranks"],
     );
 }
 

@@ -7,6 +7,9 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
 create_exception!(
     _core,
@@ -41,7 +44,66 @@ fn to_py(e: Error) -> PyErr {
         Error::Deadlock(_) => DeadlockError::new_err(msg),
         Error::Internal(_) => InternalError::new_err(msg),
         Error::TooBig(_) => pyo3::exceptions::PyMemoryError::new_err(msg),
+        Error::Interrupted(_) => pyo3::exceptions::PyKeyboardInterrupt::new_err(msg),
     }
+}
+
+/// Runs `work` in a thread of its own, without the interpreter lock, while this thread looks
+/// at Python's signals every 50 ms: when a signal handler raises (Ctrl-C's
+/// KeyboardInterrupt), the flag given to `work` is set so that it stops soon (a run with
+/// partial results, a recording with its processes killed), and the exception is returned
+/// beside what `work` gave.
+fn interruptible<T: Send>(
+    py: Python<'_>,
+    work: impl FnOnce(Arc<AtomicBool>) -> Result<T, Error> + Send,
+) -> (Result<T, Error>, Option<PyErr>) {
+    let flag = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|s| {
+        let worker_flag = flag.clone();
+        let spawned = std::thread::Builder::new()
+            .name("acesim".into())
+            // As much stack as the main thread has, for deep programs.
+            .stack_size(64 << 20)
+            .spawn_scoped(s, move || {
+                let r = work(worker_flag);
+                let _ = tx.send(());
+                r
+            });
+        let handle = match spawned {
+            Ok(h) => h,
+            Err(e) => {
+                return (
+                    Err(Error::Internal(format!("cannot start a thread: {e}"))),
+                    None,
+                )
+            }
+        };
+        let mut raised: Option<PyErr> = None;
+        let mut rx = rx;
+        loop {
+            let (back, done) = py.detach(move || {
+                let d = rx.recv_timeout(Duration::from_millis(50));
+                (rx, d)
+            });
+            rx = back;
+            if !matches!(done, Err(std::sync::mpsc::RecvTimeoutError::Timeout)) {
+                break;
+            }
+            if raised.is_none() {
+                if let Err(e) = py.check_signals() {
+                    flag.store(true, Ordering::SeqCst);
+                    raised = Some(e);
+                }
+            }
+        }
+        let result = py.detach(|| handle.join()).unwrap_or_else(|_| {
+            Err(Error::Internal(
+                "the simulation thread panicked".to_string(),
+            ))
+        });
+        (result, raised)
+    })
 }
 
 /// The results of one run.
@@ -158,7 +220,7 @@ fn simulate(
     max_events: Option<u64>,
     max_sim_time: Option<String>,
 ) -> PyResult<RunResult> {
-    let run = move || -> Result<acesim::Results, Error> {
+    let run = move |interrupt: Arc<AtomicBool>| -> Result<acesim::Results, Error> {
         let machine = load_machine(&machine_text, &machine_name, &[])?;
         let program = match program_format.as_str() {
             "schedule" => schedule::parse(&program_name, &program_text)?,
@@ -170,7 +232,12 @@ fn simulate(
                         format!("ranks is needed to run the C program {program_text}"),
                     )
                 })?;
-                mgen::load(Path::new(&program_text), r, &args)?
+                let options = mgen::RecordOptions {
+                    interrupt: Some(interrupt.clone()),
+                    memory_check: true,
+                    ..Default::default()
+                };
+                mgen::load_with(Path::new(&program_text), r, &args, &options)?
             }
             other => {
                 return Err(Error::input(
@@ -199,20 +266,41 @@ fn simulate(
             max_sim_time,
             // As the CLI: a run that cannot fit is refused (MemoryError) before it starts.
             memory_check: true,
+            interrupt: Some(interrupt),
             ..Default::default()
         };
         acesim::sim::simulate_with(&machine, program, &options)
     };
-    let inner = py.detach(run).map_err(to_py)?;
-    Ok(RunResult { inner })
+    match interruptible(py, run) {
+        (Ok(inner), None) => Ok(RunResult { inner }),
+        // Interrupted: the exception (KeyboardInterrupt) carries what the run has, marked
+        // partial, as `partial_result`.
+        (Ok(inner), Some(e)) => {
+            let partial = Py::new(py, RunResult { inner })?;
+            e.value(py).setattr("partial_result", partial)?;
+            Err(e)
+        }
+        (Err(_), Some(e)) => Err(e),
+        (Err(err), None) => Err(to_py(err)),
+    }
 }
 
 /// Compiles and records an MGEN C program; returns its schedule text.
 #[pyfunction]
 #[pyo3(signature = (path, ranks, args = Vec::new()))]
 fn record_c(py: Python<'_>, path: String, ranks: u32, args: Vec<String>) -> PyResult<String> {
-    py.detach(move || mgen::record(Path::new(&path), ranks, &args))
-        .map_err(to_py)
+    let work = move |interrupt: Arc<AtomicBool>| {
+        let options = mgen::RecordOptions {
+            interrupt: Some(interrupt),
+            memory_check: true,
+            ..Default::default()
+        };
+        mgen::record_with(Path::new(&path), ranks, &args, &options)
+    };
+    match interruptible(py, work) {
+        (_, Some(e)) => Err(e),
+        (r, None) => r.map_err(to_py),
+    }
 }
 
 /// Synthetic traffic: runs `loads` and returns the points as JSON (see docs/traffic.md).

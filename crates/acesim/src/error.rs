@@ -125,6 +125,9 @@ pub enum Error {
     /// The run would need more memory than the machine has available.
     #[error("{0}")]
     TooBig(String),
+    /// Stopped by a signal (Ctrl-C, SIGTERM) before there was anything to show.
+    #[error("{0}")]
+    Interrupted(String),
     /// A broken model invariant: a bug in acesim, not in the input.
     #[error("internal error (please report): {0}")]
     Internal(String),
@@ -149,6 +152,7 @@ impl Error {
             Error::Input { .. } | Error::Program { .. } | Error::Io { .. } => 2,
             Error::Deadlock(_) => 3,
             Error::TooBig(_) => 5,
+            Error::Interrupted(_) => 130,
             Error::Internal(_) => 70,
         }
     }
@@ -179,6 +183,7 @@ impl Error {
             Error::Deadlock(_) => "deadlock",
             Error::Io { .. } => "io",
             Error::TooBig(_) => "memory",
+            Error::Interrupted(_) => "interrupted",
             Error::Internal(_) => "internal",
         }
     }

@@ -3,6 +3,7 @@
 //! Data flows one way: machine config -> topology + network model; program front end ->
 //! per-rank operation lists -> runtime <-> network -> results.
 
+pub mod child;
 pub mod collectives;
 pub mod config;
 pub mod engine;
