@@ -155,8 +155,8 @@ expect_error errors 1 "^$E:19: MGEN_acp_copy: third-party copy" copy
 expect_error errors 1 "^$E:21: MGEN_Comp: negative time" negcomp
 expect_error errors 1 "^$E:23: MGEN_Comp: time is NaN" nancomp
 expect_error errors 1 "^$E:25: MGEN_Region_begin: region name contains a newline" region
-expect_error errors 1 "^rank 1: program exited with status 1 after its last MGEN call, MGEN_Comm_size at mgen/tests/errors.c:17$" comm
-expect_error errors 1 "^rank 1: program exited with status 3 after its last MGEN call, MGEN_rdma_poll at mgen/tests/errors.c:13$" exit3
+expect_error errors 1 "^rank 1: the program exited with code 1 before MGEN_Main returned, after its last MGEN call, MGEN_Comm_size at mgen/tests/errors.c:17$" comm
+expect_error errors 1 "^rank 1: the program exited with code 3 before MGEN_Main returned, after its last MGEN call, MGEN_rdma_poll at mgen/tests/errors.c:13$" exit3
 expect_error errors 1 "^rank 1: program killed by signal 11 (segmentation fault) after its last MGEN call, MGEN_rdma_poll at mgen/tests/errors.c:13$" segv
 expect_error errors 1 "^$E:35: MGEN_Comm_rank: rank/size of split communicator c1 is not known while recording; use world ranks, or state them with MGEN_Comm_split_info$" splitrank
 expect_error errors 1 "^$E:37: MGEN_Send: invalid communicator 12345$" badcomm
