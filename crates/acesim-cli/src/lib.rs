@@ -777,7 +777,8 @@ fn traffic(a: TrafficArgs) -> acesim::Result<()> {
     use acesim::traffic::{
         parse_loads, run_loads, saturation_throughput, Injection, TrafficConfig,
     };
-    let config = load_machine(&a.machine)?;
+    let mut config = load_machine(&a.machine)?;
+    size_for_traffic(&mut config, a.machine.ranks)?;
     let outputs: Vec<&Output> = [&csv_out, &json_out].into_iter().flatten().collect();
     check_distinct(&outputs, &machine_inputs(&a.machine, &config))?;
     let cmd =
@@ -886,6 +887,28 @@ fn traffic(a: TrafficArgs) -> acesim::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Traffic runs on every node of the machine: `--ranks N` sizes a crossbar that has no
+/// `nodes` of its own, and is refused where it would be ignored.
+fn size_for_traffic(config: &mut acesim::MachineConfig, ranks: Option<u32>) -> acesim::Result<()> {
+    let Some(n) = ranks else { return Ok(()) };
+    let t = &mut config.topology;
+    if t.kind == "crossbar" && t.nodes.is_none() {
+        t.nodes = Some(n);
+        return Ok(());
+    }
+    let nodes = acesim::topology::planned_size(config, 1).nodes;
+    if nodes == n as u64 {
+        return Ok(());
+    }
+    Err(Error::input(
+        Location::file("command line").with_field("ranks"),
+        format!(
+            "--ranks {n}: synthetic traffic runs on every node of the machine, and this {} has {nodes}; --ranks sizes only a crossbar without `nodes`",
+            config.topology.kind
+        ),
+    ))
 }
 
 /// Writes `b` as it is.

@@ -1280,3 +1280,42 @@ fn deadlock_in_a_c_program_names_its_source_lines() {
         ],
     );
 }
+
+#[test]
+fn traffic_that_cannot_run_on_the_machine_is_refused() {
+    // The default machine has one node: nothing to measure (it used to print offered 0,
+    // NaN latencies and "stable").
+    fails(
+        &[],
+        &["traffic", "--load", "0.1"],
+        2,
+        &["field `pattern`: uniform needs at least two nodes, and this machine has 1"],
+    );
+    // --ranks sizes a crossbar, and is refused where it would be ignored.
+    fails(
+        &[("t.toml", "[topology]\nkind = \"torus\"\ndims = [4, 4]\n")],
+        &["traffic", "-m", "t.toml", "--ranks", "3", "--load", "0.1"],
+        2,
+        &["field `ranks`: --ranks 3: synthetic traffic runs on every node of the machine, and this torus has 16"],
+    );
+    fails(
+        &[("f.toml", "[topology]\nkind = \"fat_tree\"\nk = 2\nn = 3\n")],
+        &[
+            "traffic",
+            "-m",
+            "f.toml",
+            "--pattern",
+            "tornado",
+            "--load",
+            "0.1",
+        ],
+        2,
+        &["field `pattern`: tornado moves half-way along the dimensions of a mesh or torus"],
+    );
+    fails(
+        &[],
+        &["traffic", "--ranks", "2", "--pattern", "bit_reverse", "--load", "0.1"],
+        2,
+        &["bit_reverse sends nothing on this machine: every one of its 2 nodes is its own destination"],
+    );
+}

@@ -254,7 +254,9 @@ fn new_files_follow_the_umask_and_existing_files_keep_their_mode() {
     // traffic too.
     ok(&acesim_umask(
         "022",
-        &["traffic", "--load", "0.1", "-q", "--csv", "t.csv"],
+        &[
+            "traffic", "--ranks", "4", "--load", "0.1", "-q", "--csv", "t.csv",
+        ],
         d,
     ));
     assert_eq!(mode(&d.join("t.csv")), 0o644);
@@ -332,6 +334,8 @@ fn outputs_that_name_the_same_file_or_an_input_are_refused() {
         &x,
         &[
             "traffic",
+            "--ranks",
+            "4",
             "--load",
             "0.1",
             "--csv",
@@ -451,6 +455,8 @@ fn an_output_that_fails_leaves_every_other_output_as_it_was() {
     let o = acesim(
         &[
             "traffic",
+            "--ranks",
+            "4",
             "--load",
             "0.1",
             "-q",

@@ -215,6 +215,13 @@ fn parse_hotspot(rest: &str) -> Result<Pattern, String> {
 
 fn check_grid(name: &str, shape: &Shape) -> Result<(), String> {
     if shape.dims.is_empty() {
+        // Neighbours of a machine without dimensions are its nodes in a ring; tornado is
+        // defined only along the rings of a mesh or torus (docs/traffic.md).
+        if name == "tornado" {
+            return Err(format!(
+                "{name} moves half-way along the dimensions of a mesh or torus; this machine has none (use uniform, permutation, bit_complement, ...)"
+            ));
+        }
         return Ok(());
     }
     if shape.nodes_per_router == 0 {
@@ -740,13 +747,11 @@ mod tests {
     }
 
     #[test]
-    fn tornado_without_dims() {
-        let mut t = traffic(Pattern::Tornado, flat(8));
-        assert_eq!(t.destination(0), 3);
-        assert_eq!(t.destination(6), 1);
-        let mut t = traffic(Pattern::Tornado, flat(9));
-        assert_eq!(t.destination(0), 4);
-        assert_eq!(t.destination(7), 2);
+    fn tornado_without_dims_is_refused() {
+        // Tornado is defined along a mesh's or torus's rings (issue 16: a fat tree took it).
+        let e = Pattern::Tornado.check(&flat(8)).unwrap_err();
+        assert!(e.contains("mesh or torus"), "{e}");
+        assert!(Pattern::Neighbor.check(&flat(8)).is_ok());
     }
 
     #[test]

@@ -248,6 +248,28 @@ pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<Traffic
     let shape = pattern_shape(&topo);
     let mut traffic =
         Traffic::new(cfg.pattern.clone(), shape, cfg.seed).map_err(|m| bad("pattern", m))?;
+    if topo.num_nodes < 2 {
+        return Err(bad(
+            "pattern",
+            format!(
+                "{} needs at least two nodes, and this machine has {}: traffic goes between nodes (a crossbar without `nodes` takes its size from --ranks)",
+                cfg.pattern.name(),
+                topo.num_nodes
+            ),
+        ));
+    }
+    // A pattern that maps every node to itself would measure nothing and look stable.
+    let mut probe = traffic.clone();
+    if (0..topo.num_nodes).all(|s| probe.destination(s) == s) {
+        return Err(bad(
+            "pattern",
+            format!(
+                "{} sends nothing on this machine: every one of its {} nodes is its own destination",
+                cfg.pattern.name(),
+                topo.num_nodes
+            ),
+        ));
+    }
     check_packet(machine, cfg.packet, cfg.flit)?;
     let header = machine.nic.header.0;
     let nodes = topo.num_nodes;
@@ -417,7 +439,11 @@ pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<Traffic
     // packets are still in flight at the drain limit, less than 95 % of the offered load is
     // accepted, or the latency runs away (packets created in the second half of the window
     // wait on average over 10 % longer than those of the first half).
-    let saturated = outstanding > 0 || accepted < 0.95 * offered || latency_growth > 1.1;
+    // Too few measured packets say nothing about saturation: their accepted rate and
+    // latency trend are noise (a load of 1e-6 measures a handful of packets).
+    let judged = latencies.len() as u64 + outstanding >= MIN_JUDGED_PACKETS;
+    let saturated =
+        outstanding > 0 || (judged && (accepted < 0.95 * offered || latency_growth > 1.1));
     Ok(TrafficPoint {
         pattern: cfg.pattern.name(),
         load: cfg.load,
@@ -476,6 +502,10 @@ pub fn parse_loads(s: &str) -> std::result::Result<Vec<f64>, String> {
     }
     Ok(loads)
 }
+
+/// Measured packets below which a point cannot be called saturated by its accepted rate
+/// or latency trend (only by packets still in flight at the drain limit).
+pub const MIN_JUDGED_PACKETS: u64 = 200;
 
 /// Runs a sweep of loads; stops after the first two saturated points.
 pub fn run_curve(

@@ -417,3 +417,34 @@ fn dateline_and_random_routing_are_checked() {
             .contains("for fat trees")
     );
 }
+
+#[test]
+fn a_handful_of_packets_never_claims_saturation() {
+    // Load 1e-6 on a 4x4 torus measures a few packets at most: their accepted rate is noise
+    // and must not be called saturation (it was: "saturation throughput 0.0000").
+    let m = machine("kind='torus'\ndims=[4,4]", "vcs=2");
+    let cfg = TrafficConfig::with_defaults(
+        &m,
+        Pattern::Uniform,
+        64,
+        None,
+        Injection::Bernoulli,
+        None,
+        None,
+        None,
+        1,
+    )
+    .expect("config");
+    for load in [0.000001, 0.000002] {
+        let p = run_point(
+            &m,
+            &TrafficConfig {
+                load,
+                ..cfg.clone()
+            },
+        )
+        .expect("runs");
+        assert!(p.packets_measured < acesim::traffic::MIN_JUDGED_PACKETS);
+        assert!(!p.saturated, "load {load}: {p:?}");
+    }
+}
