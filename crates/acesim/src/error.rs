@@ -133,11 +133,36 @@ pub enum Error {
     Internal(String),
 }
 
+/// Longest input-error message shown whole: a message that quotes a huge value (a 10 MB
+/// line) keeps its start and end, which say what is wrong, and elides the middle.
+const MAX_MESSAGE: usize = 600;
+
+fn shorten(message: String) -> String {
+    if message.len() <= MAX_MESSAGE {
+        return message;
+    }
+    let cut = |i: usize| {
+        let mut i = i;
+        while !message.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let head = cut(400);
+    let tail = cut(message.len() - 150);
+    format!(
+        "{} [... {} characters left out ...] {}",
+        &message[..head],
+        tail - head,
+        &message[tail..]
+    )
+}
+
 impl Error {
     pub fn input(location: Location, message: impl Into<String>) -> Self {
         Error::Input {
             location,
-            message: message.into(),
+            message: shorten(message.into()),
         }
     }
     pub fn io(path: impl Into<String>, source: std::io::Error) -> Self {

@@ -356,7 +356,15 @@ impl fmt::Display for DeadlockReport {
             writeln!(f, "  ... and {} more ranks", self.blocked.len() - 50)?;
         }
         if let Some(cycle) = &self.cycle {
-            let mut text: Vec<String> = cycle.iter().map(|r| format!("rank {r}")).collect();
+            // A circle of 100 000 ranks is shown by its ends: the first 10 and the last 5.
+            let mut text: Vec<String> = Vec::new();
+            for (i, r) in cycle.iter().enumerate() {
+                if cycle.len() <= 20 || i < 10 || i >= cycle.len() - 5 {
+                    text.push(format!("rank {r}"));
+                } else if i == 10 {
+                    text.push(format!("... {} more ranks ...", cycle.len() - 15));
+                }
+            }
             text.push(format!("rank {}", cycle[0]));
             writeln!(
                 f,

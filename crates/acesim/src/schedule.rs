@@ -24,7 +24,8 @@ fn tokenize<'a>(
     let mut col = 0;
     while let Some((start, c)) = it.next() {
         col += 1;
-        if c == ' ' || c == '\t' || c == '\r' {
+        // Any Unicode space separates (a non-breaking space pasted from a web page too).
+        if c.is_whitespace() {
             continue;
         }
         if c == '#' {
@@ -63,7 +64,7 @@ fn tokenize<'a>(
         } else {
             let mut end = start + c.len_utf8();
             while let Some(&(i, ch)) = it.peek() {
-                if matches!(ch, ' ' | '\t' | '\r') {
+                if ch.is_whitespace() {
                     break;
                 }
                 end = i + ch.len_utf8();

@@ -80,6 +80,13 @@ fn split_number_unit(s: &str) -> (&str, &str) {
     (s[..end].trim_start_matches('+'), s[end..].trim())
 }
 
+/// `'1e3 ns' uses an exponent ...` when the unit that did not parse starts like one.
+fn exponent_hint(s: &str, unit: &str) -> Option<String> {
+    let rest = unit.strip_prefix(['e', 'E'])?;
+    rest.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+')
+        .then(|| format!("'{}' uses an exponent, which acesim does not read: write the number out (1e3 ns is 1000 ns)", s.trim()))
+}
+
 fn time_unit(unit: &str) -> Option<u128> {
     Some(match unit {
         "ps" => 1,
@@ -120,8 +127,10 @@ pub fn parse_time(s: &str) -> Result<Ps, String> {
             "'{s}' has no unit: write the time with a unit, e.g. '{s} ns' (ps, ns, us, ms, s)"
         ));
     }
-    let factor = time_unit(unit)
-        .ok_or_else(|| format!("'{unit}' is not a time unit (ps, ns, us, ms, s)"))?;
+    let factor = time_unit(unit).ok_or_else(|| {
+        exponent_hint(s, unit)
+            .unwrap_or_else(|| format!("'{unit}' is not a time unit (ps, ns, us, ms, s)"))
+    })?;
     let ps = Decimal::parse(num)?.times_whole(factor, "picoseconds", s.trim())?;
     if ps > MAX_TIME {
         return Err(format!(
@@ -146,8 +155,11 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
             s.trim()
         ));
     }
-    let factor = size_unit(unit)
-        .ok_or_else(|| format!("'{unit}' is not a size unit (B, KB, MB, GB, KiB, MiB, GiB)"))?;
+    let factor = size_unit(unit).ok_or_else(|| {
+        exponent_hint(s, unit).unwrap_or_else(|| {
+            format!("'{unit}' is not a size unit (B, KB, MB, GB, KiB, MiB, GiB)")
+        })
+    })?;
     let bytes = Decimal::parse(num)?.times_whole(factor, "bytes", s.trim())?;
     if bytes > MAX_SIZE {
         return Err(format!(

@@ -162,3 +162,41 @@ fn a_request_name_is_reused_only_after_its_wait() {
         assert!(acesim::schedule::parse("r.sched", &text).is_ok(), "{done}");
     }
 }
+
+#[test]
+fn messages_stay_short_and_say_what_to_write() {
+    // A non-breaking space separates like any space.
+    assert!(acesim::schedule::parse("n.sched", "ranks\u{a0}2\nrank 0\ncompute 1us\n").is_ok());
+    // An exponent is named as such.
+    let e = acesim::schedule::parse("e.sched", "ranks 2\nrank 0\ncompute 1e3ns\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("'1e3ns' uses an exponent"), "{e}");
+    // A huge value is not echoed whole; the start and the end stay.
+    let huge = "x".repeat(1_000_000);
+    let e = acesim::schedule::parse("h.sched", &format!("ranks 2\nrank 0\nput 1 4 tag={huge}\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.len() < 1_000, "{} bytes", e.len());
+    assert!(e.contains("characters left out"), "{e}");
+    assert!(e.starts_with("h.sched:3:"), "{e}");
+    // A deadlock circle of 1000 ranks is shown by its ends.
+    let n = 1000;
+    let mut text = format!("ranks {n}\n");
+    for r in 0..n {
+        text += &format!(
+            "rank {r}\nrecv {} 4\nsend {} 4\n",
+            (r + 1) % n,
+            (r + n - 1) % n
+        );
+    }
+    let m = acesim::MachineSource::from_text("m.toml", "[topology]\nkind = \"crossbar\"\n")
+        .load()
+        .unwrap();
+    let e = acesim::simulate(&m, acesim::schedule::parse("c.sched", &text).unwrap())
+        .unwrap_err()
+        .to_string();
+    let cycle = e.lines().find(|l| l.contains("cycle:")).expect("a cycle");
+    assert!(cycle.len() < 300, "{cycle}");
+    assert!(cycle.contains("... 985 more ranks ..."), "{cycle}");
+}
