@@ -1465,9 +1465,14 @@ impl Runtime {
                     .collect(),
                 Wait::Tag(_) | Wait::No => vec![],
             };
-            let waits_for = match st.wait {
-                Wait::Tag(t) => format!("a put with tag {t} that never lands (no rank sends it, or an earlier poll consumed it)"),
-                Wait::No => "an event that never came".to_string(),
+            let putter = match st.wait {
+                Wait::Tag(t) => self.later_putter(r as u32, t),
+                _ => None,
+            };
+            let waits_for = match (st.wait, &putter) {
+                (Wait::Tag(t), Some((who, at))) => format!("a put with tag {t} that rank {who} issues only later in its program, at {at}"),
+                (Wait::Tag(t), None) => format!("a put with tag {t} that never lands (no rank's remaining program puts it here, or an earlier poll consumed it)"),
+                (Wait::No, _) => "an event that never came".to_string(),
                 _ => pending
                     .iter()
                     .map(|&e| self.describe_req(e))
@@ -1475,6 +1480,7 @@ impl Runtime {
                     .join("; "),
             };
             let mut waits_on: Vec<u32> = pending.iter().filter_map(|&e| self.waits_on(e)).collect();
+            waits_on.extend(putter.map(|(who, _)| who));
             waits_on.dedup();
             blocked.push(BlockedRank {
                 rank: r as u32,
@@ -1493,6 +1499,31 @@ impl Runtime {
             blocked,
             network: net.stuck_summary(),
         })
+    }
+
+    /// The first unfinished rank whose remaining program puts `tag` to rank `dst`, and where
+    /// (a poll's deadlock report then names it and can close a circle). Looks at most at a
+    /// bounded number of operations, so that a huge program's report stays quick.
+    fn later_putter(&self, dst: u32, tag: i64) -> Option<(u32, String)> {
+        let mut budget: usize = 10_000_000;
+        for (q, st) in self.ranks.iter().enumerate() {
+            if st.finish.is_some() || st.dag.is_some() {
+                continue;
+            }
+            let rest = self.program.ops[q].get(st.pc..).unwrap_or(&[]);
+            for op in rest.iter().take(budget) {
+                if let OpKind::Put { dst: d, tag: t, .. } = op.kind {
+                    if d == dst && t == tag {
+                        return Some((q as u32, self.program.describe_loc(op.loc)));
+                    }
+                }
+            }
+            budget = budget.saturating_sub(rest.len());
+            if budget == 0 {
+                break;
+            }
+        }
+        None
     }
 
     /// The rank whose action a pending request needs, if one particular rank can.

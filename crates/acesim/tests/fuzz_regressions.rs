@@ -200,3 +200,22 @@ fn messages_stay_short_and_say_what_to_write() {
     assert!(cycle.len() < 300, "{cycle}");
     assert!(cycle.contains("... 985 more ranks ..."), "{cycle}");
 }
+
+#[test]
+fn a_put_deadlock_names_the_rank_that_would_put_and_the_circle() {
+    // Each rank polls for a put the other issues only after its own poll.
+    let m = acesim::MachineSource::from_text("m.toml", "[topology]\nkind = \"crossbar\"\n")
+        .load()
+        .unwrap();
+    let text = "ranks 2\nrank 0\npoll 1\nput 1 4 tag=2\nrank 1\npoll 2\nput 0 4 tag=1\n";
+    let e = acesim::simulate(&m, acesim::schedule::parse("p.sched", text).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains(
+            "waits for a put with tag 1 that rank 1 issues only later in its program, at p.sched:7"
+        ),
+        "{e}"
+    );
+    assert!(e.contains("cycle: rank 0 -> rank 1 -> rank 0"), "{e}");
+}
