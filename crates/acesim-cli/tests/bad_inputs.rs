@@ -1319,3 +1319,12 @@ fn traffic_that_cannot_run_on_the_machine_is_refused() {
         &["bit_reverse sends nothing on this machine: every one of its 2 nodes is its own destination"],
     );
 }
+
+#[test]
+fn c_program_with_a_bad_split_colour_is_located_in_the_c_file() {
+    // It was reported at a line of the recorded schedule, which the user never saw.
+    c_fails(
+        "#include \"mgen.h\"\nint MGEN_Main(int argc, char **argv) {\n  int me; MGEN_Comm c;\n  MGEN_Comm_rank(MGEN_COMM_WORLD, &me);\n  MGEN_Comm_split(MGEN_COMM_WORLD, -5, me, &c);\n  return 0;\n}\n",
+        &["p.c:5: field `color`: '-5' is not a color"],
+    );
+}

@@ -532,11 +532,11 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
                         UNDEFINED
                     } else {
                         pos[0].text.parse::<i64>().ok().filter(|&c| c >= 0).ok_or_else(|| {
-                            p.err(pos[0].col, Some("color"), format!("'{}' is not a color (a non-negative integer or `undefined`)", pos[0].text))
+                            op_err(pos[0], "color", format!("'{}' is not a color (a non-negative integer or `undefined`)", pos[0].text))
                         })?
                     };
                     let key = pos[1].text.parse::<i64>().map_err(|_| {
-                        p.err(pos[1].col, Some("key"), format!("'{}' is not an integer key", pos[1].text))
+                        op_err(pos[1], "key", format!("'{}' is not an integer key", pos[1].text))
                     })?;
                     OpKind::CommSplit { parent, color, key, result }
                 } else {
