@@ -38,6 +38,17 @@ pub struct RecordOptions {
     pub memory_check: bool,
 }
 
+impl RecordOptions {
+    /// The defaults of a recording made outside the CLI: memory checked, no interrupt,
+    /// the default timeout.
+    pub fn checked() -> Self {
+        RecordOptions {
+            memory_check: true,
+            ..Default::default()
+        }
+    }
+}
+
 /// Seconds in a record timeout such as `60s`, `2min` or `0` (no limit).
 pub fn parse_timeout(text: &str, source: &str, field: &str) -> Result<u64> {
     let ps = crate::units::parse_time(text).map_err(|m| {
@@ -63,15 +74,7 @@ pub fn timeout_in_force(given: Option<u64>) -> Result<u64> {
 /// Compiles `source` and records it for `ranks` ranks; returns the schedule text.
 /// `args` are passed to `MGEN_Main`. The compiler is `$CC`, else `cc`.
 pub fn record(source: &Path, ranks: u32, args: &[String]) -> Result<String> {
-    record_with(
-        source,
-        ranks,
-        args,
-        &RecordOptions {
-            memory_check: true,
-            ..Default::default()
-        },
-    )
+    record_with(source, ranks, args, &RecordOptions::checked())
 }
 
 /// `record` with limits and an interrupt flag.
@@ -186,15 +189,7 @@ pub fn record_with(
 
 /// Compiles, records and parses an MGEN program.
 pub fn load(source: &Path, ranks: u32, args: &[String]) -> Result<Program> {
-    load_with(
-        source,
-        ranks,
-        args,
-        &RecordOptions {
-            memory_check: true,
-            ..Default::default()
-        },
-    )
+    load_with(source, ranks, args, &RecordOptions::checked())
 }
 
 /// `load` with limits and an interrupt flag.
