@@ -3,7 +3,8 @@
 
 #![no_main]
 
-use acesim::{goal, Error};
+use acesim::frontends::goal;
+use acesim::Error;
 use libfuzzer_sys::fuzz_target;
 
 mod guards;

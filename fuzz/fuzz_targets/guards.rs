@@ -4,7 +4,7 @@
 
 #![allow(dead_code)] // Each target uses some of these.
 
-use acesim::config::MachineConfig;
+use acesim::machine::config::MachineConfig;
 use acesim::program::{OpKind, Program};
 
 /// Largest rank count a parser target lets through (the parsers allow 2^26).

@@ -51,7 +51,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     for ranks in [1, RANKS] {
-        match acesim::sim::layout(&config, ranks) {
+        match acesim::run::simulate::layout(&config, ranks) {
             Ok(_) | Err(Error::Input { .. }) => {}
             Err(e) => panic!("layout gave a non-input error: {e}"),
         }

@@ -4,7 +4,8 @@
 #![no_main]
 
 use acesim::program::{OpKind, Program};
-use acesim::{schedule, Error};
+use acesim::frontends::schedule;
+use acesim::Error;
 use libfuzzer_sys::fuzz_target;
 
 mod guards;

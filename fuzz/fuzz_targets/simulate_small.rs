@@ -7,7 +7,8 @@
 
 #![no_main]
 
-use acesim::{goal, schedule, Error, MachineConfig, MachineSource};
+use acesim::frontends::{goal, schedule};
+use acesim::{Error, MachineConfig, MachineSource};
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
 
@@ -47,7 +48,7 @@ fn load(name: &str, text: &str) -> MachineConfig {
 fn machine(text: &str) -> &'static MachineConfig {
     static LOADED: OnceLock<Vec<(&str, MachineConfig)>> = OnceLock::new();
     let loaded = LOADED.get_or_init(|| {
-        let table1 = acesim::config::PRESETS
+        let table1 = acesim::machine::config::PRESETS
             .iter()
             .find(|(name, _)| *name == "table1")
             .map(|(name, text)| (*name, load(name, text)))

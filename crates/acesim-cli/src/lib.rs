@@ -2,7 +2,8 @@
 //! runs the very same code (`acesim::_core.cli`).
 
 use acesim::error::{Error, Location};
-use acesim::{mgen, schedule, MachineSource, Program};
+use acesim::frontends::{mgen, schedule};
+use acesim::{MachineSource, Program};
 use clap::{Args, Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
@@ -227,7 +228,9 @@ extern "C" fn on_signal(sig: libc::c_int) {
     // Only async-signal-safe work here: atomics, kill, write, _exit.
     if SIGNAL.swap(sig, Ordering::SeqCst) != 0 {
         // A second signal: stop at once, with the recorder's processes.
-        acesim::child::kill_group(acesim::child::CHILD_GROUP.load(Ordering::SeqCst));
+        acesim::frontends::child::kill_group(
+            acesim::frontends::child::CHILD_GROUP.load(Ordering::SeqCst),
+        );
         let msg = b"acesim: stopped at once (second signal)\n";
         // SAFETY: write and _exit are async-signal-safe.
         unsafe {
@@ -355,20 +358,20 @@ fn status_rank(path: &Path) -> Option<String> {
 }
 
 /// Runs `python -m acesim ARGS`, for what lives in the Python package (in a process group
-/// of its own, stopped when `interrupt` is set; see `acesim::child`).
+/// of its own, stopped when `interrupt` is set; see `acesim::frontends::child`).
 fn python_acesim(
     args: &[String],
     what: &str,
     interrupt: Option<&AtomicBool>,
     envs: &[(&str, &Path)],
-) -> acesim::Result<acesim::child::Finished> {
+) -> acesim::Result<acesim::frontends::child::Finished> {
     let py = python();
     let mut cmd = Process::new(&py);
     cmd.arg("-m").arg("acesim").args(args);
     for (k, v) in envs {
         cmd.env(k, v);
     }
-    let out = acesim::child::run(&mut cmd, interrupt, what).map_err(|e| match e {
+    let out = acesim::frontends::child::run(&mut cmd, interrupt, what).map_err(|e| match e {
         Error::Program { message } => Error::Program {
             message: format!("{message}\n({what} needs Python with the acesim package: {py}; install it with `pip install .`)"),
         },
@@ -382,7 +385,7 @@ fn python_acesim(
             ""
         };
         let why = match err.trim().is_empty() {
-            true => format!("Python {}", acesim::child::describe(&out.status)),
+            true => format!("Python {}", acesim::frontends::child::describe(&out.status)),
             false => err.trim_end().to_string(),
         };
         return Err(Error::Program {
@@ -437,8 +440,8 @@ fn dispatch_other(cli: Cli) -> acesim::Result<()> {
         Command::Machine(m) => {
             let config = load_machine(&m)?;
             let ranks = m.ranks.unwrap_or(1);
-            acesim::sim::admit_machine(&config, ranks)?;
-            let (topo, _) = acesim::sim::layout(&config, ranks)?;
+            acesim::run::admission::admit_machine(&config, ranks)?;
+            let (topo, _) = acesim::run::simulate::layout(&config, ranks)?;
             outln!(
                 "# {}: {} routers, {} nodes, {} NICs per node, {} directed links",
                 topo.kind,
@@ -472,8 +475,8 @@ fn dispatch_other(cli: Cli) -> acesim::Result<()> {
                 Some(p) => load_program(p, machine.ranks, &[], &options)?.ranks,
                 None => machine.ranks.unwrap_or(1),
             };
-            acesim::sim::admit_machine(&config, ranks)?;
-            let (topo, _) = acesim::sim::layout(&config, ranks)?;
+            acesim::run::admission::admit_machine(&config, ranks)?;
+            let (topo, _) = acesim::run::simulate::layout(&config, ranks)?;
             outln!(
                 "machine ok: {}: {} routers, {} nodes, {} directed links",
                 topo.kind,
@@ -483,20 +486,23 @@ fn dispatch_other(cli: Cli) -> acesim::Result<()> {
             );
             if let Some(p) = &program {
                 let mut prog = load_program(p, machine.ranks, &[], &options)?;
-                acesim::sim::check_program(&config, &prog)?;
-                acesim::mpi::link(&mut prog, &config.collectives)?;
-                let need =
-                    acesim::sim::estimate_run_memory(&config, &prog, acesim::sim::Tracing::None)?;
+                acesim::run::simulate::check_program(&config, &prog)?;
+                acesim::program::link::link(&mut prog, &config.collectives)?;
+                let need = acesim::run::admission::estimate_run_memory(
+                    &config,
+                    &prog,
+                    acesim::run::admission::Tracing::None,
+                )?;
                 // The same admission as `run`: a run that would be refused is refused here.
-                acesim::sim::admit(need)?;
+                acesim::run::admission::admit(need)?;
                 let ops: usize = prog.ops.iter().map(Vec::len).sum();
                 outln!(
                     "program ok: {} ranks, {ops} operations after expanding collectives; the run needs about {} beyond the program{}",
                     prog.ranks,
-                    acesim::sim::approx_size(need),
-                    acesim::sim::memory_budget()?.map_or(String::new(), |a| format!(
+                    acesim::memory::approx_size(need),
+                    acesim::memory::memory_budget()?.map_or(String::new(), |a| format!(
                         " ({} available)",
-                        acesim::sim::approx_size(a)
+                        acesim::memory::approx_size(a)
                     ))
                 );
             }
@@ -642,7 +648,7 @@ fn load_program(
     }
     let text = acesim::program::read_text(path)?;
     let program = if path.extension().is_some_and(|e| e == "goal") {
-        acesim::goal::parse(&name, &text)?
+        acesim::frontends::goal::parse(&name, &text)?
     } else {
         schedule::parse(&name, &text)?
     };
@@ -701,9 +707,12 @@ fn run(a: RunArgs) -> acesim::Result<i32> {
         None => None,
     };
     let trace = a.trace || a.timeline.is_some();
-    let max_sim_time =
-        acesim::sim::parse_time_limit(a.max_sim_time.as_deref(), "command line", "max-sim-time")?;
-    let options = acesim::sim::Options {
+    let max_sim_time = acesim::run::simulate::parse_time_limit(
+        a.max_sim_time.as_deref(),
+        "command line",
+        "max-sim-time",
+    )?;
+    let options = acesim::run::simulate::Options {
         trace,
         check: a.check,
         max_events: a.max_events,
@@ -713,7 +722,7 @@ fn run(a: RunArgs) -> acesim::Result<i32> {
         timeline: a.timeline.is_some(),
         ..Default::default()
     };
-    let results = acesim::sim::simulate_with(&config, program, &options)?;
+    let results = acesim::run::simulate::simulate_with(&config, program, &options)?;
     let timeline = match &a.timeline {
         Some(_) => {
             let spec = if a.timeline_links.is_empty() {
@@ -721,13 +730,16 @@ fn run(a: RunArgs) -> acesim::Result<i32> {
             } else {
                 a.timeline_links.clone()
             };
-            let links = acesim::timeline::select_links(&results, &spec).map_err(|m| {
+            let links = acesim::results::timeline::select_links(&results, &spec).map_err(|m| {
                 Error::input(
                     Location::file("command line").with_field("timeline-links"),
                     m,
                 )
             })?;
-            Some(acesim::timeline::chrome_trace(&results, &links).map_err(Error::Internal)?)
+            Some(
+                acesim::results::timeline::chrome_trace(&results, &links)
+                    .map_err(Error::Internal)?,
+            )
         }
         None => None,
     };
@@ -758,7 +770,7 @@ fn run(a: RunArgs) -> acesim::Result<i32> {
     }
     Ok(match &results.partial {
         None => 0,
-        Some(p) if p.reason == acesim::sim::StopReason::Interrupted => signal_exit_code(),
+        Some(p) if p.reason == acesim::results::StopReason::Interrupted => signal_exit_code(),
         Some(_) => EXIT_STOPPED,
     })
 }
@@ -774,7 +786,7 @@ fn traffic(a: TrafficArgs) -> acesim::Result<()> {
         .as_deref()
         .map(|p| Output::check("--json", p))
         .transpose()?;
-    use acesim::traffic::{
+    use acesim::run::traffic::{
         parse_loads, run_loads, saturation_throughput, Injection, TrafficConfig,
     };
     let mut config = load_machine(&a.machine)?;
@@ -784,7 +796,8 @@ fn traffic(a: TrafficArgs) -> acesim::Result<()> {
     let cmd =
         |field: &str, m: String| Error::input(Location::file("command line").with_field(field), m);
     let loads = parse_loads(&a.load).map_err(|m| cmd("load", m))?;
-    let pattern = acesim::patterns::Pattern::parse(&a.pattern).map_err(|m| cmd("pattern", m))?;
+    let pattern =
+        acesim::run::patterns::Pattern::parse(&a.pattern).map_err(|m| cmd("pattern", m))?;
     let packet = acesim::units::parse_size(&a.packet).map_err(|m| cmd("packet", m))?;
     let flit = match &a.flit {
         Some(f) => acesim::units::parse_size(f).map_err(|m| cmd("flit", m))?,
@@ -880,7 +893,7 @@ fn traffic(a: TrafficArgs) -> acesim::Result<()> {
                 "no saturation up to load {}; best accepted throughput {best:.4}",
                 points.last().map_or(0.0, |p| p.load)
             );
-        } else if let Some(l) = acesim::traffic::last_stable_load(&points) {
+        } else if let Some(l) = acesim::run::traffic::last_stable_load(&points) {
             outln!("saturation throughput: {best:.4} of the injection bandwidth (last stable load {l})");
         } else {
             outln!("saturated at every load tried; best accepted throughput {best:.4}");
@@ -898,7 +911,7 @@ fn size_for_traffic(config: &mut acesim::MachineConfig, ranks: Option<u32>) -> a
         t.nodes = Some(n);
         return Ok(());
     }
-    let nodes = acesim::topology::planned_size(config, 1).nodes;
+    let nodes = acesim::machine::topology::planned_size(config, 1).nodes;
     if nodes == n as u64 {
         return Ok(());
     }

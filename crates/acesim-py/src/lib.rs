@@ -2,7 +2,8 @@
 //! out; the Python package (python/acesim) builds the friendly API on top.
 
 use acesim::error::{Error, Location};
-use acesim::{goal, mgen, schedule, MachineSource};
+use acesim::frontends::{goal, mgen, schedule};
+use acesim::MachineSource;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -134,9 +135,9 @@ impl RunResult {
     }
     /// The timeline (Chrome trace JSON) with counter tracks for `links` (names or busiest:N).
     fn timeline_json(&self, links: Vec<String>) -> PyResult<String> {
-        let ids =
-            acesim::timeline::select_links(&self.inner, &links).map_err(InputError::new_err)?;
-        acesim::timeline::chrome_trace(&self.inner, &ids).map_err(InputError::new_err)
+        let ids = acesim::results::timeline::select_links(&self.inner, &links)
+            .map_err(InputError::new_err)?;
+        acesim::results::timeline::chrome_trace(&self.inner, &ids).map_err(InputError::new_err)
     }
     fn __repr__(&self) -> String {
         format!(
@@ -154,7 +155,7 @@ fn version() -> &'static str {
 /// Names of the shipped machines.
 #[pyfunction]
 fn presets() -> Vec<String> {
-    acesim::config::PRESETS
+    acesim::machine::config::PRESETS
         .iter()
         .map(|(n, _)| n.to_string())
         .collect()
@@ -162,7 +163,7 @@ fn presets() -> Vec<String> {
 
 #[pyfunction]
 fn preset_text(name: &str) -> PyResult<String> {
-    acesim::config::PRESETS
+    acesim::machine::config::PRESETS
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, t)| t.to_string())
@@ -257,9 +258,12 @@ fn simulate(
                 ));
             }
         }
-        let max_sim_time =
-            acesim::sim::parse_time_limit(max_sim_time.as_deref(), "arguments", "max_sim_time")?;
-        let options = acesim::sim::Options {
+        let max_sim_time = acesim::run::simulate::parse_time_limit(
+            max_sim_time.as_deref(),
+            "arguments",
+            "max_sim_time",
+        )?;
+        let options = acesim::run::simulate::Options {
             trace,
             check,
             max_events,
@@ -269,7 +273,7 @@ fn simulate(
             interrupt: Some(interrupt),
             ..Default::default()
         };
-        acesim::sim::simulate_with(&machine, program, &options)
+        acesim::run::simulate::simulate_with(&machine, program, &options)
     };
     match interruptible(py, run) {
         (Ok(inner), None) => Ok(RunResult { inner }),
@@ -323,12 +327,13 @@ fn traffic(
     all_loads: bool,
     check: bool,
 ) -> PyResult<String> {
-    use acesim::traffic::{run_loads, Injection, TrafficConfig};
+    use acesim::run::traffic::{run_loads, Injection, TrafficConfig};
     let run = move || -> Result<String, Error> {
         let machine = load_machine(&machine_text, &machine_name, &[])?;
         let bad =
             |field: &str, m: String| Error::input(Location::file("arguments").with_field(field), m);
-        let pattern = acesim::patterns::Pattern::parse(&pattern).map_err(|m| bad("pattern", m))?;
+        let pattern =
+            acesim::run::patterns::Pattern::parse(&pattern).map_err(|m| bad("pattern", m))?;
         let injection = Injection::parse(&injection).map_err(|m| bad("injection", m))?;
         let base = TrafficConfig {
             check,

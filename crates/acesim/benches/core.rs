@@ -5,10 +5,11 @@
 //! (docs/performance.md).
 
 use acesim::engine::EventQueue;
-use acesim::patterns::Pattern;
-use acesim::topology::Topology;
-use acesim::traffic::{run_point, Injection, TrafficConfig};
-use acesim::{schedule, simulate, MachineConfig, MachineSource};
+use acesim::frontends::schedule;
+use acesim::machine::topology::Topology;
+use acesim::run::patterns::Pattern;
+use acesim::run::traffic::{run_point, Injection, TrafficConfig};
+use acesim::{simulate, MachineConfig, MachineSource};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use std::hint::black_box;
 

@@ -1,31 +1,36 @@
 //! acesim: an interconnection-network simulator for RDMA and MPI communication.
 //!
-//! Data flows one way: machine config -> topology + network model; program front end ->
-//! per-rank operation lists -> runtime <-> network -> results.
+//! The folders are the data flow of a run:
+//!
+//! ```text
+//! machine/    config (TOML, presets) -> topology + placement
+//! frontends/  C programs, schedules, GOAL files       -> program/
+//! program/    per-rank operations, linked (communicators, requests, collectives)
+//! runtime/    ranks executing their programs  <->  network/ (behind one interface, at the NIC)
+//! engine/     the event queue both run on
+//! results/    summary, tables, timeline
+//! run/        the drivers that tie them together: a program run, synthetic traffic
+//! ```
+//!
+//! Below them: `units` (picoseconds, bytes, bandwidths), `error` (located input errors),
+//! `rng` (seeded random numbers), `memory` (what this process may use). Nothing in the
+//! core prints or exits; the CLI and the Python binding do.
 
-pub mod child;
-pub mod collectives;
-pub mod config;
 pub mod engine;
 pub mod error;
-pub mod goal;
-pub mod mgen;
-pub mod mpi;
+pub mod frontends;
+pub mod machine;
+pub mod memory;
 pub mod network;
-pub mod patterns;
-pub mod placement;
 pub mod program;
 pub mod results;
+pub mod rng;
+pub mod run;
 pub mod runtime;
-pub mod schedule;
-pub mod sim;
-pub mod timeline;
-pub mod topology;
-pub mod traffic;
 pub mod units;
 
-pub use config::{MachineConfig, MachineSource};
 pub use error::{Error, Result};
+pub use machine::config::{MachineConfig, MachineSource};
 pub use program::Program;
 pub use results::Results;
-pub use sim::simulate;
+pub use run::simulate::simulate;

@@ -2,7 +2,8 @@
 //! exactly: bad input must give a located `Error::Input`, never a panic.
 
 use acesim::error::Location;
-use acesim::{schedule, Error, MachineSource};
+use acesim::frontends::schedule;
+use acesim::{Error, MachineSource};
 
 /// The location of an input error; panics on any other outcome.
 fn input_error<T: std::fmt::Debug>(result: acesim::Result<T>) -> (Location, String) {
@@ -126,7 +127,7 @@ fn leaf_spine_with_more_ports_than_32_bits_is_rejected() {
     // check and the build ran out of memory (and port numbers would have wrapped).
     let text = "[topology]\nkind = \"leaf_spine\"\nleaves = 268435456\nnodes_per_leaf = 1\nspines = 32767\nlinks_per_spine = 2\n";
     let config = MachineSource::from_text("m.toml", text).load().unwrap();
-    let (loc, msg) = input_error(acesim::sim::layout(&config, 8));
+    let (loc, msg) = input_error(acesim::run::simulate::layout(&config, 8));
     assert_eq!(loc.field.as_deref(), Some("topology"));
     assert!(
         msg.contains("router ports is more than acesim supports"),
@@ -136,7 +137,7 @@ fn leaf_spine_with_more_ports_than_32_bits_is_rejected() {
 
 #[test]
 fn a_request_name_is_reused_only_after_its_wait() {
-    let e = acesim::schedule::parse(
+    let e = acesim::frontends::schedule::parse(
         "r.sched",
         "ranks 2\nrank 0\nisend 1 4 req=a\nisend 1 4 req=a\nwait a\n",
     )
@@ -146,7 +147,7 @@ fn a_request_name_is_reused_only_after_its_wait() {
         e.starts_with("r.sched:4:11: field `req`: request 'a' is reused before the request it named at line 3"),
         "{e}"
     );
-    let e = acesim::schedule::parse(
+    let e = acesim::frontends::schedule::parse(
         "r.sched",
         "ranks 2\nrank 0\nput 1 4 handle=h\nput 1 4 handle=h\ncomplete h\n",
     )
@@ -159,24 +160,33 @@ fn a_request_name_is_reused_only_after_its_wait() {
     // After a wait (or complete, waitall, waitany, test) the name is free again.
     for done in ["wait a", "waitall a", "waitany a", "test a"] {
         let text = format!("ranks 2\nrank 0\nisend 1 4 req=a\n{done}\nisend 1 4 req=a\nwait a\nrank 1\nrecv 0 4\nrecv 0 4\n");
-        assert!(acesim::schedule::parse("r.sched", &text).is_ok(), "{done}");
+        assert!(
+            acesim::frontends::schedule::parse("r.sched", &text).is_ok(),
+            "{done}"
+        );
     }
 }
 
 #[test]
 fn messages_stay_short_and_say_what_to_write() {
     // A non-breaking space separates like any space.
-    assert!(acesim::schedule::parse("n.sched", "ranks\u{a0}2\nrank 0\ncompute 1us\n").is_ok());
+    assert!(
+        acesim::frontends::schedule::parse("n.sched", "ranks\u{a0}2\nrank 0\ncompute 1us\n")
+            .is_ok()
+    );
     // An exponent is named as such.
-    let e = acesim::schedule::parse("e.sched", "ranks 2\nrank 0\ncompute 1e3ns\n")
+    let e = acesim::frontends::schedule::parse("e.sched", "ranks 2\nrank 0\ncompute 1e3ns\n")
         .unwrap_err()
         .to_string();
     assert!(e.contains("'1e3ns' uses an exponent"), "{e}");
     // A huge value is not echoed whole; the start and the end stay.
     let huge = "x".repeat(1_000_000);
-    let e = acesim::schedule::parse("h.sched", &format!("ranks 2\nrank 0\nput 1 4 tag={huge}\n"))
-        .unwrap_err()
-        .to_string();
+    let e = acesim::frontends::schedule::parse(
+        "h.sched",
+        &format!("ranks 2\nrank 0\nput 1 4 tag={huge}\n"),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.len() < 1_000, "{} bytes", e.len());
     assert!(e.contains("characters left out"), "{e}");
     assert!(e.starts_with("h.sched:3:"), "{e}");
@@ -193,9 +203,12 @@ fn messages_stay_short_and_say_what_to_write() {
     let m = acesim::MachineSource::from_text("m.toml", "[topology]\nkind = \"crossbar\"\n")
         .load()
         .unwrap();
-    let e = acesim::simulate(&m, acesim::schedule::parse("c.sched", &text).unwrap())
-        .unwrap_err()
-        .to_string();
+    let e = acesim::simulate(
+        &m,
+        acesim::frontends::schedule::parse("c.sched", &text).unwrap(),
+    )
+    .unwrap_err()
+    .to_string();
     let cycle = e.lines().find(|l| l.contains("cycle:")).expect("a cycle");
     assert!(cycle.len() < 300, "{cycle}");
     assert!(cycle.contains("... 985 more ranks ..."), "{cycle}");
@@ -208,9 +221,12 @@ fn a_put_deadlock_names_the_rank_that_would_put_and_the_circle() {
         .load()
         .unwrap();
     let text = "ranks 2\nrank 0\npoll 1\nput 1 4 tag=2\nrank 1\npoll 2\nput 0 4 tag=1\n";
-    let e = acesim::simulate(&m, acesim::schedule::parse("p.sched", text).unwrap())
-        .unwrap_err()
-        .to_string();
+    let e = acesim::simulate(
+        &m,
+        acesim::frontends::schedule::parse("p.sched", text).unwrap(),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(
         e.contains(
             "waits for a put with tag 1 that rank 1 issues only later in its program, at p.sched:7"

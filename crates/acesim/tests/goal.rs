@@ -1,9 +1,10 @@
 //! GOAL programs (dependency graphs) against hand-computed times: a rank's CPUs run one
 //! computation or send overhead at a time, and nothing finishes before its compute.
 
-use acesim::sim::{simulate_with, Options};
+use acesim::frontends::goal;
+use acesim::run::simulate::{simulate_with, Options};
 use acesim::units::{transfer_time, Ps};
-use acesim::{goal, simulate, Error, MachineConfig, MachineSource, Results};
+use acesim::{simulate, Error, MachineConfig, MachineSource, Results};
 use proptest::prelude::*;
 
 const TABLE1: &str = include_str!("../presets/table1.toml");

@@ -3,11 +3,14 @@
 //! them. Results do not depend on seeds that should not matter.
 
 use acesim::engine::EventQueue;
-use acesim::network::{NetEvent, Network};
-use acesim::sim::Event;
-use acesim::sim::{simulate_with, Options};
-use acesim::topology::Topology;
-use acesim::{schedule, simulate, MachineConfig, MachineSource};
+use acesim::frontends::schedule;
+use acesim::machine::topology::Topology;
+use acesim::network::packet::{PacketEvent, PacketNetwork};
+use acesim::network::Network;
+use acesim::run::events::Event;
+use acesim::run::simulate::{simulate_with, Options};
+use acesim::runtime::RtEvent;
+use acesim::{simulate, MachineConfig, MachineSource};
 use proptest::prelude::*;
 
 fn load(toml: &str) -> MachineConfig {
@@ -20,15 +23,15 @@ fn load(toml: &str) -> MachineConfig {
 fn a_credit_beyond_the_buffer_is_reported() {
     let m = load("[topology]\nkind='torus'\ndims=[2,2]\n[router]\nbuffer_per_vc='4 KiB'");
     let topo = Topology::build(&m, 4).unwrap();
-    let mut net = Network::new(topo, &m);
+    let mut net = PacketNetwork::new(topo, &m);
     net.enable_checks();
-    let mut q: EventQueue<Event> = EventQueue::default();
+    let mut q: EventQueue<Event<PacketEvent, RtEvent>> = EventQueue::default();
     assert!(net.violation().is_none());
     // Credits come back only for bytes that were sent: one out of nowhere is a bug.
     net.handle(
         &mut q,
         5,
-        NetEvent::Credit {
+        PacketEvent::Credit {
             link: 0,
             vc: 0,
             bytes: 64,
@@ -45,10 +48,10 @@ fn a_stopped_run_counts_the_bytes_still_in_the_network() {
     // bytes of the packets still in the network, and a byte lost on the way is caught.
     let m = load("[topology]\nkind='torus'\ndims=[2,2]\n[router]\nbuffer_per_vc='4 KiB'");
     let topo = Topology::build(&m, 4).unwrap();
-    let mut net = Network::new(topo, &m);
+    let mut net = PacketNetwork::new(topo, &m);
     net.enable_checks();
-    let mut q: EventQueue<Event> = EventQueue::default();
-    net.send(&mut q, 0, 0, 3, 10_000, 1, false);
+    let mut q: EventQueue<Event<PacketEvent, RtEvent>> = EventQueue::default();
+    net.inject(&mut q, 0, 0, 3, 10_000, 1);
     let mut now = 0;
     while net.bytes_injected == 0 || net.bytes_delivered == 0 {
         let (t, Event::Net(e)) = q.pop().expect("packets still on the way") else {
@@ -242,7 +245,7 @@ fn planned_sizes_match_built_topologies() {
     for text in machines {
         let m = load(text);
         for ranks in [1, 7, 16] {
-            let planned = acesim::topology::planned_size(&m, ranks);
+            let planned = acesim::machine::topology::planned_size(&m, ranks);
             let t = Topology::build(&m, ranks).unwrap();
             assert_eq!(planned.nodes, t.num_nodes as u64, "{text}");
             assert_eq!(planned.routers, t.num_routers as u64, "{text}");

@@ -1,7 +1,8 @@
 //! The packet model against hand-computed expectations (DESIGN.md §2 and issue 2).
 
+use acesim::frontends::schedule;
 use acesim::units::{transfer_time, Ps};
-use acesim::{schedule, simulate, Error, MachineConfig, MachineSource, Results};
+use acesim::{simulate, Error, MachineConfig, MachineSource, Results};
 
 fn machine(toml: &str, sets: &[&str]) -> MachineConfig {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();

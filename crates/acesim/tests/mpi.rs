@@ -1,9 +1,10 @@
 //! MPI semantics, protocols, collectives and several ranks per node, against hand-computed
 //! expectations.
 
-use acesim::collectives::{self, CollKind, CollSpec, Step, Transport};
+use acesim::frontends::schedule;
+use acesim::program::collectives::{self, CollKind, CollSpec, Step, Transport};
 use acesim::units::{transfer_time, Ps};
-use acesim::{schedule, simulate, Error, MachineConfig, MachineSource, Results};
+use acesim::{simulate, Error, MachineConfig, MachineSource, Results};
 
 const TABLE1: &str = include_str!("../presets/table1.toml");
 const L: Ps = 600;
@@ -531,7 +532,7 @@ fn barrier_study_reproduces_the_papers_findings() {
     }
 }
 
-fn deadlock(m: &MachineConfig, sched: &str) -> acesim::runtime::DeadlockReport {
+fn deadlock(m: &MachineConfig, sched: &str) -> acesim::error::DeadlockReport {
     match simulate(m, schedule::parse("t.sched", sched).expect("parses")) {
         Err(Error::Deadlock(r)) => *r,
         Err(e) => panic!("expected a deadlock, got {e}"),

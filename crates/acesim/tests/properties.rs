@@ -1,8 +1,9 @@
 //! Properties that must hold for any topology and workload.
 
-use acesim::topology::{Peer, Topology};
+use acesim::frontends::schedule;
+use acesim::machine::topology::{Peer, Topology};
 use acesim::units::transfer_time;
-use acesim::{schedule, simulate, MachineConfig, MachineSource};
+use acesim::{simulate, MachineConfig, MachineSource};
 use proptest::prelude::*;
 
 fn load(toml: &str) -> MachineConfig {
@@ -189,7 +190,7 @@ proptest! {
 #[test]
 fn machine_configs_round_trip_through_toml() {
     for text in [
-        acesim::config::PRESETS[0].1.to_string(),
+        acesim::machine::config::PRESETS[0].1.to_string(),
         "[topology]\nkind='torus'\ndims=[4,3,2]\nwrap=[true,false,true]\n[router]\nbuffer_per_vc='unbounded'\n[node]\noverhead='0.65 us'\nmemory_bandwidth='12.5 GB/s'\n[nic_link]\nbandwidth='2.5 GB/s'\nlatency='1.25 ns'".to_string(),
     ] {
         let a = load(&text);

@@ -1,7 +1,7 @@
 //! Synthetic traffic against physical bounds and the textbook behaviour of dragonfly routing.
 
-use acesim::patterns::Pattern;
-use acesim::traffic::{run_point, Injection, TrafficConfig, TrafficPoint};
+use acesim::run::patterns::Pattern;
+use acesim::run::traffic::{run_point, Injection, TrafficConfig, TrafficPoint};
 use acesim::units::transfer_time;
 use acesim::{MachineConfig, MachineSource};
 
@@ -156,7 +156,7 @@ fn dragonfly_routing_shows_the_textbook_behaviour() {
 #[test]
 fn dragonfly_links_are_classed_local_and_global() {
     let m = dragonfly("minimal");
-    let topo = acesim::topology::Topology::build(&m, 1).unwrap();
+    let topo = acesim::machine::topology::Topology::build(&m, 1).unwrap();
     let classes: std::collections::BTreeSet<&str> = (0..topo.num_links())
         .map(|l| topo.link_class(l).name())
         .collect();
@@ -171,11 +171,14 @@ fn dragonfly_links_are_classed_local_and_global() {
     )
     .load()
     .unwrap();
-    let t = acesim::topology::Topology::build(&half, 1).unwrap();
+    let t = acesim::machine::topology::Topology::build(&half, 1).unwrap();
     let wired = (0..t.num_ports())
         .filter(|&p| {
-            t.link_class(p) == acesim::topology::LinkClass::Global
-                && matches!(t.peer[p as usize], acesim::topology::Peer::Router(_))
+            t.link_class(p) == acesim::machine::topology::LinkClass::Global
+                && matches!(
+                    t.peer[p as usize],
+                    acesim::machine::topology::Peer::Router(_)
+                )
         })
         .count();
     assert_eq!(wired, 5 * 4, "5 groups x 4 links (one per other group)");
@@ -233,11 +236,11 @@ fn bad_traffic_and_dragonfly_input_is_refused() {
         .unwrap_err()
         .to_string()
         .contains("dragonfly"));
-    assert!(acesim::traffic::parse_loads("0.1:1.2:0.1")
+    assert!(acesim::run::traffic::parse_loads("0.1:1.2:0.1")
         .unwrap_err()
         .contains("outside (0, 1]"));
     assert_eq!(
-        acesim::traffic::parse_loads("0.1:0.3:0.1").unwrap(),
+        acesim::run::traffic::parse_loads("0.1:0.3:0.1").unwrap(),
         vec![0.1, 0.2, 0.3]
     );
 }
@@ -256,10 +259,11 @@ fn traffic_runs_are_deterministic() {
 #[test]
 fn tofu_preset_is_a_6d_torus_with_four_nics() {
     let m = MachineSource::open("tofu").unwrap().load().unwrap();
-    let t = acesim::topology::Topology::build(&m, 1).unwrap();
+    let t = acesim::machine::topology::Topology::build(&m, 1).unwrap();
     assert_eq!((t.num_nodes, t.nics_per_node), (4 * 4 * 4 * 2 * 3 * 2, 4));
     let sched = "ranks 2\nrank 0\nput 1 64KB handle=a\nput 1 64KB handle=b\nput 1 64KB handle=c\nput 1 64KB handle=d\nwaitall a b c d\n";
-    let res = acesim::simulate(&m, acesim::schedule::parse("s", sched).unwrap()).unwrap();
+    let res =
+        acesim::simulate(&m, acesim::frontends::schedule::parse("s", sched).unwrap()).unwrap();
     // The four puts use the four NICs: their DMAs start together.
     assert!(res.operations.iter().all(|o| o.dma_start_ps == Some(0)));
 }
@@ -444,7 +448,7 @@ fn a_handful_of_packets_never_claims_saturation() {
             },
         )
         .expect("runs");
-        assert!(p.packets_measured < acesim::traffic::MIN_JUDGED_PACKETS);
+        assert!(p.packets_measured < acesim::run::traffic::MIN_JUDGED_PACKETS);
         assert!(!p.saturated, "load {load}: {p:?}");
     }
 }

@@ -9,12 +9,15 @@
 //! the time it waited in its source queue) to its tail reaching the destination NIC.
 //! Offered and accepted loads are fractions of the injection link bandwidth.
 
-use crate::config::MachineConfig;
-use crate::engine::{EventQueue, Schedule};
+use crate::engine::EventQueue;
 use crate::error::{Error, Location, Result};
-use crate::network::{NetEvent, Network, Notice};
-use crate::patterns::{Pattern, Rng, Shape, Traffic};
-use crate::topology::{LinkClass, Shape as TopoShape, Topology};
+use crate::machine::config::MachineConfig;
+use crate::machine::topology::{LinkClass, Shape as TopoShape, Topology};
+use crate::network::packet::{PacketEvent, PacketNetwork};
+use crate::network::{Network, Notice};
+use crate::rng::Rng;
+use crate::run::events::Event;
+use crate::run::patterns::{Pattern, Shape, Traffic};
 use crate::units::{transfer_time, Ps};
 use serde::Serialize;
 
@@ -168,28 +171,10 @@ pub struct TrafficPoint {
     pub wall_seconds: f64,
 }
 
+/// The generator's own event: node `node` offers its next packet.
 #[derive(Debug, Clone, Copy)]
-enum TEvent {
-    Net(NetEvent),
-    Gen { node: u32 },
-}
-
-impl Schedule<NetEvent> for EventQueue<TEvent> {
-    fn at(&mut self, time: Ps, event: NetEvent) {
-        self.schedule(time, TEvent::Net(event));
-    }
-    #[inline]
-    fn reserve(&mut self) -> u64 {
-        EventQueue::reserve(self)
-    }
-    #[inline]
-    fn at_reserved(&mut self, time: Ps, seq: u64, event: NetEvent) {
-        self.schedule_reserved(time, seq, TEvent::Net(event));
-    }
-    #[inline]
-    fn current_key(&self) -> (Ps, u64) {
-        EventQueue::current_key(self)
-    }
+struct Gen {
+    node: u32,
 }
 
 /// The shape information patterns need.
@@ -281,11 +266,11 @@ pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<Traffic
     let period = (transfer_time(cfg.packet, bw) as f64 / cfg.load)
         .round()
         .max(1.0) as Ps;
-    let mut net = Network::new(topo, machine);
+    let mut net = PacketNetwork::new(topo, machine);
     if cfg.check || cfg!(debug_assertions) {
         net.enable_checks();
     }
-    let mut q: EventQueue<TEvent> = EventQueue::default();
+    let mut q: EventQueue<Event<PacketEvent, Gen>> = EventQueue::default();
     let mut rng = Rng::new(cfg.seed ^ 0x5EED_0F7A_FF1C);
     // ln(1 - p), the denominator of every geometric draw.
     let ln_miss = (1.0 - p_slot).ln();
@@ -314,7 +299,7 @@ pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<Traffic
             }
             Injection::Bernoulli => gap(&mut rng) - slot,
         };
-        q.schedule(first, TEvent::Gen { node });
+        q.schedule(first, Event::Own(Gen { node }));
     }
     let mut created: Vec<Ps> = Vec::new();
     let mut measured: Vec<bool> = Vec::new();
@@ -341,7 +326,7 @@ pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<Traffic
         }
         last = now;
         match ev {
-            TEvent::Gen { node } => {
+            Event::Own(Gen { node }) => {
                 if now >= window_end {
                     continue;
                 }
@@ -357,15 +342,7 @@ pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<Traffic
                     }
                     let i = nic_next[node as usize];
                     nic_next[node as usize] = (i + 1) % nics;
-                    net.send(
-                        &mut q,
-                        now,
-                        node * nics + i,
-                        dst * nics + i,
-                        payload,
-                        token,
-                        false,
-                    );
+                    net.inject(&mut q, now, node * nics + i, dst * nics + i, payload, token);
                 }
                 let next = match cfg.injection {
                     Injection::Periodic => {
@@ -375,12 +352,12 @@ pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<Traffic
                     }
                     Injection::Bernoulli => now + gap(&mut rng),
                 };
-                q.schedule(next, TEvent::Gen { node });
+                q.schedule(next, Event::Own(Gen { node }));
             }
-            TEvent::Net(e) => net.handle(&mut q, now, e),
+            Event::Net(e) => net.handle(&mut q, now, e),
         }
-        if !net.notices.is_empty() {
-            std::mem::swap(&mut notices, &mut net.notices);
+        if !net.notices().is_empty() {
+            std::mem::swap(&mut notices, net.notices());
             for n in notices.drain(..) {
                 if let Notice::Landed { token, hops } = n {
                     if now >= cfg.warmup && now < window_end {
@@ -421,12 +398,13 @@ pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<Traffic
     let (p50, p99) = (pct(0.5), pct(0.99));
     let n = latencies.len().max(1) as f64;
     let mean = latencies.iter().sum::<Ps>() as f64 / n / 1e3;
-    let stats = &net.nic_stats;
+    let stats = net.nic_stats();
     let injected: u64 = stats.iter().map(|s| s.ejected_packets).sum();
     let minimal: u64 = stats.iter().map(|s| s.minimal_packets).sum();
     let elapsed = last.max(1);
-    let max_util = (0..net.topo.num_links())
-        .filter(|&l| net.topo.link_class(l) != LinkClass::Injection)
+    let topo = net.topology();
+    let max_util = (0..topo.num_links())
+        .filter(|&l| topo.link_class(l) != LinkClass::Injection)
         .map(|l| net.link_stats(l).busy_ps as f64 / elapsed as f64)
         .fold(0.0, f64::max);
     let half_mean = |(sum, n): (u128, u64)| sum as f64 / n.max(1) as f64;
@@ -464,7 +442,7 @@ pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<Traffic
         saturated,
         max_link_utilization: max_util,
         events: q.processed(),
-        packet_hops: net.packet_hops,
+        packet_hops: net.counters().packet_hops,
         packets_delivered: injected,
         wall_seconds: started.elapsed().as_secs_f64(),
     })

@@ -4,6 +4,8 @@
 //! paper gives them, and documented acesim choices otherwise (see docs/machine.md).
 
 use crate::error::{did_you_mean, Error, Location, Result};
+use crate::program::collective_defaults::CollectivesConfig;
+use crate::program::collectives::{self, CollKind};
 use crate::units::{format_bandwidth, Bandwidth, Bounded, Size, SwitchRate, Time};
 use serde::{Deserialize, Serialize};
 
@@ -56,62 +58,6 @@ impl Default for MpiConfig {
             eager_threshold: Size(16 * 1024),
             send_overhead: None,
             recv_overhead: None,
-        }
-    }
-}
-
-/// Default algorithm of each collective (`auto`: chosen by message size and rank count).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct CollectivesConfig {
-    pub barrier: String,
-    /// `msg` (messages) or `rdma` (puts and polls, as in NSIM-ACE).
-    pub barrier_transport: String,
-    pub bcast: String,
-    pub reduce: String,
-    pub allreduce: String,
-    pub alltoall: String,
-    pub allgather: String,
-    pub gather: String,
-    pub scatter: String,
-    /// Segment size of pipelined algorithms.
-    pub segment: Size,
-    /// Compute time charged per reduced byte.
-    pub reduce_time_per_byte: Time,
-}
-
-impl Default for CollectivesConfig {
-    fn default() -> Self {
-        let auto = || "auto".to_string();
-        CollectivesConfig {
-            barrier: auto(),
-            barrier_transport: "msg".into(),
-            bcast: auto(),
-            reduce: auto(),
-            allreduce: auto(),
-            alltoall: auto(),
-            allgather: auto(),
-            gather: auto(),
-            scatter: auto(),
-            segment: Size(64 * 1024),
-            reduce_time_per_byte: Time(0),
-        }
-    }
-}
-
-impl CollectivesConfig {
-    /// The configured algorithm for a collective kind name.
-    pub fn algorithm(&self, kind: &str) -> &str {
-        match kind {
-            "barrier" => &self.barrier,
-            "bcast" => &self.bcast,
-            "reduce" => &self.reduce,
-            "allreduce" => &self.allreduce,
-            "alltoall" => &self.alltoall,
-            "allgather" => &self.allgather,
-            "gather" => &self.gather,
-            "scatter" => &self.scatter,
-            _ => "auto",
         }
     }
 }
@@ -341,8 +287,8 @@ impl Default for NodeConfig {
 
 /// Machines shipped with acesim, by name.
 pub const PRESETS: &[(&str, &str)] = &[
-    ("table1", include_str!("../presets/table1.toml")),
-    ("tofu", include_str!("../presets/tofu.toml")),
+    ("table1", include_str!("../../presets/table1.toml")),
+    ("tofu", include_str!("../../presets/tofu.toml")),
 ];
 
 /// Where a config came from, kept to point errors at the right line.
@@ -885,9 +831,9 @@ pub fn validate(c: &MachineConfig, locate: impl Fn(&str) -> Location) -> Result<
             ),
         );
     }
-    for kind in crate::collectives::CollKind::ALL {
+    for kind in CollKind::ALL {
         let field = format!("collectives.{}", kind.name());
-        crate::collectives::check_configured(kind, c.collectives.algorithm(kind.name()))
+        collectives::check_configured(kind, c.collectives.algorithm(kind.name()))
             .or_else(|m| err(&field, m))?;
     }
     if c.collectives.segment.0 == 0 {

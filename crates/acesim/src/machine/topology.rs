@@ -4,8 +4,8 @@
 //! start of one directed link (router -> peer); every NIC has one more (NIC -> router).
 //! Link id `p` is router port `p`; link id `num_ports + nic` is the NIC's injection link.
 
-use crate::config::MachineConfig;
 use crate::error::{Error, Location, Result};
+use crate::machine::config::MachineConfig;
 
 /// What sits at the other end of a router port.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -811,7 +811,7 @@ impl Builder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::MachineSource;
+    use crate::machine::config::MachineSource;
 
     fn topo(toml: &str, ranks: u32) -> Topology {
         let c = MachineSource::from_text("t", toml).load().unwrap();

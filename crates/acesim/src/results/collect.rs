@@ -1,9 +1,9 @@
 //! What a run reports: the JSON summary and the per-link table.
 
-use crate::config::MachineConfig;
+use crate::machine::config::MachineConfig;
+use crate::machine::topology::Peer;
 use crate::network::Network;
 use crate::runtime::{Runtime, TraceKind, CATEGORIES};
-use crate::topology::Peer;
 use crate::units::{format_time, Ps, PS_PER_S};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -36,11 +36,30 @@ fn plural(n: u64, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
+/// Why a run stopped before its program finished (`max-events`, ... in the JSON).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StopReason {
+    MaxEvents,
+    MaxSimTime,
+    Interrupted,
+}
+
+impl StopReason {
+    pub fn name(self) -> &'static str {
+        match self {
+            StopReason::MaxEvents => "max-events",
+            StopReason::MaxSimTime => "max-sim-time",
+            StopReason::Interrupted => "interrupted",
+        }
+    }
+}
+
 /// Present when the run was stopped before the program finished (`--max-events`,
 /// `--max-sim-time`, Ctrl-C): every figure covers the run up to `stopped_at_ps` only.
 #[derive(Debug, Clone, Serialize)]
 pub struct Partial {
-    pub reason: crate::sim::StopReason,
+    pub reason: StopReason,
     pub stopped_at_ps: Ps,
     pub ranks_finished: u32,
 }
@@ -249,7 +268,7 @@ pub struct Results {
 
 pub fn collect(
     machine: &MachineConfig,
-    net: &Network,
+    net: &impl Network,
     rt: &Runtime,
     events: u64,
     wall: f64,
@@ -385,7 +404,7 @@ pub fn collect(
             last_end_ps: recs.iter().map(|r| r.end).max().unwrap_or(0),
         });
     }
-    let topo = &net.topo;
+    let topo = net.topology();
     let links = (0..topo.num_links())
         .filter(|&l| l >= topo.num_ports() || topo.peer[l as usize] != Peer::None)
         .map(|l| {
@@ -411,7 +430,7 @@ pub fn collect(
                     Some(topo.port_router[l as usize])
                 },
                 dst_router: match topo.link_end(l) {
-                    Some(crate::topology::LinkEnd::RouterIn(p)) => {
+                    Some(crate::machine::topology::LinkEnd::RouterIn(p)) => {
                         Some(topo.port_router[p as usize])
                     }
                     _ => None,
@@ -427,14 +446,14 @@ pub fn collect(
         nics_per_node: topo.nics_per_node,
         dims: t.dims.clone(),
         wrap: match &topo.shape {
-            crate::topology::Shape::Grid { wrap, .. } => Some(wrap.clone()),
+            crate::machine::topology::Shape::Grid { wrap, .. } => Some(wrap.clone()),
             _ => None,
         },
         nodes_per_router: topo.nodes_per_router,
         k: t.k,
         n: t.n,
         leaves: match &topo.shape {
-            crate::topology::Shape::LeafSpine { leaves, .. } => Some(*leaves),
+            crate::machine::topology::Shape::LeafSpine { leaves, .. } => Some(*leaves),
             _ => None,
         },
         spines: t.spines,
@@ -472,7 +491,7 @@ pub fn collect(
         v
     });
     let links_omitted = links.len() > MAX_JSON_LINKS;
-    let ns = &net.nic_stats;
+    let ns = net.nic_stats();
     let nics: Vec<NicResult> = if ns.len() > MAX_JSON_LINKS {
         Vec::new()
     } else {
@@ -516,8 +535,8 @@ pub fn collect(
         predicted_time: format_time(predicted),
         ranks,
         events,
-        packet_hops: net.packet_hops,
-        bytes_injected: net.bytes_injected,
+        packet_hops: net.counters().packet_hops,
+        bytes_injected: net.counters().bytes_injected,
         wall_seconds: wall,
         per_rank,
         operations,
@@ -547,12 +566,12 @@ pub fn collect(
         },
         links_omitted,
         trace,
-        link_activity: net.link_activity.clone(),
+        link_activity: net.link_activity().map(<[_]>::to_vec),
         all_links: links,
     }
 }
 
-fn describe_topology(machine: &MachineConfig, topo: &crate::topology::Topology) -> String {
+fn describe_topology(machine: &MachineConfig, topo: &crate::machine::topology::Topology) -> String {
     let t = &machine.topology;
     let shape = match t.kind.as_str() {
         "mesh" | "torus" => format!(

@@ -11,6 +11,7 @@
 //! `node = router * nodes_per_router + i`. Grid patterns move the router and keep
 //! the node's index `i` within its router.
 
+use crate::rng::Rng;
 use std::fmt::Write as _;
 
 /// Shape information patterns may need.
@@ -263,68 +264,6 @@ fn check_dragonfly(name: &str, shape: &Shape) -> Result<(), String> {
         ));
     }
     Ok(())
-}
-
-/// A deterministic generator (xoshiro256**, seeded through SplitMix64).
-#[derive(Debug, Clone)]
-pub struct Rng([u64; 4]);
-
-impl Rng {
-    /// A generator whose whole sequence is determined by `seed`.
-    pub fn new(seed: u64) -> Rng {
-        let mut sm = seed;
-        let mut splitmix = || {
-            sm = sm.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = sm;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        };
-        let state = [splitmix(), splitmix(), splitmix(), splitmix()];
-        // SplitMix64 is a bijection of its counter, so four consecutive outputs
-        // are never all zero; the all-zero state would be a fixed point.
-        debug_assert!(state.iter().any(|&w| w != 0));
-        Rng(state)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        let s = &mut self.0;
-        let result = s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
-        let t = s[1] << 17;
-        s[2] ^= s[0];
-        s[3] ^= s[1];
-        s[1] ^= s[2];
-        s[0] ^= s[3];
-        s[2] ^= t;
-        s[3] = s[3].rotate_left(45);
-        result
-    }
-
-    /// uniform in [0, 1)
-    pub fn next_f64(&mut self) -> f64 {
-        // 53 random bits scaled by 2^-53.
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-    }
-
-    /// uniform in 0..n without modulo bias
-    ///
-    /// # Panics
-    /// If `n` is 0.
-    pub fn below(&mut self, n: u64) -> u64 {
-        assert!(n > 0, "Rng::below needs a non-empty range");
-        // Lemire's multiply-and-reject method.
-        let mut m = u128::from(self.next_u64()) * u128::from(n);
-        let mut low = m as u64;
-        if low < n {
-            let threshold = n.wrapping_neg() % n;
-            while low < threshold {
-                m = u128::from(self.next_u64()) * u128::from(n);
-                low = m as u64;
-            }
-        }
-        (m >> 64) as u64
-    }
 }
 
 /// A pattern bound to a shape (precomputes the permutation).

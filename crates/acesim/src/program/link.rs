@@ -5,9 +5,9 @@
 //! Contexts keep traffic apart as MPI does: communicator `c` uses context `2c` for user
 //! messages and `2c + 1` for the messages of its collectives.
 
-use crate::collectives::{self, CollKind, CollSpec, Step, Transport};
-use crate::config::CollectivesConfig;
 use crate::error::{Error, Location, Result};
+use crate::program::collective_defaults::CollectivesConfig;
+use crate::program::collectives::{self, CollKind, CollSpec, Step, Transport};
 use crate::program::{Collective, Communicator, Op, OpKind, Program, SrcLoc, ANY, NONE, UNDEFINED};
 use std::collections::HashMap;
 

@@ -1,5 +1,8 @@
 //! Errors a user can cause, with the place (file, line, column, field) they come from.
 
+mod deadlock;
+pub use deadlock::{BlockedRank, DeadlockReport};
+
 use std::fmt;
 
 /// Where in the user's input an error was found.
@@ -115,7 +118,7 @@ pub enum Error {
     Program { message: String },
     /// The program can never finish: some ranks wait for something that never happens.
     #[error("{0}")]
-    Deadlock(Box<crate::runtime::DeadlockReport>),
+    Deadlock(Box<DeadlockReport>),
     #[error("{path}: {source}")]
     Io {
         path: String,

@@ -1,31 +1,14 @@
 //! Placing ranks on nodes: block, cyclic, seeded random, or from a file.
 
-use crate::config::PlacementConfig;
 use crate::error::{Error, Location, Result};
-use crate::runtime::Placement;
+use crate::machine::config::PlacementConfig;
+use crate::rng::SplitMix64;
 
-/// SplitMix64: a tiny, well-mixed generator whose sequence never changes between versions,
-/// so a seed gives the same placement forever.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in 0..n (n > 0), by rejection so there is no modulo bias.
-    fn below(&mut self, n: u64) -> u64 {
-        let zone = u64::MAX - u64::MAX % n;
-        loop {
-            let v = self.next();
-            if v < zone {
-                return v % n;
-            }
-        }
-    }
+/// Where ranks live: node of each rank and its index among the node's ranks.
+#[derive(Debug, Clone)]
+pub struct Placement {
+    pub node: Vec<u32>,
+    pub local: Vec<u32>,
 }
 
 /// Nodes a run of `ranks` ranks occupies (before the topology is built).

@@ -9,12 +9,12 @@
 //! arrived. A link carries one packet per direction at a time. Buffer space is returned to
 //! the upstream sender as a credit one cable latency after the tail has left.
 //!
-//! The runtime talks to this module only through `send_data`, `send_control` and the
-//! `Notice`s it reads back, so a flow-level model can stand in its place.
+//! The runtime talks to it only through the [`Network`] interface.
 
-use crate::config::MachineConfig;
 use crate::engine::Schedule;
-use crate::topology::{LinkClass, LinkEnd, PlannedSize, Topology};
+use crate::machine::config::MachineConfig;
+use crate::machine::topology::{LinkClass, LinkEnd, PlannedSize, Topology};
+use crate::network::interface::{LinkStats, ModelEvent, NetCounters, Network, NicStats, Notice};
 use crate::units::{transfer_time, Ps};
 use std::collections::VecDeque;
 
@@ -24,7 +24,7 @@ const IN_NIC: u32 = u32::MAX;
 const CONTROL: u32 = u32::MAX;
 
 #[derive(Debug, Clone, Copy)]
-pub enum NetEvent {
+pub enum PacketEvent {
     /// A packet's head reached the router input `packet.port`.
     HeadArrive { pkt: u32 },
     /// The router pipeline is done for the packet at the front of its input VC.
@@ -46,18 +46,7 @@ pub enum NetEvent {
     InputFree { port: u32 },
 }
 
-/// What the network tells the runtime. `token` is the runtime's own id for the message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Notice {
-    /// The first DMA of a data message started.
-    TxStarted { token: u64 },
-    /// The last packet of a data message left the sender's memory.
-    TxDone { token: u64 },
-    /// The last packet of a data message is in the receiver's memory.
-    Landed { token: u64, hops: u32 },
-    /// A control packet reached its destination NIC.
-    ControlArrived { token: u64 },
-}
+impl ModelEvent for PacketEvent {}
 
 #[derive(Debug, Clone, Copy)]
 struct Packet {
@@ -145,30 +134,6 @@ struct Message {
     hops: u32,
 }
 
-/// Counters of one NIC.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NicStats {
-    pub injected_packets: u64,
-    pub ejected_packets: u64,
-    /// Router-to-router hops of the packets it injected.
-    pub hops: u64,
-    /// Packets it injected that were routed minimally.
-    pub minimal_packets: u64,
-}
-
-/// Counters of one directed link.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct LinkStats {
-    pub bytes: u64,
-    pub packets: u64,
-    /// Time the link was sending (head leaves to tail leaves).
-    pub busy_ps: Ps,
-    /// Time packets waited for this link after the router had routed them.
-    pub wait_ps: Ps,
-    /// Time the link sat idle while a packet waited for downstream buffer space.
-    pub stall_ps: Ps,
-}
-
 /// What a link's class fixes: rate, latency and the sender's pipeline delay (a handful of
 /// classes, so a link keeps an index and its record stays one cache line).
 #[derive(Debug, Clone, Copy, Default)]
@@ -206,7 +171,7 @@ struct Link {
     /// The first of its pending credits (`NO_CREDIT` for none). Only a link with no
     /// packet waiting has any.
     pending_credit: u32,
-    /// Index into `Network::kinds`.
+    /// Index into `PacketNetwork::kinds`.
     kind: u8,
     free_pending: bool,
     to_nic: bool,
@@ -261,7 +226,7 @@ const NOT_STALLED: Ps = Ps::MAX;
 #[repr(align(64))]
 struct Input {
     /// Its VCs' FIFOs (first and last packet, a list through `Packet::fifo_next`; `NONE`
-    /// when empty) when there are at most `INLINE_VCS` VCs, else in `Network::fifos`.
+    /// when empty) when there are at most `INLINE_VCS` VCs, else in `PacketNetwork::fifos`.
     fifo: [(u32, u32); INLINE_VCS],
     /// When its crossbar port is free again: one packet at a time crosses from an input,
     /// whatever its VC.
@@ -345,7 +310,7 @@ impl NetParams {
     }
 }
 
-pub struct Network {
+pub struct PacketNetwork {
     pub topo: Topology,
     pub params: NetParams,
     links: Vec<Link>,
@@ -384,7 +349,7 @@ pub struct Network {
     /// Busy intervals of every link (back-to-back ones merged), when tracing.
     pub link_activity: Option<Vec<Vec<(Ps, Ps)>>>,
     pub nic_stats: Vec<NicStats>,
-    rng: crate::patterns::Rng,
+    rng: crate::rng::Rng,
     /// Model invariants checked as the run goes (`--check`, and always in debug builds).
     checks: Option<Box<Checks>>,
     /// Every credit an event (`every_credit_an_event`).
@@ -410,8 +375,8 @@ impl Checks {
     }
 }
 
-impl Network {
-    pub fn new(topo: Topology, config: &MachineConfig) -> Network {
+impl PacketNetwork {
+    pub fn new(topo: Topology, config: &MachineConfig) -> PacketNetwork {
         let params = NetParams::from_config(config);
         let nl = topo.num_links();
         let switch = config.router.switch_throughput;
@@ -495,10 +460,12 @@ impl Network {
         let nics = vec![Nic::default(); topo.num_nics() as usize];
         let topo_nics = topo.num_nics() as usize;
         let params_seed = params.routing_seed;
-        let deterministic = !matches!(topo.shape, crate::topology::Shape::Dragonfly { .. })
-            && params.routing != Routing::RandomUp;
+        let deterministic = !matches!(
+            topo.shape,
+            crate::machine::topology::Shape::Dragonfly { .. }
+        ) && params.routing != Routing::RandomUp;
         let node_mem_free = vec![0; topo.num_nodes as usize];
-        let mut net = Network {
+        let mut net = PacketNetwork {
             topo,
             params,
             links,
@@ -526,7 +493,7 @@ impl Network {
             bytes_local: 0,
             link_activity: None,
             nic_stats: vec![NicStats::default(); topo_nics],
-            rng: crate::patterns::Rng::new(params_seed),
+            rng: crate::rng::Rng::new(params_seed),
             checks: None,
             eager_credits: false,
             deterministic,
@@ -542,7 +509,7 @@ impl Network {
         }
     }
 
-    /// Bytes `Network::new` allocates for `topo` with `vcs` VCs, and per message sent.
+    /// Bytes `PacketNetwork::new` allocates for `topo` with `vcs` VCs, and per message sent.
     pub fn estimate_bytes(size: &PlannedSize, vcs: u64, messages: u64) -> u64 {
         use std::mem::size_of;
         size.links() * (size_of::<Link>() + size_of::<LinkStats>()) as u64
@@ -558,13 +525,6 @@ impl Network {
             + messages * size_of::<Message>() as u64
     }
 
-    /// Checks the model's invariants while running: a link never sends two packets at
-    /// once (so never exceeds its bandwidth), credits stay within 0..=buffer, every packet
-    /// is consumed exactly once and no message lands more packets than it has.
-    pub fn enable_checks(&mut self) {
-        self.checks = Some(Box::default());
-    }
-
     /// Makes every returned credit an event, even one that wakes nothing: the plain
     /// schedule that keeping such credits off the queue must reproduce exactly (tests).
     #[doc(hidden)]
@@ -572,144 +532,16 @@ impl Network {
         self.eager_credits = true;
     }
 
-    /// The first broken invariant, if checks are on and one broke.
-    pub fn violation(&self) -> Option<&str> {
-        self.checks.as_ref().and_then(|c| c.violation.as_deref())
-    }
-
-    /// Invariants of a finished run at time `end`: nothing left in flight, every byte that
-    /// entered the network left it, no link busy for longer than the run.
-    pub fn check_end(&self, end: Ps) -> Result<(), String> {
-        if let Some(v) = self.violation() {
-            return Err(v.to_string());
-        }
-        if self.bytes_injected != self.bytes_delivered {
-            return Err(format!(
-                "bytes injected ({}) != bytes delivered ({})",
-                self.bytes_injected, self.bytes_delivered
-            ));
-        }
-        if self.checks.is_some() {
-            if self.live_packets != 0 {
-                return Err(format!("{} packets were never consumed", self.live_packets));
-            }
-            if let Some((i, l)) = self
-                .link_stats
-                .iter()
-                .enumerate()
-                .find(|(_, l)| l.busy_ps > end)
-            {
-                return Err(format!(
-                    "link {} was busy {} ps in a run of {end} ps",
-                    self.topo.link_name(i as u32),
-                    l.busy_ps
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// Invariants of a run stopped at `end` with packets possibly still in the network
-    /// (synthetic traffic stops once its measured packets have arrived, or at its drain
-    /// limit): every byte injected was delivered or is in a packet still in the network,
-    /// the packets alive are the ones counted, and no link was busy for longer than it had
-    /// been running (until `end`, or until the end of the packet it is sending). Needs the
-    /// checks on (`enable_checks`) to know which packets are alive; without them only the
-    /// invariants checked as the run went are looked at.
-    pub fn check_stopped(&self, end: Ps) -> Result<(), String> {
-        if let Some(v) = self.violation() {
-            return Err(v.to_string());
-        }
-        let Some(c) = &self.checks else {
-            return Ok(());
-        };
-        let (mut alive, mut in_network) = (0u64, 0u64);
-        for (id, _) in c.live.iter().enumerate().filter(|(_, &l)| l) {
-            let p = &self.packets[id];
-            alive += 1;
-            // Packets between two NICs of one node never enter the network.
-            if self.topo.nic_node(p.src_nic) != self.topo.nic_node(p.dst_nic) {
-                in_network += p.bytes as u64;
-            }
-        }
-        if alive != self.live_packets {
-            return Err(format!(
-                "{alive} packets are alive but {} are counted",
-                self.live_packets
-            ));
-        }
-        if self.bytes_injected != self.bytes_delivered + in_network {
-            return Err(format!(
-                "bytes injected ({}) != bytes delivered ({}) + bytes still in the network ({in_network})",
-                self.bytes_injected, self.bytes_delivered
-            ));
-        }
-        let over = self
-            .link_stats
-            .iter()
-            .enumerate()
-            .find(|&(i, l)| l.busy_ps > end.max(self.links.get(i).map_or(0, |k| k.busy_until)));
-        if let Some((i, l)) = over {
-            return Err(format!(
-                "link {} was busy {} ps in a run stopped at {end} ps",
-                self.topo.link_name(i as u32),
-                l.busy_ps
-            ));
-        }
-        Ok(())
-    }
-
-    /// Frees what only a running network needs (packets, messages, input FIFOs) once the
-    /// run is over, so that collecting the results does not add to it: the peak memory
-    /// of large runs is at the end.
-    pub fn release_run_state(&mut self) {
-        self.packets = Vec::new();
-        self.free_packets = Vec::new();
-        self.messages = Vec::new();
-        self.free_messages = Vec::new();
-        self.fifos = Vec::new();
-        self.inputs = Vec::new();
-        self.links = Vec::new();
-        self.notices = Vec::new();
-        self.pending_credits = Vec::new();
-        self.free_pending_credits = Vec::new();
-    }
-
-    /// Records every link's busy intervals (for timelines).
-    pub fn enable_trace(&mut self) {
-        self.link_activity = Some(vec![Vec::new(); self.links.len()]);
-    }
-
-    pub fn link_stats(&self, link: u32) -> &LinkStats {
-        &self.link_stats[link as usize]
-    }
-    pub fn link_rate(&self, link: u32) -> u64 {
-        self.kinds[self.topo.link_class(link) as usize].rate
-    }
     fn kind(&self, link: u32) -> &LinkKind {
         &self.kinds[self.links[link as usize].kind as usize]
     }
 
-    /// Queues a data message on the send DMA engine of `src_nic` (FIFO: one message at a
-    /// time per NIC). Same-node messages go through the DMA engines, not the network.
-    pub fn send_data(
-        &mut self,
-        q: &mut impl Schedule<NetEvent>,
-        now: Ps,
-        src_nic: u32,
-        dst_nic: u32,
-        payload: u64,
-        token: u64,
-    ) {
-        self.send(q, now, src_nic, dst_nic, payload, token, true);
-    }
-
-    /// Like `send_data`; `dma = false` makes the packets appear in the NIC at once
-    /// (synthetic traffic: the network alone is measured).
+    /// Queues a message on the send DMA engine of `src_nic`; `dma = false` makes its
+    /// packets appear in the NIC at once (synthetic traffic: the network alone is measured).
     #[allow(clippy::too_many_arguments)]
-    pub fn send(
+    fn send_message(
         &mut self,
-        q: &mut impl Schedule<NetEvent>,
+        q: &mut impl Schedule<PacketEvent>,
         now: Ps,
         src_nic: u32,
         dst_nic: u32,
@@ -733,34 +565,6 @@ impl Network {
         if !nic.tx_busy && !nic.tx_stalled {
             self.start_tx_dma(q, now, src_nic);
         }
-    }
-
-    /// Sends a control packet (no DMA) from `src_nic` to `dst_nic`.
-    pub fn send_control(
-        &mut self,
-        q: &mut impl Schedule<NetEvent>,
-        now: Ps,
-        src_nic: u32,
-        dst_nic: u32,
-        token: u64,
-    ) {
-        if self.topo.nic_node(src_nic) == self.topo.nic_node(dst_nic) {
-            // The NIC acknowledges a same-node transfer internally.
-            self.notices.push(Notice::ControlArrived { token });
-            return;
-        }
-        let id = self.new_message(Message {
-            dst_nic,
-            payload: 0,
-            packets: 1,
-            dma_next: 1,
-            landed: 0,
-            token,
-            dma: false,
-            hops: 0,
-        });
-        let p = self.new_packet(id, src_nic, dst_nic, CONTROL, now);
-        self.inject(q, now, p);
     }
 
     /// A message slot, reused once a message has landed: memory follows the messages in
@@ -860,7 +664,7 @@ impl Network {
         }
     }
 
-    fn start_tx_dma(&mut self, q: &mut impl Schedule<NetEvent>, now: Ps, nic: u32) {
+    fn start_tx_dma(&mut self, q: &mut impl Schedule<PacketEvent>, now: Ps, nic: u32) {
         let Some(&m) = self.nics[nic as usize].tx_queue.front() else {
             self.nics[nic as usize].tx_busy = false;
             return;
@@ -879,11 +683,11 @@ impl Network {
         let n = &mut self.nics[nic as usize];
         n.tx_busy = true;
         n.tx_payload = payload as u32;
-        q.at(end, NetEvent::TxDmaDone { nic });
+        q.at(end, PacketEvent::TxDmaDone { nic });
     }
 
     /// Puts a packet that is complete in its NIC on the NIC's injection link.
-    fn inject(&mut self, q: &mut impl Schedule<NetEvent>, now: Ps, p: u32) {
+    fn inject(&mut self, q: &mut impl Schedule<PacketEvent>, now: Ps, p: u32) {
         let src = self.packets[p as usize].src_nic;
         let link = self.topo.num_ports() + src;
         self.bytes_injected += self.packets[p as usize].bytes as u64;
@@ -892,7 +696,7 @@ impl Network {
 
     /// Adds a routed packet to an output's waiting list, and makes sure an event will look
     /// at it: now if the link is idle, else the link's (or its input's) free event.
-    fn enqueue(&mut self, q: &mut impl Schedule<NetEvent>, now: Ps, link: u32, p: u32) {
+    fn enqueue(&mut self, q: &mut impl Schedule<PacketEvent>, now: Ps, link: u32, p: u32) {
         let was_empty = self.links[link as usize].wait_len == 0;
         if was_empty {
             // Credits back by now count for the packet.
@@ -919,7 +723,7 @@ impl Network {
         l.wait_len += 1;
         if l.busy_until > now && !l.free_pending {
             l.free_pending = true;
-            q.at_reserved(l.busy_until, l.free_seq, NetEvent::LinkFree { link });
+            q.at_reserved(l.busy_until, l.free_seq, PacketEvent::LinkFree { link });
         }
         let port = self.packets[p as usize].port;
         if port != IN_NIC {
@@ -929,7 +733,7 @@ impl Network {
                 q.at_reserved(
                     input.xbar_free,
                     input.free_seq,
-                    NetEvent::InputFree { port },
+                    PacketEvent::InputFree { port },
                 );
             }
         }
@@ -950,181 +754,18 @@ impl Network {
         }
     }
 
-    pub fn handle(&mut self, q: &mut impl Schedule<NetEvent>, now: Ps, ev: NetEvent) {
-        match ev {
-            NetEvent::HeadArrive { pkt } => {
-                let p = &mut self.packets[pkt as usize];
-                p.fifo_next = NONE;
-                let (port, vc) = (p.port, p.vc);
-                if self.deterministic {
-                    // The route depends only on where the packet is and goes: computed now,
-                    // while the packet is at hand, and used when the pipeline is done.
-                    let (src, dst, dst_nic) = (p.src_router, p.dst_router, p.dst_nic);
-                    let router = self.inputs[port as usize].router;
-                    let hop = self.topo.route_between(router, src, dst, dst_nic);
-                    let p = &mut self.packets[pkt as usize];
-                    (p.next_port, p.next_class) = (hop.port, hop.class);
-                }
-                let fifo = self.fifo(port, vc);
-                let tail = fifo.1;
-                fifo.1 = pkt;
-                if tail == NONE {
-                    fifo.0 = pkt;
-                    q.at(now + self.params.router_delay, NetEvent::RouteDone { pkt });
-                } else {
-                    self.packets[tail as usize].fifo_next = pkt;
-                }
-            }
-            NetEvent::RouteDone { pkt } => {
-                let p = &self.packets[pkt as usize];
-                let port = p.port;
-                let hop = if self.deterministic {
-                    crate::topology::Hop {
-                        port: p.next_port,
-                        class: p.next_class,
-                    }
-                } else {
-                    let router = self.inputs[port as usize].router;
-                    self.route(q, router, pkt)
-                };
-                self.inputs[port as usize].routed += 1;
-                let pm = &mut self.packets[pkt as usize];
-                pm.out_class = hop.class;
-                pm.ready_at = now;
-                pm.out_link = hop.port;
-                self.enqueue(q, now, hop.port, pkt);
-            }
-            NetEvent::LinkFree { link } => {
-                self.links[link as usize].free_pending = false;
-                self.try_send(q, now, link);
-            }
-            NetEvent::InputFree { port } => {
-                self.inputs[port as usize].free_pending = false;
-                // Routed packets at the front of the input's other VCs may go now.
-                for vc in 0..self.params.vcs {
-                    let front = self.fifo(port, vc).0;
-                    if front != NONE {
-                        let out = self.packets[front as usize].out_link;
-                        if out != IN_NIC {
-                            self.try_send(q, now, out);
-                        }
-                    }
-                }
-            }
-            NetEvent::Credit { link, vc, bytes } => {
-                self.add_credit(now, link, vc, bytes as u32);
-                self.try_send(q, now, link);
-            }
-            NetEvent::BigCredit { slot } => {
-                let (link, vc, bytes) = self.big_credits[slot as usize];
-                self.free_big_credits.push(slot);
-                self.add_credit(now, link, vc, bytes);
-                self.try_send(q, now, link);
-            }
-            NetEvent::NicTailArrive { pkt } => {
-                let p = self.packets[pkt as usize];
-                if p.control {
-                    self.release_nic_buffer(q, now, &p);
-                    self.bytes_delivered += p.bytes as u64;
-                    let token = self.messages[p.msg as usize].token;
-                    self.free_messages.push(p.msg);
-                    self.notices.push(Notice::ControlArrived { token });
-                    self.free_packet(pkt);
-                } else {
-                    self.start_rx_dma(q, now, pkt);
-                }
-            }
-            NetEvent::TxDmaDone { nic } => {
-                let m = *self.nics[nic as usize]
-                    .tx_queue
-                    .front()
-                    .expect("a DMA finished with no message queued");
-                let payload = self.nics[nic as usize].tx_payload;
-                let msg = &self.messages[m as usize];
-                let (dst, token, last) = (msg.dst_nic, msg.token, msg.dma_next == msg.packets);
-                let p = self.new_packet(m, nic, dst, payload, now);
-                if self.topo.nic_node(nic) == self.topo.nic_node(dst) {
-                    // Same node: straight to the receive DMA engine, no network.
-                    self.start_rx_dma(q, now, p);
-                } else {
-                    self.inject(q, now, p);
-                }
-                if last {
-                    self.nics[nic as usize].tx_queue.pop_front();
-                    self.notices.push(Notice::TxDone { token });
-                }
-                let link = (self.topo.num_ports() + nic) as usize;
-                if self.links[link].wait_len as usize >= self.params.injection_queue {
-                    // The NIC's send buffer is full (backpressure): the DMA engine waits.
-                    let n = &mut self.nics[nic as usize];
-                    n.tx_busy = false;
-                    n.tx_stalled = true;
-                } else {
-                    self.start_tx_dma(q, now, nic);
-                }
-            }
-            NetEvent::RxDmaDone { pkt } => {
-                let p = self.packets[pkt as usize];
-                // Same-node packets never occupied a network buffer.
-                if self.topo.nic_node(p.src_nic) != self.topo.nic_node(p.dst_nic) {
-                    self.release_nic_buffer(q, now, &p);
-                    self.bytes_delivered += p.bytes as u64;
-                } else {
-                    self.bytes_local += p.payload as u64;
-                }
-                if self.topo.nic_node(p.src_nic) != self.topo.nic_node(p.dst_nic) {
-                    let st = &mut self.nic_stats[p.src_nic as usize];
-                    st.hops += p.hops as u64;
-                    st.minimal_packets += p.minimal as u64;
-                    self.nic_stats[p.dst_nic as usize].ejected_packets += 1;
-                }
-                if let Some(c) = &mut self.checks {
-                    let (max, ghops) = (self.topo.max_route_hops(), p.ghops);
-                    if p.hops as u32 > max || ghops > 2 || (p.minimal && ghops > 1) {
-                        c.fail(|| {
-                            format!(
-                                "a packet from NIC {} to NIC {} took {} hops ({ghops} global), more than a route can ({max})",
-                                p.src_nic, p.dst_nic, p.hops
-                            )
-                        });
-                    }
-                }
-                let msg = &mut self.messages[p.msg as usize];
-                msg.hops += p.hops as u32;
-                msg.landed += 1;
-                if msg.landed > msg.packets {
-                    if let Some(c) = &mut self.checks {
-                        let (landed, packets) = (msg.landed, msg.packets);
-                        c.fail(|| {
-                            format!("message {} landed {landed} packets of {packets}", p.msg)
-                        });
-                    }
-                }
-                if msg.landed == msg.packets {
-                    self.notices.push(Notice::Landed {
-                        token: msg.token,
-                        hops: msg.hops,
-                    });
-                    // Every packet has been sent and written: nothing refers to it now.
-                    self.free_messages.push(p.msg);
-                }
-                self.free_packet(pkt);
-            }
-        }
-    }
-
-    fn start_rx_dma(&mut self, q: &mut impl Schedule<NetEvent>, now: Ps, pkt: u32) {
+    fn start_rx_dma(&mut self, q: &mut impl Schedule<PacketEvent>, now: Ps, pkt: u32) {
         let p = self.packets[pkt as usize];
         let start = now.max(self.nics[p.dst_nic as usize].rx_free);
         let node = self.topo.nic_node(p.dst_nic);
         let dma = self.messages[p.msg as usize].dma;
         let end = self.dma_end(node, start, p.payload as u64, dma);
         self.nics[p.dst_nic as usize].rx_free = end;
-        q.at(end, NetEvent::RxDmaDone { pkt });
+        q.at(end, PacketEvent::RxDmaDone { pkt });
     }
 
     /// A packet left the NIC's input buffer: return its space to the last router.
-    fn release_nic_buffer(&mut self, q: &mut impl Schedule<NetEvent>, now: Ps, p: &Packet) {
+    fn release_nic_buffer(&mut self, q: &mut impl Schedule<PacketEvent>, now: Ps, p: &Packet) {
         let link = self.topo.nic_port[p.dst_nic as usize];
         let lat = self.kind(link).latency;
         self.return_credit(q, now + lat, link, p.vc, p.bytes);
@@ -1135,7 +776,7 @@ impl Network {
     /// event would have had, so it counts exactly when that event would have run.
     fn return_credit(
         &mut self,
-        q: &mut impl Schedule<NetEvent>,
+        q: &mut impl Schedule<PacketEvent>,
         time: Ps,
         link: u32,
         vc: u8,
@@ -1168,9 +809,9 @@ impl Network {
     }
 
     /// The event that returns `bytes` of buffer space on `link`'s VC `vc`.
-    fn credit_event(&mut self, link: u32, vc: u8, bytes: u32) -> NetEvent {
+    fn credit_event(&mut self, link: u32, vc: u8, bytes: u32) -> PacketEvent {
         if let Ok(bytes) = u16::try_from(bytes) {
-            return NetEvent::Credit { link, vc, bytes };
+            return PacketEvent::Credit { link, vc, bytes };
         }
         let slot = match self.free_big_credits.pop() {
             Some(slot) => {
@@ -1182,13 +823,13 @@ impl Network {
                 (self.big_credits.len() - 1) as u32
             }
         };
-        NetEvent::BigCredit { slot }
+        PacketEvent::BigCredit { slot }
     }
 
     /// Counts the pending credits of `link` whose events would have run by now; the others
     /// stay pending or, with `wake`, become events.
     #[inline]
-    fn settle_credits(&mut self, q: &mut impl Schedule<NetEvent>, link: u32, wake: bool) {
+    fn settle_credits(&mut self, q: &mut impl Schedule<PacketEvent>, link: u32, wake: bool) {
         if self.links[link as usize].pending_credit == NO_CREDIT {
             return;
         }
@@ -1228,15 +869,6 @@ impl Network {
         latest
     }
 
-    /// Counts every credit still pending (the run is over) and returns the time of the
-    /// latest, 0 if none: the run's last event would have been that credit's.
-    pub fn settle_all_credits(&mut self) -> Ps {
-        (0..self.links.len() as u32)
-            .map(|link| self.count_credits_before(link, (Ps::MAX, u64::MAX)))
-            .max()
-            .unwrap_or(0)
-    }
-
     #[inline]
     fn add_credit(&mut self, now: Ps, link: u32, vc: u8, bytes: u32) {
         let i = (link * self.params.vcs as u32 + vc as u32) as usize;
@@ -1260,17 +892,19 @@ impl Network {
     /// topologies route when the head arrives (`deterministic`); they only fall through here.
     fn route(
         &mut self,
-        q: &mut impl Schedule<NetEvent>,
+        q: &mut impl Schedule<PacketEvent>,
         router: u32,
         p: u32,
-    ) -> crate::topology::Hop {
-        let crate::topology::Shape::Dragonfly { g, .. } = self.topo.shape else {
+    ) -> crate::machine::topology::Hop {
+        let crate::machine::topology::Shape::Dragonfly { g, .. } = self.topo.shape else {
             let pkt = &self.packets[p as usize];
             let mut hop =
                 self.topo
                     .route_between(router, pkt.src_router, pkt.dst_router, pkt.dst_nic);
-            if let (Routing::RandomUp, crate::topology::Shape::FatTree { k, n, per_level }) =
-                (self.params.routing, &self.topo.shape)
+            if let (
+                Routing::RandomUp,
+                crate::machine::topology::Shape::FatTree { k, n, per_level },
+            ) = (self.params.routing, &self.topo.shape)
             {
                 // Up ports are the last k of a switch below the top level: going up, draw
                 // one of them (the level reached, and so the path's length, is the same).
@@ -1353,7 +987,9 @@ impl Network {
             }
             let hop = self.topo.route_dragonfly(router, dst_nic, via);
             match self.topo.peer[hop.port as usize] {
-                crate::topology::Peer::Router(p) => router = self.inputs[p as usize].router,
+                crate::machine::topology::Peer::Router(p) => {
+                    router = self.inputs[p as usize].router
+                }
                 _ => break,
             }
             n += 1;
@@ -1393,7 +1029,7 @@ impl Network {
     }
 
     /// Starts the first waiting packet that has buffer space downstream, if the link is idle.
-    fn try_send(&mut self, q: &mut impl Schedule<NetEvent>, now: Ps, link: u32) {
+    fn try_send(&mut self, q: &mut impl Schedule<PacketEvent>, now: Ps, link: u32) {
         let l = &self.links[link as usize];
         if l.busy_until > now || l.wait_len == 0 {
             return;
@@ -1494,7 +1130,7 @@ impl Network {
         }
     }
 
-    fn transmit(&mut self, q: &mut impl Schedule<NetEvent>, now: Ps, link: u32, p: u32, vc: u8) {
+    fn transmit(&mut self, q: &mut impl Schedule<PacketEvent>, now: Ps, link: u32, p: u32, vc: u8) {
         let vcs = self.params.vcs as u32;
         // The fields used, not a copy of the whole packet.
         let pkt = {
@@ -1564,7 +1200,7 @@ impl Network {
         l.free_seq = q.reserve();
         l.free_pending = l.wait_len != 0;
         if l.free_pending {
-            q.at_reserved(tail_out, l.free_seq, NetEvent::LinkFree { link });
+            q.at_reserved(tail_out, l.free_seq, PacketEvent::LinkFree { link });
         }
         let (to, to_nic, network_hop, global) = (l.to, l.to_nic, l.network_hop, l.global);
         self.credits[(link * vcs + vc as u32) as usize] -= pkt.bytes as i64;
@@ -1591,7 +1227,7 @@ impl Network {
                 q.at_reserved(
                     tail_out,
                     input.free_seq,
-                    NetEvent::InputFree { port: pkt.port },
+                    PacketEvent::InputFree { port: pkt.port },
                 );
             }
             let up = input.upstream;
@@ -1610,7 +1246,7 @@ impl Network {
             if next != NONE {
                 let ready =
                     (self.packets[next as usize].head_at + self.params.router_delay).max(tail_out);
-                q.at(ready, NetEvent::RouteDone { pkt: next });
+                q.at(ready, PacketEvent::RouteDone { pkt: next });
             }
         }
 
@@ -1623,16 +1259,250 @@ impl Network {
         pm.tail_at = tail_out + latency;
         if to_nic {
             pm.port = IN_NIC;
-            q.at(tail_out + latency, NetEvent::NicTailArrive { pkt: p });
+            q.at(tail_out + latency, PacketEvent::NicTailArrive { pkt: p });
         } else {
             debug_assert!(to != NONE, "routing chose an unconnected port");
             pm.port = to;
-            q.at(now + latency, NetEvent::HeadArrive { pkt: p });
+            q.at(now + latency, PacketEvent::HeadArrive { pkt: p });
+        }
+    }
+}
+
+impl Network for PacketNetwork {
+    type Event = PacketEvent;
+
+    fn send_data(
+        &mut self,
+        q: &mut impl Schedule<PacketEvent>,
+        now: Ps,
+        src_nic: u32,
+        dst_nic: u32,
+        payload: u64,
+        token: u64,
+    ) {
+        self.send_message(q, now, src_nic, dst_nic, payload, token, true);
+    }
+
+    fn inject(
+        &mut self,
+        q: &mut impl Schedule<PacketEvent>,
+        now: Ps,
+        src_nic: u32,
+        dst_nic: u32,
+        payload: u64,
+        token: u64,
+    ) {
+        self.send_message(q, now, src_nic, dst_nic, payload, token, false);
+    }
+
+    /// Sends a control packet (no DMA) from `src_nic` to `dst_nic`.
+    fn send_control(
+        &mut self,
+        q: &mut impl Schedule<PacketEvent>,
+        now: Ps,
+        src_nic: u32,
+        dst_nic: u32,
+        token: u64,
+    ) {
+        if self.topo.nic_node(src_nic) == self.topo.nic_node(dst_nic) {
+            // The NIC acknowledges a same-node transfer internally.
+            self.notices.push(Notice::ControlArrived { token });
+            return;
+        }
+        let id = self.new_message(Message {
+            dst_nic,
+            payload: 0,
+            packets: 1,
+            dma_next: 1,
+            landed: 0,
+            token,
+            dma: false,
+            hops: 0,
+        });
+        let p = self.new_packet(id, src_nic, dst_nic, CONTROL, now);
+        self.inject(q, now, p);
+    }
+
+    fn handle(&mut self, q: &mut impl Schedule<PacketEvent>, now: Ps, ev: PacketEvent) {
+        match ev {
+            PacketEvent::HeadArrive { pkt } => {
+                let p = &mut self.packets[pkt as usize];
+                p.fifo_next = NONE;
+                let (port, vc) = (p.port, p.vc);
+                if self.deterministic {
+                    // The route depends only on where the packet is and goes: computed now,
+                    // while the packet is at hand, and used when the pipeline is done.
+                    let (src, dst, dst_nic) = (p.src_router, p.dst_router, p.dst_nic);
+                    let router = self.inputs[port as usize].router;
+                    let hop = self.topo.route_between(router, src, dst, dst_nic);
+                    let p = &mut self.packets[pkt as usize];
+                    (p.next_port, p.next_class) = (hop.port, hop.class);
+                }
+                let fifo = self.fifo(port, vc);
+                let tail = fifo.1;
+                fifo.1 = pkt;
+                if tail == NONE {
+                    fifo.0 = pkt;
+                    q.at(
+                        now + self.params.router_delay,
+                        PacketEvent::RouteDone { pkt },
+                    );
+                } else {
+                    self.packets[tail as usize].fifo_next = pkt;
+                }
+            }
+            PacketEvent::RouteDone { pkt } => {
+                let p = &self.packets[pkt as usize];
+                let port = p.port;
+                let hop = if self.deterministic {
+                    crate::machine::topology::Hop {
+                        port: p.next_port,
+                        class: p.next_class,
+                    }
+                } else {
+                    let router = self.inputs[port as usize].router;
+                    self.route(q, router, pkt)
+                };
+                self.inputs[port as usize].routed += 1;
+                let pm = &mut self.packets[pkt as usize];
+                pm.out_class = hop.class;
+                pm.ready_at = now;
+                pm.out_link = hop.port;
+                self.enqueue(q, now, hop.port, pkt);
+            }
+            PacketEvent::LinkFree { link } => {
+                self.links[link as usize].free_pending = false;
+                self.try_send(q, now, link);
+            }
+            PacketEvent::InputFree { port } => {
+                self.inputs[port as usize].free_pending = false;
+                // Routed packets at the front of the input's other VCs may go now.
+                for vc in 0..self.params.vcs {
+                    let front = self.fifo(port, vc).0;
+                    if front != NONE {
+                        let out = self.packets[front as usize].out_link;
+                        if out != IN_NIC {
+                            self.try_send(q, now, out);
+                        }
+                    }
+                }
+            }
+            PacketEvent::Credit { link, vc, bytes } => {
+                self.add_credit(now, link, vc, bytes as u32);
+                self.try_send(q, now, link);
+            }
+            PacketEvent::BigCredit { slot } => {
+                let (link, vc, bytes) = self.big_credits[slot as usize];
+                self.free_big_credits.push(slot);
+                self.add_credit(now, link, vc, bytes);
+                self.try_send(q, now, link);
+            }
+            PacketEvent::NicTailArrive { pkt } => {
+                let p = self.packets[pkt as usize];
+                if p.control {
+                    self.release_nic_buffer(q, now, &p);
+                    self.bytes_delivered += p.bytes as u64;
+                    let token = self.messages[p.msg as usize].token;
+                    self.free_messages.push(p.msg);
+                    self.notices.push(Notice::ControlArrived { token });
+                    self.free_packet(pkt);
+                } else {
+                    self.start_rx_dma(q, now, pkt);
+                }
+            }
+            PacketEvent::TxDmaDone { nic } => {
+                let m = *self.nics[nic as usize]
+                    .tx_queue
+                    .front()
+                    .expect("a DMA finished with no message queued");
+                let payload = self.nics[nic as usize].tx_payload;
+                let msg = &self.messages[m as usize];
+                let (dst, token, last) = (msg.dst_nic, msg.token, msg.dma_next == msg.packets);
+                let p = self.new_packet(m, nic, dst, payload, now);
+                if self.topo.nic_node(nic) == self.topo.nic_node(dst) {
+                    // Same node: straight to the receive DMA engine, no network.
+                    self.start_rx_dma(q, now, p);
+                } else {
+                    self.inject(q, now, p);
+                }
+                if last {
+                    self.nics[nic as usize].tx_queue.pop_front();
+                    self.notices.push(Notice::TxDone { token });
+                }
+                let link = (self.topo.num_ports() + nic) as usize;
+                if self.links[link].wait_len as usize >= self.params.injection_queue {
+                    // The NIC's send buffer is full (backpressure): the DMA engine waits.
+                    let n = &mut self.nics[nic as usize];
+                    n.tx_busy = false;
+                    n.tx_stalled = true;
+                } else {
+                    self.start_tx_dma(q, now, nic);
+                }
+            }
+            PacketEvent::RxDmaDone { pkt } => {
+                let p = self.packets[pkt as usize];
+                // Same-node packets never occupied a network buffer.
+                if self.topo.nic_node(p.src_nic) != self.topo.nic_node(p.dst_nic) {
+                    self.release_nic_buffer(q, now, &p);
+                    self.bytes_delivered += p.bytes as u64;
+                } else {
+                    self.bytes_local += p.payload as u64;
+                }
+                if self.topo.nic_node(p.src_nic) != self.topo.nic_node(p.dst_nic) {
+                    let st = &mut self.nic_stats[p.src_nic as usize];
+                    st.hops += p.hops as u64;
+                    st.minimal_packets += p.minimal as u64;
+                    self.nic_stats[p.dst_nic as usize].ejected_packets += 1;
+                }
+                if let Some(c) = &mut self.checks {
+                    let (max, ghops) = (self.topo.max_route_hops(), p.ghops);
+                    if p.hops as u32 > max || ghops > 2 || (p.minimal && ghops > 1) {
+                        c.fail(|| {
+                            format!(
+                                "a packet from NIC {} to NIC {} took {} hops ({ghops} global), more than a route can ({max})",
+                                p.src_nic, p.dst_nic, p.hops
+                            )
+                        });
+                    }
+                }
+                let msg = &mut self.messages[p.msg as usize];
+                msg.hops += p.hops as u32;
+                msg.landed += 1;
+                if msg.landed > msg.packets {
+                    if let Some(c) = &mut self.checks {
+                        let (landed, packets) = (msg.landed, msg.packets);
+                        c.fail(|| {
+                            format!("message {} landed {landed} packets of {packets}", p.msg)
+                        });
+                    }
+                }
+                if msg.landed == msg.packets {
+                    self.notices.push(Notice::Landed {
+                        token: msg.token,
+                        hops: msg.hops,
+                    });
+                    // Every packet has been sent and written: nothing refers to it now.
+                    self.free_messages.push(p.msg);
+                }
+                self.free_packet(pkt);
+            }
         }
     }
 
+    fn notices(&mut self) -> &mut Vec<Notice> {
+        &mut self.notices
+    }
+
+    fn topology(&self) -> &Topology {
+        &self.topo
+    }
+
+    fn in_flight(&self) -> bool {
+        self.live_packets != 0
+    }
+
     /// Describes packets stuck in the network (for a deadlock report).
-    pub fn stuck_summary(&self) -> Option<String> {
+    fn stuck_summary(&self) -> Option<String> {
         if self.live_packets == 0 {
             return None;
         }
@@ -1649,5 +1519,154 @@ impl Network {
             "{} packets stuck in the network ({} in router buffers, {} waiting for a link with no downstream buffer space)",
             self.live_packets, buffered, waiting
         ))
+    }
+
+    /// Counts every credit still pending (the run is over) and returns the time of the
+    /// latest, 0 if none: the run's last event would have been that credit's.
+    fn settle(&mut self) -> Ps {
+        (0..self.links.len() as u32)
+            .map(|link| self.count_credits_before(link, (Ps::MAX, u64::MAX)))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Checks the model's invariants while running: a link never sends two packets at
+    /// once (so never exceeds its bandwidth), credits stay within 0..=buffer, every packet
+    /// is consumed exactly once and no message lands more packets than it has.
+    fn enable_checks(&mut self) {
+        self.checks = Some(Box::default());
+    }
+
+    /// The first broken invariant, if checks are on and one broke.
+    fn violation(&self) -> Option<&str> {
+        self.checks.as_ref().and_then(|c| c.violation.as_deref())
+    }
+
+    /// Invariants of a finished run at time `end`: nothing left in flight, every byte that
+    /// entered the network left it, no link busy for longer than the run.
+    fn check_end(&self, end: Ps) -> Result<(), String> {
+        if let Some(v) = self.violation() {
+            return Err(v.to_string());
+        }
+        if self.bytes_injected != self.bytes_delivered {
+            return Err(format!(
+                "bytes injected ({}) != bytes delivered ({})",
+                self.bytes_injected, self.bytes_delivered
+            ));
+        }
+        if self.checks.is_some() {
+            if self.live_packets != 0 {
+                return Err(format!("{} packets were never consumed", self.live_packets));
+            }
+            if let Some((i, l)) = self
+                .link_stats
+                .iter()
+                .enumerate()
+                .find(|(_, l)| l.busy_ps > end)
+            {
+                return Err(format!(
+                    "link {} was busy {} ps in a run of {end} ps",
+                    self.topo.link_name(i as u32),
+                    l.busy_ps
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Invariants of a run stopped at `end` with packets possibly still in the network
+    /// (synthetic traffic stops once its measured packets have arrived, or at its drain
+    /// limit): every byte injected was delivered or is in a packet still in the network,
+    /// the packets alive are the ones counted, and no link was busy for longer than it had
+    /// been running (until `end`, or until the end of the packet it is sending). Needs the
+    /// checks on (`enable_checks`) to know which packets are alive; without them only the
+    /// invariants checked as the run went are looked at.
+    fn check_stopped(&self, end: Ps) -> Result<(), String> {
+        if let Some(v) = self.violation() {
+            return Err(v.to_string());
+        }
+        let Some(c) = &self.checks else {
+            return Ok(());
+        };
+        let (mut alive, mut in_network) = (0u64, 0u64);
+        for (id, _) in c.live.iter().enumerate().filter(|(_, &l)| l) {
+            let p = &self.packets[id];
+            alive += 1;
+            // Packets between two NICs of one node never enter the network.
+            if self.topo.nic_node(p.src_nic) != self.topo.nic_node(p.dst_nic) {
+                in_network += p.bytes as u64;
+            }
+        }
+        if alive != self.live_packets {
+            return Err(format!(
+                "{alive} packets are alive but {} are counted",
+                self.live_packets
+            ));
+        }
+        if self.bytes_injected != self.bytes_delivered + in_network {
+            return Err(format!(
+                "bytes injected ({}) != bytes delivered ({}) + bytes still in the network ({in_network})",
+                self.bytes_injected, self.bytes_delivered
+            ));
+        }
+        let over = self
+            .link_stats
+            .iter()
+            .enumerate()
+            .find(|&(i, l)| l.busy_ps > end.max(self.links.get(i).map_or(0, |k| k.busy_until)));
+        if let Some((i, l)) = over {
+            return Err(format!(
+                "link {} was busy {} ps in a run stopped at {end} ps",
+                self.topo.link_name(i as u32),
+                l.busy_ps
+            ));
+        }
+        Ok(())
+    }
+
+    /// Records every link's busy intervals (for timelines).
+    fn enable_trace(&mut self) {
+        self.link_activity = Some(vec![Vec::new(); self.links.len()]);
+    }
+
+    /// Frees what only a running network needs (packets, messages, input FIFOs) once the
+    /// run is over, so that collecting the results does not add to it: the peak memory
+    /// of large runs is at the end.
+    fn release_run_state(&mut self) {
+        self.packets = Vec::new();
+        self.free_packets = Vec::new();
+        self.messages = Vec::new();
+        self.free_messages = Vec::new();
+        self.fifos = Vec::new();
+        self.inputs = Vec::new();
+        self.links = Vec::new();
+        self.notices = Vec::new();
+        self.pending_credits = Vec::new();
+        self.free_pending_credits = Vec::new();
+    }
+
+    fn link_stats(&self, link: u32) -> &LinkStats {
+        &self.link_stats[link as usize]
+    }
+
+    fn link_rate(&self, link: u32) -> u64 {
+        self.kinds[self.topo.link_class(link) as usize].rate
+    }
+
+    fn nic_stats(&self) -> &[NicStats] {
+        &self.nic_stats
+    }
+
+    fn counters(&self) -> NetCounters {
+        NetCounters {
+            packet_hops: self.packet_hops,
+            bytes_injected: self.bytes_injected,
+            bytes_delivered: self.bytes_delivered,
+            bytes_local: self.bytes_local,
+        }
+    }
+
+    fn link_activity(&self) -> Option<&[Vec<(Ps, Ps)>]> {
+        self.link_activity.as_deref()
     }
 }

@@ -2,17 +2,17 @@
 //! rank (each rank in a fresh process), recorded as a schedule and read back.
 
 use crate::error::{Error, Location, Result};
+use crate::frontends::schedule;
 use crate::program::Program;
-use crate::schedule;
 use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 /// The public header users include.
-pub const MGEN_H: &str = include_str!("../../../mgen/mgen.h");
+pub const MGEN_H: &str = include_str!("../../../../mgen/mgen.h");
 /// The recorder runtime linked with every program.
-pub const MGEN_RUNTIME_C: &str = include_str!("../../../mgen/mgen_runtime.c");
+pub const MGEN_RUNTIME_C: &str = include_str!("../../../../mgen/mgen_runtime.c");
 
 /// Most ranks the recorder runtime accepts (`MGEN_MAX_RANKS` in mgen_runtime.c).
 pub const MAX_RANKS: u32 = 1 << 24;
@@ -143,12 +143,12 @@ pub fn record_with(
     }
     let timeout = timeout_in_force(options.timeout_s)?;
     let budget = match options.memory_check {
-        true => crate::sim::memory_budget()?,
+        true => crate::memory::memory_budget()?,
         false => None,
     };
     let max_bytes = budget.map_or(0, |b| (b / TEXT_SHARE_OF_BUDGET).max(1));
     let sched = dir.path().join("recorded.sched");
-    let run = crate::child::run(
+    let run = crate::frontends::child::run(
         Command::new(&exe)
             .arg("--acesim-ranks")
             .arg(ranks.to_string())
@@ -166,14 +166,17 @@ pub fn record_with(
     let stderr = String::from_utf8_lossy(&run.stderr);
     let stderr = stderr.trim_end();
     if run.status.code() == Some(5) {
-        let have = budget.map_or(String::new(), crate::sim::approx_size);
+        let have = budget.map_or(String::new(), crate::memory::approx_size);
         return Err(Error::TooBig(format!(
             "{src_name}: recording stopped: {stderr}\n(the schedule text may take 1/{TEXT_SHARE_OF_BUDGET} of the {have} of memory available, as the program read from it and the run need the rest; record fewer ranks or operations, or use --ignore-memory-limit)"
         )));
     }
     if !run.status.success() {
         let why = match stderr.is_empty() {
-            true => format!("the recorder {}", crate::child::describe(&run.status)),
+            true => format!(
+                "the recorder {}",
+                crate::frontends::child::describe(&run.status)
+            ),
             false => stderr.to_string(),
         };
         let hint = match why.contains("no MGEN call for") {

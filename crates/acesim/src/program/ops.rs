@@ -237,7 +237,7 @@ pub struct Program {
 
 /// Reads a program's text; a file that is not UTF-8 text is reported at the line and
 /// column of its first bad byte.
-pub fn read_text(path: &std::path::Path) -> crate::Result<String> {
+pub fn read_text(path: &std::path::Path) -> crate::error::Result<String> {
     use crate::error::{line_col, Error, Location};
     let name = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| Error::io(&name, e))?;

@@ -20,15 +20,18 @@
 //! (GOAL) starts an operation once its dependencies hold; the rank's CPU runs compute and
 //! send overheads one at a time in the order operations became ready.
 
-use crate::engine::EventQueue;
+use crate::engine::Schedule;
+use crate::error::{BlockedRank, DeadlockReport};
+use crate::machine::config::MachineConfig;
+use crate::machine::placement::Placement;
 use crate::network::{Network, Notice};
 use crate::program::{OpKind, Program, RankDeps, ANY, NONE};
-use crate::sim::Event;
 use crate::units::Ps;
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::fmt;
 
-type Queue = EventQueue<Event>;
+/// The queue a run gives the runtime: it holds the runtime's events and the network's.
+pub trait Queue<NetEvent>: Schedule<RtEvent> + Schedule<NetEvent> {}
+impl<Q: Schedule<RtEvent> + Schedule<NetEvent>, NetEvent> Queue<NetEvent> for Q {}
 
 /// What `start_xfer` issues: kind, peer, size, tag, NIC, context, request slot.
 type XferArgs = (XferKind, u32, u64, i64, u32, u32, u32);
@@ -265,28 +268,6 @@ pub struct CollRecord {
     pub ranks: u32,
 }
 
-/// Why a run could not finish.
-#[derive(Debug, Clone)]
-pub struct DeadlockReport {
-    pub time: Ps,
-    pub blocked: Vec<BlockedRank>,
-    pub network: Option<String>,
-    /// Ranks that wait for each other in a circle (`a` waits for `b`, ..., which waits
-    /// for `a`), if there is such a circle.
-    pub cycle: Option<Vec<u32>>,
-}
-
-#[derive(Debug, Clone)]
-pub struct BlockedRank {
-    pub rank: u32,
-    pub op: String,
-    pub location: String,
-    pub waits_for: String,
-    /// The ranks whose action it needs (the sender of a receive, the receiver of a
-    /// rendezvous send); empty when any rank could unblock it.
-    pub waits_on: Vec<u32>,
-}
-
 /// A circle in the wait-for graph among blocked ranks, found in rank order so the report
 /// is deterministic.
 fn find_cycle(blocked: &[BlockedRank]) -> Option<Vec<u32>> {
@@ -336,49 +317,6 @@ fn find_cycle(blocked: &[BlockedRank]) -> Option<Vec<u32>> {
     None
 }
 
-impl fmt::Display for DeadlockReport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
-            f,
-            "the program can never finish ({} rank{} blocked at {})",
-            self.blocked.len(),
-            if self.blocked.len() == 1 { "" } else { "s" },
-            crate::units::format_time(self.time)
-        )?;
-        for b in self.blocked.iter().take(50) {
-            writeln!(
-                f,
-                "  rank {}: `{}` at {} waits for {}",
-                b.rank, b.op, b.location, b.waits_for
-            )?;
-        }
-        if self.blocked.len() > 50 {
-            writeln!(f, "  ... and {} more ranks", self.blocked.len() - 50)?;
-        }
-        if let Some(cycle) = &self.cycle {
-            // A circle of 100 000 ranks is shown by its ends: the first 10 and the last 5.
-            let mut text: Vec<String> = Vec::new();
-            for (i, r) in cycle.iter().enumerate() {
-                if cycle.len() <= 20 || i < 10 || i >= cycle.len() - 5 {
-                    text.push(format!("rank {r}"));
-                } else if i == 10 {
-                    text.push(format!("... {} more ranks ...", cycle.len() - 15));
-                }
-            }
-            text.push(format!("rank {}", cycle[0]));
-            writeln!(
-                f,
-                "  cycle: {} (each waits for the next)",
-                text.join(" -> ")
-            )?;
-        }
-        if let Some(n) = &self.network {
-            writeln!(f, "  network: {n}")?;
-        }
-        Ok(())
-    }
-}
-
 /// Timing parameters of the runtime.
 #[derive(Debug, Clone)]
 pub struct RtParams {
@@ -392,11 +330,19 @@ pub struct RtParams {
     pub nic_by_rank: bool,
 }
 
-/// Where ranks live: node of each rank and its index among the node's ranks.
-#[derive(Debug, Clone)]
-pub struct Placement {
-    pub node: Vec<u32>,
-    pub local: Vec<u32>,
+impl RtParams {
+    /// The runtime's parameters from the machine (MPI overheads default to `node.overhead`).
+    pub fn from_config(machine: &MachineConfig) -> RtParams {
+        let tpp = machine.node.overhead.0;
+        RtParams {
+            overhead: tpp,
+            send_overhead: machine.mpi.send_overhead.map_or(tpp, |t| t.0),
+            recv_overhead: machine.mpi.recv_overhead.map_or(tpp, |t| t.0),
+            eager_threshold: machine.mpi.eager_threshold.0,
+            nics_per_node: machine.nic.count,
+            nic_by_rank: machine.nic.selection == "by_rank",
+        }
+    }
 }
 
 pub struct Runtime {
@@ -621,7 +567,7 @@ impl Runtime {
     }
 
     /// Starts every rank at time 0.
-    pub fn start(&mut self, q: &mut Queue) {
+    pub fn start(&mut self, q: &mut impl Schedule<RtEvent>) {
         for rank in 0..self.program.ranks {
             let r = rank as usize;
             if self.ranks[r].dag.is_some() {
@@ -639,11 +585,17 @@ impl Runtime {
                     dag.wake_at = 0;
                 }
             }
-            q.schedule(0, Event::Rt(RtEvent::Resume { rank }));
+            q.at(0, RtEvent::Resume { rank });
         }
     }
 
-    pub fn handle(&mut self, q: &mut Queue, net: &mut Network, now: Ps, ev: RtEvent) {
+    pub fn handle<N: Network>(
+        &mut self,
+        q: &mut impl Queue<N::Event>,
+        net: &mut N,
+        now: Ps,
+        ev: RtEvent,
+    ) {
         match ev {
             RtEvent::Resume { rank } => {
                 if self.ranks[rank as usize].dag.is_some() {
@@ -737,7 +689,7 @@ impl Runtime {
     }
 
     /// Wakes rank `r` if what it waits for now holds.
-    fn check_wake(&mut self, q: &mut Queue, now: Ps, r: usize) {
+    fn check_wake(&mut self, q: &mut impl Schedule<RtEvent>, now: Ps, r: usize) {
         if self.ranks[r].wait == Wait::No || !self.satisfied(r) {
             return;
         }
@@ -747,11 +699,11 @@ impl Runtime {
         let st = &mut self.ranks[r];
         st.stats.blocked_ps[cat] += now - st.blocked_since;
         st.wait = Wait::No;
-        q.schedule(now, Event::Rt(RtEvent::Resume { rank: r as u32 }));
+        q.at(now, RtEvent::Resume { rank: r as u32 });
     }
 
     /// Runs a sequential rank from its current operation until it blocks, computes or ends.
-    fn run(&mut self, q: &mut Queue, net: &mut Network, now: Ps, rank: u32) {
+    fn run<N: Network>(&mut self, q: &mut impl Queue<N::Event>, net: &mut N, now: Ps, rank: u32) {
         let r = rank as usize;
         loop {
             let Some(op) = self.program.ops[r].get(self.ranks[r].pc).copied() else {
@@ -765,7 +717,7 @@ impl Runtime {
                         self.ranks[r].stats.compute_ps += ps;
                         self.occupy_cpu(rank, 0, now, now + ps);
                         self.record(rank, TraceKind::Compute, now, now + ps);
-                        q.schedule(now + ps, Event::Rt(RtEvent::Resume { rank }));
+                        q.at(now + ps, RtEvent::Resume { rank });
                         return;
                     }
                 }
@@ -932,10 +884,10 @@ impl Runtime {
 
     /// Issues a non-blocking transfer of the current operation and pays its overhead;
     /// true if the rank waits for that overhead.
-    fn start_xfer(
+    fn start_xfer<N: Network>(
         &mut self,
-        q: &mut Queue,
-        net: &mut Network,
+        q: &mut impl Queue<N::Event>,
+        net: &mut N,
         now: Ps,
         rank: u32,
         x: XferArgs,
@@ -958,7 +910,13 @@ impl Runtime {
     /// Runs a dependency-graph rank: the computations whose time is over complete, then
     /// ready operations start, each CPU taking its own in the order they became ready,
     /// until every free CPU is busy or nothing is ready.
-    fn run_dag(&mut self, q: &mut Queue, net: &mut Network, now: Ps, rank: u32) {
+    fn run_dag<N: Network>(
+        &mut self,
+        q: &mut impl Queue<N::Event>,
+        net: &mut N,
+        now: Ps,
+        rank: u32,
+    ) {
         let r = rank as usize;
         let Some(dag) = self.ranks[r].dag.as_mut() else {
             return;
@@ -998,10 +956,10 @@ impl Runtime {
     }
 
     /// Starts operation `op` of a dependency-graph rank, on `cpu` if it needs one.
-    fn start_dag_op(
+    fn start_dag_op<N: Network>(
         &mut self,
-        q: &mut Queue,
-        net: &mut Network,
+        q: &mut impl Queue<N::Event>,
+        net: &mut N,
         now: Ps,
         rank: u32,
         op: u32,
@@ -1019,7 +977,7 @@ impl Runtime {
                 let c = &mut st.dag.as_mut().expect("dag rank").cpus[cpu as usize];
                 c.running = op;
                 c.busy_until = now + ps;
-                q.schedule(now + ps, Event::Rt(RtEvent::Resume { rank }));
+                q.at(now + ps, RtEvent::Resume { rank });
             }
             OpKind::Send {
                 dst,
@@ -1048,7 +1006,7 @@ impl Runtime {
 
     /// Operation `op` of a dependency-graph rank has its dependencies: it waits for its CPU
     /// if it needs one, and a Resume looks at it now unless one is on its way.
-    fn make_ready(&mut self, q: &mut Queue, now: Ps, rank: u32, op: u32) {
+    fn make_ready(&mut self, q: &mut impl Schedule<RtEvent>, now: Ps, rank: u32, op: u32) {
         let r = rank as usize;
         let needs_cpu = match self.program.ops[r][op as usize].kind {
             OpKind::Compute { ps } => ps > 0,
@@ -1066,11 +1024,11 @@ impl Runtime {
         }
         if dag.wake_at != now {
             dag.wake_at = now;
-            q.schedule(now, Event::Rt(RtEvent::Resume { rank }));
+            q.at(now, RtEvent::Resume { rank });
         }
     }
 
-    fn start_op(&mut self, q: &mut Queue, now: Ps, rank: u32, op: u32) {
+    fn start_op(&mut self, q: &mut impl Schedule<RtEvent>, now: Ps, rank: u32, op: u32) {
         let r = rank as usize;
         let Some(deps) = self.program.deps.as_ref() else {
             return;
@@ -1088,7 +1046,7 @@ impl Runtime {
         }
     }
 
-    fn complete_op(&mut self, q: &mut Queue, now: Ps, rank: u32, op: u32) {
+    fn complete_op(&mut self, q: &mut impl Schedule<RtEvent>, now: Ps, rank: u32, op: u32) {
         let r = rank as usize;
         let Some(deps) = self.program.deps.as_ref() else {
             return;
@@ -1194,10 +1152,10 @@ impl Runtime {
     /// Charges an issue overhead on the rank's CPU `cpu` before the transfer reaches the
     /// NIC. Returns true when the rank must wait for it (a Resume is scheduled).
     #[allow(clippy::too_many_arguments)]
-    fn pay_overhead(
+    fn pay_overhead<N: Network>(
         &mut self,
-        q: &mut Queue,
-        net: &mut Network,
+        q: &mut impl Queue<N::Event>,
+        net: &mut N,
         now: Ps,
         rank: u32,
         cpu: u32,
@@ -1211,12 +1169,18 @@ impl Runtime {
         self.ranks[rank as usize].stats.overhead_ps += overhead;
         self.occupy_cpu(rank, cpu, now, now + overhead);
         self.record(rank, TraceKind::Overhead, now, now + overhead);
-        q.schedule(now + overhead, Event::Rt(RtEvent::Submit { xfer }));
-        q.schedule(now + overhead, Event::Rt(RtEvent::Resume { rank }));
+        q.at(now + overhead, RtEvent::Submit { xfer });
+        q.at(now + overhead, RtEvent::Resume { rank });
         true
     }
 
-    fn submit(&mut self, q: &mut Queue, net: &mut Network, now: Ps, xfer: u32) {
+    fn submit<N: Network>(
+        &mut self,
+        q: &mut impl Queue<N::Event>,
+        net: &mut N,
+        now: Ps,
+        xfer: u32,
+    ) {
         let x = &self.xfers[xfer as usize];
         match x.kind {
             XferKind::Put => net.send_data(q, now, x.src_nic, x.dst_nic, x.size, token(xfer, DATA)),
@@ -1230,14 +1194,14 @@ impl Runtime {
         }
     }
 
-    fn finish_xfer(&mut self, q: &mut Queue, now: Ps, xfer: u32) {
+    fn finish_xfer(&mut self, q: &mut impl Schedule<RtEvent>, now: Ps, xfer: u32) {
         let x = &mut self.xfers[xfer as usize];
         x.complete = Some(now);
         let (rank, op) = (x.rank, x.op);
         self.request_done(q, now, rank, op);
     }
 
-    fn finish_recv(&mut self, q: &mut Queue, now: Ps, recv: u32) {
+    fn finish_recv(&mut self, q: &mut impl Schedule<RtEvent>, now: Ps, recv: u32) {
         let rv = &mut self.recvs[recv as usize];
         rv.complete = Some(now);
         let (rank, op) = (rv.rank, rv.op);
@@ -1246,7 +1210,7 @@ impl Runtime {
 
     /// A request of `rank` completed: its dependency-graph operation completes, or the
     /// rank wakes if that is what it waited for.
-    fn request_done(&mut self, q: &mut Queue, now: Ps, rank: u32, op: u32) {
+    fn request_done(&mut self, q: &mut impl Schedule<RtEvent>, now: Ps, rank: u32, op: u32) {
         self.last_activity = self.last_activity.max(now);
         if op != NONE {
             self.complete_op(q, now, rank, op);
@@ -1263,7 +1227,14 @@ impl Runtime {
 
     /// A receive has its message: eager data completes it (after the receive overhead);
     /// a rendezvous request makes the receiver pull the data.
-    fn matched(&mut self, q: &mut Queue, net: &mut Network, now: Ps, recv: u32, xfer: u32) {
+    fn matched<N: Network>(
+        &mut self,
+        q: &mut impl Queue<N::Event>,
+        net: &mut N,
+        now: Ps,
+        recv: u32,
+        xfer: u32,
+    ) {
         self.recvs[recv as usize].xfer = xfer;
         self.xfers[xfer as usize].recv = recv;
         let x = &self.xfers[xfer as usize];
@@ -1274,22 +1245,19 @@ impl Runtime {
         }
     }
 
-    fn complete_recv_after_overhead(&mut self, q: &mut Queue, now: Ps, recv: u32) {
+    fn complete_recv_after_overhead(&mut self, q: &mut impl Schedule<RtEvent>, now: Ps, recv: u32) {
         if self.p.recv_overhead == 0 {
             self.finish_recv(q, now, recv);
         } else {
-            q.schedule(
-                now + self.p.recv_overhead,
-                Event::Rt(RtEvent::RecvDone { recv }),
-            );
+            q.at(now + self.p.recv_overhead, RtEvent::RecvDone { recv });
         }
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn post_recv(
+    fn post_recv<N: Network>(
         &mut self,
-        q: &mut Queue,
-        net: &mut Network,
+        q: &mut impl Queue<N::Event>,
+        net: &mut N,
         now: Ps,
         rank: u32,
         src: i64,
@@ -1326,7 +1294,13 @@ impl Runtime {
 
     /// An envelope (eager data, or a rendezvous request) reached its receiver: match it, in
     /// send order per (sender, context).
-    fn envelope(&mut self, q: &mut Queue, net: &mut Network, now: Ps, xfer: u32) {
+    fn envelope<N: Network>(
+        &mut self,
+        q: &mut impl Queue<N::Event>,
+        net: &mut N,
+        now: Ps,
+        xfer: u32,
+    ) {
         let x = &self.xfers[xfer as usize];
         let key = (x.src_rank, x.dst_rank, x.ctx);
         let expected = self.recv_seq.entry(key).or_insert(0);
@@ -1343,7 +1317,13 @@ impl Runtime {
         }
     }
 
-    fn match_envelope(&mut self, q: &mut Queue, net: &mut Network, now: Ps, xfer: u32) {
+    fn match_envelope<N: Network>(
+        &mut self,
+        q: &mut impl Queue<N::Event>,
+        net: &mut N,
+        now: Ps,
+        xfer: u32,
+    ) {
         let dst = self.xfers[xfer as usize].dst_rank as usize;
         let x = &self.xfers[xfer as usize];
         match self.ranks[dst]
@@ -1360,7 +1340,13 @@ impl Runtime {
     }
 
     /// Reacts to what the network reports.
-    pub fn on_notice(&mut self, q: &mut Queue, net: &mut Network, now: Ps, notice: Notice) {
+    pub fn on_notice<N: Network>(
+        &mut self,
+        q: &mut impl Queue<N::Event>,
+        net: &mut N,
+        now: Ps,
+        notice: Notice,
+    ) {
         let tok = match notice {
             Notice::TxStarted { token }
             | Notice::TxDone { token }
@@ -1419,7 +1405,7 @@ impl Runtime {
                 if self.p.overhead == 0 {
                     self.finish_xfer(q, now, xfer);
                 } else {
-                    q.schedule(now + self.p.overhead, Event::Rt(RtEvent::Finish { xfer }));
+                    q.at(now + self.p.overhead, RtEvent::Finish { xfer });
                 }
             }
             (XferKind::Get, Notice::ControlArrived { .. }, REQUEST) => {
@@ -1431,7 +1417,7 @@ impl Runtime {
     }
 
     /// `Some(report)` if some rank has not finished.
-    pub fn deadlock(&self, now: Ps, net: &Network) -> Option<DeadlockReport> {
+    pub fn deadlock(&self, now: Ps, net: &impl Network) -> Option<DeadlockReport> {
         let mut blocked = Vec::new();
         for (r, st) in self.ranks.iter().enumerate() {
             if st.finish.is_some() {
@@ -1490,7 +1476,7 @@ impl Runtime {
                 waits_on,
             });
         }
-        if blocked.is_empty() && net.live_packets == 0 {
+        if blocked.is_empty() && !net.in_flight() {
             return None;
         }
         Some(DeadlockReport {

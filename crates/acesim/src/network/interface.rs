@@ -1,0 +1,152 @@
+//! The interface every network model implements, at the NIC, and the statistics every
+//! model keeps.
+
+use crate::engine::Schedule;
+use crate::machine::topology::Topology;
+use crate::units::Ps;
+
+/// What the network tells the runtime. `token` is the runtime's own id for the message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Notice {
+    /// The first DMA of a data message started.
+    TxStarted { token: u64 },
+    /// The last packet of a data message left the sender's memory.
+    TxDone { token: u64 },
+    /// The last packet of a data message is in the receiver's memory.
+    Landed { token: u64, hops: u32 },
+    /// A control packet reached its destination NIC.
+    ControlArrived { token: u64 },
+}
+
+/// Counters of one NIC.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NicStats {
+    pub injected_packets: u64,
+    pub ejected_packets: u64,
+    /// Router-to-router hops of the packets it injected.
+    pub hops: u64,
+    /// Packets it injected that were routed minimally.
+    pub minimal_packets: u64,
+}
+
+/// Counters of one directed link.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LinkStats {
+    pub bytes: u64,
+    pub packets: u64,
+    /// Time the link was sending (head leaves to tail leaves).
+    pub busy_ps: Ps,
+    /// Time packets waited for this link after the router had routed them.
+    pub wait_ps: Ps,
+    /// Time the link sat idle while a packet waited for downstream buffer space.
+    pub stall_ps: Ps,
+}
+
+/// Whole-network counters at the end of a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NetCounters {
+    /// Link traversals (every link a packet crossed, NIC links included).
+    pub packet_hops: u64,
+    /// Bytes (headers included) that entered the network, and that left it.
+    pub bytes_injected: u64,
+    pub bytes_delivered: u64,
+    /// Payload moved between NICs of one node (never on a link).
+    pub bytes_local: u64,
+}
+
+/// The events of a network model (small and `Copy`: they live in the event queue).
+pub trait ModelEvent: Copy + std::fmt::Debug {}
+
+/// A network model, at the NIC. Every method that can add events takes the queue the run
+/// goes on; the model's events come back to it through [`Network::handle`].
+pub trait Network {
+    /// The model's own events.
+    type Event: ModelEvent;
+
+    /// Queues a data message of `payload` bytes on the send DMA engine of `src_nic` (one
+    /// message at a time per NIC, in order). Messages between NICs of one node go through
+    /// the DMA engines and never enter the network.
+    fn send_data(
+        &mut self,
+        q: &mut impl Schedule<Self::Event>,
+        now: Ps,
+        src_nic: u32,
+        dst_nic: u32,
+        payload: u64,
+        token: u64,
+    );
+
+    /// Like `send_data`, but the packets are in the NIC at once, without a DMA: synthetic
+    /// traffic measures the network alone.
+    fn inject(
+        &mut self,
+        q: &mut impl Schedule<Self::Event>,
+        now: Ps,
+        src_nic: u32,
+        dst_nic: u32,
+        payload: u64,
+        token: u64,
+    );
+
+    /// Sends a control message (no payload, no DMA) from `src_nic` to `dst_nic`.
+    fn send_control(
+        &mut self,
+        q: &mut impl Schedule<Self::Event>,
+        now: Ps,
+        src_nic: u32,
+        dst_nic: u32,
+        token: u64,
+    );
+
+    /// Handles one of the model's own events.
+    fn handle(&mut self, q: &mut impl Schedule<Self::Event>, now: Ps, ev: Self::Event);
+
+    /// Notices produced since they were last taken: the driver empties this list.
+    fn notices(&mut self) -> &mut Vec<Notice>;
+
+    /// The topology the model runs on.
+    fn topology(&self) -> &Topology;
+
+    /// Something is still in the network (a deadlock report then says what).
+    fn in_flight(&self) -> bool;
+
+    /// What is stuck in the network, for a deadlock report.
+    fn stuck_summary(&self) -> Option<String>;
+
+    /// Accounts for what happened after the last event without being one (the packet
+    /// model's credits that woke nothing) and returns when the last of it happened, 0 if
+    /// nothing did. Called once, when the queue is empty.
+    fn settle(&mut self) -> Ps;
+
+    /// Checks the model's invariants as the run goes (`--check`, debug builds).
+    fn enable_checks(&mut self);
+
+    /// The first broken invariant, if checks are on and one broke.
+    fn violation(&self) -> Option<&str>;
+
+    /// Invariants of a run that finished at `end`: nothing left in flight, every byte that
+    /// entered the network left it, no link busier than the run was long.
+    fn check_end(&self, end: Ps) -> Result<(), String>;
+
+    /// Invariants of a run stopped at `end` with traffic possibly still in flight.
+    fn check_stopped(&self, end: Ps) -> Result<(), String>;
+
+    /// Records every link's busy intervals (for timelines).
+    fn enable_trace(&mut self);
+
+    /// Frees what only a running network needs, before the results are collected.
+    fn release_run_state(&mut self);
+
+    /// Statistics of directed link `link`, and its rate in bytes/s.
+    fn link_stats(&self, link: u32) -> &LinkStats;
+    fn link_rate(&self, link: u32) -> u64;
+
+    /// Statistics of every NIC, by NIC id.
+    fn nic_stats(&self) -> &[NicStats];
+
+    /// Whole-network counters.
+    fn counters(&self) -> NetCounters;
+
+    /// Busy intervals of every link, when tracing.
+    fn link_activity(&self) -> Option<&[Vec<(Ps, Ps)>]>;
+}

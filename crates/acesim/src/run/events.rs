@@ -1,0 +1,53 @@
+//! The events of a run in one queue: the network model's, and the driver's own (the
+//! runtime's for a program, the generator's for synthetic traffic).
+
+use crate::engine::{EventQueue, Schedule};
+use crate::network::ModelEvent;
+use crate::runtime::RtEvent;
+use crate::units::Ps;
+
+#[derive(Debug, Clone, Copy)]
+pub enum Event<NetEvent, Own> {
+    Net(NetEvent),
+    Own(Own),
+}
+
+/// The network model schedules its events as `Event::Net`.
+impl<NE: ModelEvent, O: Copy> Schedule<NE> for EventQueue<Event<NE, O>> {
+    #[inline]
+    fn at(&mut self, time: Ps, event: NE) {
+        self.schedule(time, Event::Net(event));
+    }
+    #[inline]
+    fn reserve(&mut self) -> u64 {
+        EventQueue::reserve(self)
+    }
+    #[inline]
+    fn at_reserved(&mut self, time: Ps, seq: u64, event: NE) {
+        self.schedule_reserved(time, seq, Event::Net(event));
+    }
+    #[inline]
+    fn current_key(&self) -> (Ps, u64) {
+        EventQueue::current_key(self)
+    }
+}
+
+/// The runtime schedules its events as `Event::Own`.
+impl<NE: ModelEvent> Schedule<RtEvent> for EventQueue<Event<NE, RtEvent>> {
+    #[inline]
+    fn at(&mut self, time: Ps, event: RtEvent) {
+        self.schedule(time, Event::Own(event));
+    }
+    #[inline]
+    fn reserve(&mut self) -> u64 {
+        EventQueue::reserve(self)
+    }
+    #[inline]
+    fn at_reserved(&mut self, time: Ps, seq: u64, event: RtEvent) {
+        self.schedule_reserved(time, seq, Event::Own(event));
+    }
+    #[inline]
+    fn current_key(&self) -> (Ps, u64) {
+        EventQueue::current_key(self)
+    }
+}

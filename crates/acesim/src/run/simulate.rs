@@ -1,0 +1,241 @@
+//! One simulation run: machine + program -> results.
+
+use crate::engine::EventQueue;
+use crate::error::{Error, Location, Result};
+use crate::machine::config::MachineConfig;
+use crate::machine::placement::Placement;
+use crate::machine::topology::Topology;
+use crate::network::packet::PacketNetwork;
+use crate::network::Network;
+use crate::program::{OpKind, Program, NONE};
+use crate::results::{self, Results, StopReason};
+use crate::run::admission::{admit, estimate_run_memory, Tracing};
+use crate::run::events::Event;
+use crate::runtime::{RtEvent, RtParams, Runtime};
+use crate::units::Ps;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// The topology for `ranks` ranks and where each rank lives.
+pub fn layout(machine: &MachineConfig, ranks: u32) -> Result<(Topology, Placement)> {
+    let nodes = crate::machine::placement::nodes_needed(&machine.placement, ranks)?;
+    let topo = Topology::build(machine, nodes)?;
+    if nodes > topo.num_nodes {
+        crate::machine::placement::check_fits(&machine.placement, ranks, topo.num_nodes)?;
+        let rpn = machine.placement.ranks_per_node;
+        return Err(Error::input(
+            Location::file("command line").with_field("ranks"),
+            format!(
+                "{ranks} ranks at {rpn} per node need {nodes} nodes but this {} has {} nodes",
+                topo.kind, topo.num_nodes
+            ),
+        ));
+    }
+    let placement = crate::machine::placement::place(&machine.placement, ranks)?;
+    Ok((topo, placement))
+}
+
+/// Checks what a program asks of the machine (NIC indices) before running it.
+pub fn check_program(machine: &MachineConfig, program: &Program) -> Result<()> {
+    let nics = machine.nic.count;
+    for (rank, ops) in program.ops.iter().enumerate() {
+        for (i, op) in ops.iter().enumerate() {
+            // GOAL's `nic N` option is kept beside the operation.
+            let goal_nic = program
+                .deps
+                .as_ref()
+                .map_or(NONE, |d| d[rank].nic_of(i as u32));
+            let nic = match op.kind {
+                OpKind::Put { nic, .. } | OpKind::Get { nic, .. } => Some(nic),
+                _ if goal_nic != NONE => Some(goal_nic),
+                _ => None,
+            };
+            if let Some(nic) = nic {
+                if nic != NONE && nic >= nics {
+                    let (file, line) = program
+                        .describe_loc(op.loc)
+                        .rsplit_once(':')
+                        .map_or((String::new(), None), |(f, l)| {
+                            (f.to_string(), l.parse().ok())
+                        });
+                    let mut loc = Location::file(file).with_field("nic");
+                    loc.line = line;
+                    return Err(Error::input(loc, format!("rank {rank}: nic={nic} but the machine has {nics} NIC(s) per node (nic.count)")));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// How to run a simulation.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Record per-rank intervals and link activity (for timelines; costs memory).
+    pub trace: bool,
+    /// Check the model's invariants as the run goes (always on in debug builds).
+    pub check: bool,
+    /// Stop after this many events, with partial results.
+    pub max_events: Option<u64>,
+    /// Stop at this simulated time, with partial results.
+    pub max_sim_time: Option<Ps>,
+    /// Set from outside (Ctrl-C) to stop the run with partial results.
+    pub interrupt: Option<Arc<AtomicBool>>,
+    /// Refuse to start when the estimated memory exceeds what the machine has available.
+    pub memory_check: bool,
+    /// A timeline will be drawn from the trace after the run (for the memory estimate).
+    pub timeline: bool,
+    /// Make every returned credit an event, as before credits were kept off the queue when
+    /// they wake nothing: the reference that optimisation must match (tests).
+    #[doc(hidden)]
+    pub every_credit_an_event: bool,
+}
+
+impl Options {
+    /// What the run records beyond its results (for the memory estimate).
+    pub fn tracing(&self) -> Tracing {
+        match (self.trace, self.timeline) {
+            (_, true) => Tracing::Timeline,
+            (true, false) => Tracing::Trace,
+            (false, false) => Tracing::None,
+        }
+    }
+}
+
+/// A time limit given as text (`10ms`), or the input error naming `source` and `field`.
+pub fn parse_time_limit(text: Option<&str>, source: &str, field: &str) -> Result<Option<Ps>> {
+    text.map(|t| {
+        crate::units::parse_time(t)
+            .map_err(|m| Error::input(Location::file(source).with_field(field), m))
+    })
+    .transpose()
+}
+
+/// How often (in events) the interrupt flag is looked at.
+const INTERRUPT_POLL: u64 = 4096;
+
+/// Runs `program` on `machine` and returns the results (or why it could not finish).
+pub fn simulate(machine: &MachineConfig, program: Program) -> Result<Results> {
+    simulate_with(machine, program, &Options::default())
+}
+
+/// `simulate` with options.
+pub fn simulate_with(
+    machine: &MachineConfig,
+    program: Program,
+    options: &Options,
+) -> Result<Results> {
+    let started = std::time::Instant::now();
+    let mut program = program;
+    check_program(machine, &program)?;
+    crate::program::link::link(&mut program, &machine.collectives)?;
+    // Before anything large is built: a machine too big for the memory is refused at once.
+    if options.memory_check {
+        admit(estimate_run_memory(machine, &program, options.tracing())?)?;
+    }
+    let (topo, placement) = layout(machine, program.ranks)?;
+    let rt = Runtime::new(program, RtParams::from_config(machine), placement);
+    let mut net = PacketNetwork::new(topo, machine);
+    if options.every_credit_an_event {
+        net.every_credit_an_event();
+    }
+    drive(machine, net, rt, options, started)
+}
+
+/// Runs the runtime against network model `net` until the program ends or a limit stops
+/// it, and collects the results.
+fn drive<N: Network>(
+    machine: &MachineConfig,
+    mut net: N,
+    mut rt: Runtime,
+    options: &Options,
+    started: std::time::Instant,
+) -> Result<Results> {
+    if options.trace {
+        rt.enable_trace();
+        net.enable_trace();
+    }
+    if options.check || cfg!(debug_assertions) {
+        net.enable_checks();
+        rt.enable_checks();
+    }
+    let mut q: EventQueue<Event<N::Event, RtEvent>> = EventQueue::default();
+    rt.start(&mut q);
+    let mut notices = Vec::new();
+    let max_events = options.max_events.unwrap_or(u64::MAX);
+    let max_time = options.max_sim_time.unwrap_or(Ps::MAX);
+    let mut stopped: Option<(StopReason, Ps)> = None;
+    let mut last_time = 0;
+    while let Some((now, ev)) = q.pop() {
+        if now < last_time {
+            return Err(Error::Internal(format!(
+                "event time went back from {last_time} ps to {now} ps"
+            )));
+        }
+        last_time = now;
+        if now > max_time {
+            stopped = Some((StopReason::MaxSimTime, max_time));
+            break;
+        }
+        let processed = q.processed();
+        if processed > max_events {
+            stopped = Some((StopReason::MaxEvents, now));
+            break;
+        }
+        if processed.is_multiple_of(INTERRUPT_POLL)
+            && options
+                .interrupt
+                .as_ref()
+                .is_some_and(|f| f.load(Ordering::Relaxed))
+        {
+            stopped = Some((StopReason::Interrupted, now));
+            break;
+        }
+        match ev {
+            Event::Net(e) => net.handle(&mut q, now, e),
+            Event::Own(e) => rt.handle(&mut q, &mut net, now, e),
+        }
+        // Reacting to a notice may produce more (a same-node ack arrives at once).
+        while !net.notices().is_empty() {
+            std::mem::swap(&mut notices, net.notices());
+            for n in notices.drain(..) {
+                rt.on_notice(&mut q, &mut net, now, n);
+            }
+        }
+    }
+    if let Some(v) = net.violation().or(rt.violation()) {
+        return Err(Error::Internal(format!("model invariant broken: {v}")));
+    }
+    let wall = started.elapsed().as_secs_f64();
+    if let Some((reason, at)) = stopped {
+        let partial = results::Partial {
+            reason,
+            stopped_at_ps: at,
+            ranks_finished: rt.ranks_finished(),
+        };
+        let events = q.processed().saturating_sub(1);
+        drop(q);
+        net.release_run_state();
+        return Ok(results::collect(
+            machine,
+            &net,
+            &rt,
+            events,
+            wall,
+            Some(partial),
+        ));
+    }
+    // What happened after the last event without being one (credits that woke nothing)
+    // ends the run as its event would have.
+    let now = q.now().max(net.settle());
+    if let Some(report) = rt.deadlock(now, &net) {
+        return Err(Error::Deadlock(Box::new(report)));
+    }
+    net.check_end(now)
+        .and_then(|()| rt.check_end())
+        .map_err(|v| Error::Internal(format!("model invariant broken: {v}")))?;
+    let events = q.processed();
+    drop(q);
+    net.release_run_state();
+    Ok(results::collect(machine, &net, &rt, events, wall, None))
+}
