@@ -10,7 +10,7 @@
 pub struct SplitMix64(pub u64);
 
 impl SplitMix64 {
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -21,7 +21,7 @@ impl SplitMix64 {
     pub fn below(&mut self, n: u64) -> u64 {
         let zone = u64::MAX - u64::MAX % n;
         loop {
-            let v = self.next();
+            let v = self.next_u64();
             if v < zone {
                 return v % n;
             }
@@ -37,7 +37,7 @@ impl Rng {
     /// A generator whose whole sequence is determined by `seed`.
     pub fn new(seed: u64) -> Rng {
         let mut sm = SplitMix64(seed);
-        let state = [sm.next(), sm.next(), sm.next(), sm.next()];
+        let state = [sm.next_u64(), sm.next_u64(), sm.next_u64(), sm.next_u64()];
         // SplitMix64 is a bijection of its counter, so four consecutive outputs
         // are never all zero; the all-zero state would be a fixed point.
         debug_assert!(state.iter().any(|&w| w != 0));
