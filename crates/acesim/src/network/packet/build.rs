@@ -1,0 +1,214 @@
+//! Building the packet network from a machine: link classes, buffers, VC classes, and
+//! what it will cost in memory.
+
+use super::state::*;
+use crate::machine::config::MachineConfig;
+use crate::machine::topology::{LinkClass, LinkEnd, PlannedSize, Topology};
+use crate::network::interface::{LinkStats, NicStats};
+
+impl NetParams {
+    pub fn from_config(c: &MachineConfig) -> NetParams {
+        let r = &c.router;
+        NetParams {
+            router_delay: r.routing_delay.0
+                + r.vc_allocation_delay.0
+                + r.switch_allocation_delay.0
+                + r.switch_latency.0,
+            vcs: r.vcs as u8,
+            buffer: r.buffer_per_vc.limit().map(|s| s.0),
+            dma_rate: c.nic.dma_rate.0,
+            memory_bandwidth: c.node.memory_bandwidth.limit().map(|b| b.0),
+            max_payload: c.nic.mtu.0 - c.nic.header.0,
+            header: c.nic.header.0,
+            control: c.nic.control_packet.0,
+            injection_queue: c.nic.injection_queue as usize,
+            routing: match c.router.routing.as_str() {
+                "valiant" => Routing::Valiant,
+                "ugal" => Routing::Ugal {
+                    threshold: c.router.ugal_threshold,
+                },
+                "random" => Routing::RandomUp,
+                _ => Routing::Minimal,
+            },
+            routing_seed: c.router.routing_seed,
+        }
+    }
+
+    /// Packets needed for `payload` bytes (a zero-byte message still sends a header).
+    pub fn packets_for(&self, payload: u64) -> u64 {
+        payload.div_ceil(self.max_payload).max(1)
+    }
+}
+
+impl PacketNetwork {
+    pub fn new(topo: Topology, config: &MachineConfig) -> PacketNetwork {
+        let params = NetParams::from_config(config);
+        let nl = topo.num_links();
+        let switch = config.router.switch_throughput;
+        let net_rate = switch.output(config.link.bandwidth.0);
+        let nic_link = config.nic_link();
+        let mut kinds = [LinkKind::default(); 5];
+        for class in [
+            LinkClass::Network,
+            LinkClass::Local,
+            LinkClass::Global,
+            LinkClass::Injection,
+            LinkClass::Ejection,
+        ] {
+            kinds[class as usize] = match class {
+                LinkClass::Network | LinkClass::Local => LinkKind {
+                    rate: net_rate,
+                    latency: config.link.latency.0,
+                    sender_delay: params.router_delay,
+                },
+                LinkClass::Global => LinkKind {
+                    rate: switch.output(config.global_link().bandwidth.0),
+                    latency: config.global_link().latency.0,
+                    sender_delay: params.router_delay,
+                },
+                LinkClass::Ejection => LinkKind {
+                    rate: switch.output(nic_link.bandwidth.0),
+                    latency: nic_link.latency.0,
+                    sender_delay: params.router_delay,
+                },
+                LinkClass::Injection => LinkKind {
+                    rate: nic_link.bandwidth.0,
+                    latency: nic_link.latency.0,
+                    sender_delay: 0,
+                },
+            };
+        }
+        let mut links = Vec::with_capacity(nl as usize);
+        for l in 0..nl {
+            let class = topo.link_class(l);
+            let (to, to_nic) = match topo.link_end(l) {
+                Some(LinkEnd::RouterIn(port)) => (port, false),
+                Some(LinkEnd::NicIn(nic)) => (nic, true),
+                None => (NONE, false),
+            };
+            links.push(Link {
+                busy_until: 0,
+                free_seq: 0,
+                stalled_since: NOT_STALLED,
+                ser_memo: (0, 0),
+                wait_head: NONE,
+                wait_tail: NONE,
+                wait_len: 0,
+                rr_last: u32::MAX,
+                to,
+                pending_credit: NO_CREDIT,
+                kind: class as u8,
+                free_pending: false,
+                to_nic,
+                network_hop: l < topo.num_ports() && !to_nic && to != NONE,
+                global: class == LinkClass::Global,
+            });
+        }
+        let vcs = params.vcs as usize;
+        let credits = vec![params.buffer.map_or(i64::MAX, |b| b as i64); nl as usize * vcs];
+        let fifos = if vcs > INLINE_VCS {
+            vec![(NONE, NONE); topo.num_ports() as usize * vcs]
+        } else {
+            Vec::new()
+        };
+        let inputs = (0..topo.num_ports())
+            .map(|port| Input {
+                fifo: [(NONE, NONE); INLINE_VCS],
+                xbar_free: 0,
+                free_seq: 0,
+                router: topo.port_router[port as usize],
+                upstream: topo.link_into_port(port).unwrap_or(NONE),
+                routed: 0,
+                free_pending: false,
+            })
+            .collect();
+        let nics = vec![Nic::default(); topo.num_nics() as usize];
+        let topo_nics = topo.num_nics() as usize;
+        let params_seed = params.routing_seed;
+        let deterministic = !matches!(
+            topo.shape,
+            crate::machine::topology::Shape::Dragonfly { .. }
+        ) && params.routing != Routing::RandomUp;
+        let node_mem_free = vec![0; topo.num_nodes as usize];
+        let mut net = PacketNetwork {
+            topo,
+            params,
+            links,
+            kinds,
+            link_stats: vec![LinkStats::default(); nl as usize],
+            credits,
+            class_range: [(0, 0); 256],
+            pending_credits: Vec::new(),
+            big_credits: Vec::new(),
+            free_big_credits: Vec::new(),
+            free_pending_credits: Vec::new(),
+            inputs,
+            fifos,
+            nics,
+            node_mem_free,
+            packets: Vec::new(),
+            free_packets: Vec::new(),
+            messages: Vec::new(),
+            free_messages: Vec::new(),
+            notices: Vec::new(),
+            live_packets: 0,
+            packet_hops: 0,
+            bytes_injected: 0,
+            bytes_delivered: 0,
+            bytes_local: 0,
+            link_activity: None,
+            nic_stats: vec![NicStats::default(); topo_nics],
+            rng: crate::rng::Rng::new(params_seed),
+            checks: None,
+            eager_credits: false,
+            deterministic,
+        };
+        net.fill_class_ranges();
+        net
+    }
+
+    /// The VCs of every class, computed once (see `class_vcs`).
+    pub(super) fn fill_class_ranges(&mut self) {
+        for class in 0..=255u8 {
+            self.class_range[class as usize] = self.class_vcs(class);
+        }
+    }
+
+    /// VCs of a class: the VCs are split evenly between the classes routing needs.
+    pub(super) fn class_vcs(&self, class: u8) -> (u8, u8) {
+        let vcs = self.params.vcs;
+        let classes = self.topo.vc_classes.min(vcs);
+        let class = class.min(classes - 1);
+        let per = vcs / classes;
+        let lo = class * per;
+        let hi = if class + 1 == classes { vcs } else { lo + per };
+        (lo, hi)
+    }
+
+    /// Bytes `PacketNetwork::new` allocates for `topo` with `vcs` VCs, and per message sent.
+    pub fn estimate_bytes(size: &PlannedSize, vcs: u64, messages: u64) -> u64 {
+        use std::mem::size_of;
+        size.links() * (size_of::<Link>() + size_of::<LinkStats>()) as u64
+            + size.links() * vcs * 8
+            + size.ports * size_of::<Input>() as u64
+            + if vcs > INLINE_VCS as u64 {
+                size.ports * vcs * 8
+            } else {
+                0
+            }
+            + size.nics * (size_of::<Nic>() + size_of::<NicStats>()) as u64
+            + size.nodes * 8
+            + messages * size_of::<Message>() as u64
+    }
+
+    /// Makes every returned credit an event, even one that wakes nothing: the plain
+    /// schedule that keeping such credits off the queue must reproduce exactly (tests).
+    #[doc(hidden)]
+    pub fn every_credit_an_event(&mut self) {
+        self.eager_credits = true;
+    }
+
+    pub(super) fn kind(&self, link: u32) -> &LinkKind {
+        &self.kinds[self.links[link as usize].kind as usize]
+    }
+}

@@ -1,0 +1,159 @@
+//! Credit flow control: buffer space returned upstream one cable latency after a tail has
+//! left. A credit that wakes nobody is kept off the event queue and counted when the link is
+//! next looked at, with the sequence number its event would have had.
+
+use super::state::*;
+use crate::engine::Schedule;
+use crate::units::Ps;
+
+impl PacketNetwork {
+    /// Buffer space came back to the sender of `link`.
+    pub(super) fn on_credit(
+        &mut self,
+        q: &mut impl Schedule<PacketEvent>,
+        now: Ps,
+        link: u32,
+        vc: u8,
+        bytes: u16,
+    ) {
+        self.add_credit(now, link, vc, bytes as u32);
+        self.try_send(q, now, link);
+    }
+
+    /// The same, for a packet of 64 KiB or more.
+    pub(super) fn on_big_credit(&mut self, q: &mut impl Schedule<PacketEvent>, now: Ps, slot: u32) {
+        let (link, vc, bytes) = self.big_credits[slot as usize];
+        self.free_big_credits.push(slot);
+        self.add_credit(now, link, vc, bytes);
+        self.try_send(q, now, link);
+    }
+
+    /// Buffer space reaches the sender of `link` at `time`. It wakes the sender only if a
+    /// packet waits for the link: else it is kept pending, with the sequence number its
+    /// event would have had, so it counts exactly when that event would have run.
+    pub(super) fn return_credit(
+        &mut self,
+        q: &mut impl Schedule<PacketEvent>,
+        time: Ps,
+        link: u32,
+        vc: u8,
+        bytes: u32,
+    ) {
+        let seq = q.reserve();
+        if self.eager_credits || self.links[link as usize].wait_len != 0 {
+            let event = self.credit_event(link, vc, bytes);
+            q.at_reserved(time, seq, event);
+            return;
+        }
+        let c = PendingCredit {
+            time,
+            seq,
+            bytes,
+            vc,
+            next: self.links[link as usize].pending_credit,
+        };
+        let i = match self.free_pending_credits.pop() {
+            Some(i) => {
+                self.pending_credits[i as usize] = c;
+                i
+            }
+            None => {
+                self.pending_credits.push(c);
+                (self.pending_credits.len() - 1) as u32
+            }
+        };
+        self.links[link as usize].pending_credit = i;
+    }
+
+    /// The event that returns `bytes` of buffer space on `link`'s VC `vc`.
+    pub(super) fn credit_event(&mut self, link: u32, vc: u8, bytes: u32) -> PacketEvent {
+        if let Ok(bytes) = u16::try_from(bytes) {
+            return PacketEvent::Credit { link, vc, bytes };
+        }
+        let slot = match self.free_big_credits.pop() {
+            Some(slot) => {
+                self.big_credits[slot as usize] = (link, vc, bytes);
+                slot
+            }
+            None => {
+                self.big_credits.push((link, vc, bytes));
+                (self.big_credits.len() - 1) as u32
+            }
+        };
+        PacketEvent::BigCredit { slot }
+    }
+
+    /// Counts the pending credits of `link` whose events would have run by now; the others
+    /// stay pending or, with `wake`, become events.
+    #[inline]
+    pub(super) fn settle_credits(
+        &mut self,
+        q: &mut impl Schedule<PacketEvent>,
+        link: u32,
+        wake: bool,
+    ) {
+        if self.links[link as usize].pending_credit == NO_CREDIT {
+            return;
+        }
+        self.count_credits_before(link, q.current_key());
+        if !wake {
+            return;
+        }
+        let mut i = std::mem::replace(&mut self.links[link as usize].pending_credit, NO_CREDIT);
+        while i != NO_CREDIT {
+            let c = self.pending_credits[i as usize];
+            let (vc, bytes) = (c.vc, c.bytes);
+            let event = self.credit_event(link, vc, bytes);
+            q.at_reserved(c.time, c.seq, event);
+            self.free_pending_credits.push(i);
+            i = c.next;
+        }
+    }
+
+    /// Counts the pending credits of `link` whose (time, sequence) is before `key`, keeps
+    /// the others pending, and returns the latest time counted (0 if none).
+    pub(super) fn count_credits_before(&mut self, link: u32, key: (Ps, u64)) -> Ps {
+        let mut i = self.links[link as usize].pending_credit;
+        let (mut keep, mut latest) = (NO_CREDIT, 0);
+        while i != NO_CREDIT {
+            let c = self.pending_credits[i as usize];
+            if (c.time, c.seq) < key {
+                self.add_credit(c.time, link, c.vc, c.bytes);
+                latest = latest.max(c.time);
+                self.free_pending_credits.push(i);
+            } else {
+                self.pending_credits[i as usize].next = keep;
+                keep = i;
+            }
+            i = c.next;
+        }
+        self.links[link as usize].pending_credit = keep;
+        latest
+    }
+
+    /// Counts every credit still pending (the run is over) and returns the time of the
+    /// latest, 0 if none: the run's last event would have been that credit's.
+    pub(super) fn settle_all_credits(&mut self) -> Ps {
+        (0..self.links.len() as u32)
+            .map(|link| self.count_credits_before(link, (Ps::MAX, u64::MAX)))
+            .max()
+            .unwrap_or(0)
+    }
+
+    #[inline]
+    pub(super) fn add_credit(&mut self, now: Ps, link: u32, vc: u8, bytes: u32) {
+        let i = (link * self.params.vcs as u32 + vc as u32) as usize;
+        self.credits[i] += bytes as i64;
+        if let (Some(c), Some(cap)) = (&mut self.checks, self.params.buffer) {
+            if self.credits[i] > cap as i64 {
+                c.fail(|| {
+                    format!(
+                        "link {} VC {vc} holds {} credits at {now} ps, more than its {cap} B buffer",
+                        self.topo.link_name(link),
+                        self.credits[i]
+                    )
+                });
+            }
+        }
+    }
+}

@@ -1,0 +1,146 @@
+//! The packet model behind the [`Network`] interface.
+
+use super::state::*;
+use crate::engine::Schedule;
+use crate::machine::topology::Topology;
+use crate::network::interface::{LinkStats, NetCounters, Network, NicStats, Notice};
+use crate::units::Ps;
+
+impl Network for PacketNetwork {
+    type Event = PacketEvent;
+
+    fn send_data(
+        &mut self,
+        q: &mut impl Schedule<PacketEvent>,
+        now: Ps,
+        src_nic: u32,
+        dst_nic: u32,
+        payload: u64,
+        token: u64,
+    ) {
+        self.send_message(q, now, src_nic, dst_nic, payload, token, true);
+    }
+
+    fn inject(
+        &mut self,
+        q: &mut impl Schedule<PacketEvent>,
+        now: Ps,
+        src_nic: u32,
+        dst_nic: u32,
+        payload: u64,
+        token: u64,
+    ) {
+        self.send_message(q, now, src_nic, dst_nic, payload, token, false);
+    }
+
+    fn send_control(
+        &mut self,
+        q: &mut impl Schedule<PacketEvent>,
+        now: Ps,
+        src_nic: u32,
+        dst_nic: u32,
+        token: u64,
+    ) {
+        self.send_control_message(q, now, src_nic, dst_nic, token);
+    }
+
+    fn handle(&mut self, q: &mut impl Schedule<PacketEvent>, now: Ps, ev: PacketEvent) {
+        match ev {
+            PacketEvent::HeadArrive { pkt } => self.on_head_arrive(q, now, pkt),
+            PacketEvent::RouteDone { pkt } => self.on_route_done(q, now, pkt),
+            PacketEvent::LinkFree { link } => self.on_link_free(q, now, link),
+            PacketEvent::InputFree { port } => self.on_input_free(q, now, port),
+            PacketEvent::Credit { link, vc, bytes } => self.on_credit(q, now, link, vc, bytes),
+            PacketEvent::BigCredit { slot } => self.on_big_credit(q, now, slot),
+            PacketEvent::NicTailArrive { pkt } => self.on_nic_tail_arrive(q, now, pkt),
+            PacketEvent::TxDmaDone { nic } => self.on_tx_dma_done(q, now, nic),
+            PacketEvent::RxDmaDone { pkt } => self.on_rx_dma_done(q, now, pkt),
+        }
+    }
+
+    fn notices(&mut self) -> &mut Vec<Notice> {
+        &mut self.notices
+    }
+
+    fn topology(&self) -> &Topology {
+        &self.topo
+    }
+
+    fn in_flight(&self) -> bool {
+        self.live_packets != 0
+    }
+
+    fn stuck_summary(&self) -> Option<String> {
+        self.stuck_packets()
+    }
+
+    fn settle(&mut self) -> Ps {
+        self.settle_all_credits()
+    }
+
+    /// Checks the model's invariants while running: a link never sends two packets at
+    /// once (so never exceeds its bandwidth), credits stay within 0..=buffer, every packet
+    /// is consumed exactly once and no message lands more packets than it has.
+    fn enable_checks(&mut self) {
+        self.checks = Some(Box::default());
+    }
+
+    /// The first broken invariant, if checks are on and one broke.
+    fn violation(&self) -> Option<&str> {
+        self.checks.as_ref().and_then(|c| c.violation.as_deref())
+    }
+
+    fn check_end(&self, end: Ps) -> Result<(), String> {
+        self.check_finished(end)
+    }
+
+    fn check_stopped(&self, end: Ps) -> Result<(), String> {
+        self.check_in_flight(end)
+    }
+
+    /// Records every link's busy intervals (for timelines).
+    fn enable_trace(&mut self) {
+        self.link_activity = Some(vec![Vec::new(); self.links.len()]);
+    }
+
+    /// Frees what only a running network needs (packets, messages, input FIFOs) once the
+    /// run is over, so that collecting the results does not add to it: the peak memory
+    /// of large runs is at the end.
+    fn release_run_state(&mut self) {
+        self.packets = Vec::new();
+        self.free_packets = Vec::new();
+        self.messages = Vec::new();
+        self.free_messages = Vec::new();
+        self.fifos = Vec::new();
+        self.inputs = Vec::new();
+        self.links = Vec::new();
+        self.notices = Vec::new();
+        self.pending_credits = Vec::new();
+        self.free_pending_credits = Vec::new();
+    }
+
+    fn link_stats(&self, link: u32) -> &LinkStats {
+        &self.link_stats[link as usize]
+    }
+
+    fn link_rate(&self, link: u32) -> u64 {
+        self.kinds[self.topo.link_class(link) as usize].rate
+    }
+
+    fn nic_stats(&self) -> &[NicStats] {
+        &self.nic_stats
+    }
+
+    fn counters(&self) -> NetCounters {
+        NetCounters {
+            packet_hops: self.packet_hops,
+            bytes_injected: self.bytes_injected,
+            bytes_delivered: self.bytes_delivered,
+            bytes_local: self.bytes_local,
+        }
+    }
+
+    fn link_activity(&self) -> Option<&[Vec<(Ps, Ps)>]> {
+        self.link_activity.as_deref()
+    }
+}
