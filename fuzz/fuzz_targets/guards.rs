@@ -4,7 +4,7 @@
 
 #![allow(dead_code)] // Each target uses some of these.
 
-use acesim::machine::config::MachineConfig;
+use acesim::Machine;
 use acesim::program::{OpKind, Program};
 
 /// Largest rank count a parser target lets through (the parsers allow 2^26).
@@ -26,8 +26,8 @@ pub fn declares_many_ranks(text: &str) -> bool {
 
 /// A rough upper bound on the router ports and NICs of `c` built for `ranks` ranks, in
 /// saturating 64-bit arithmetic (the config may ask for anything validation lets through).
-pub fn rough_machine_size(c: &MachineConfig, ranks: u32) -> u64 {
-    let t = &c.topology;
+pub fn rough_machine_size(c: &Machine, ranks: u32) -> u64 {
+    let t = &c.config().topology;
     let nics = u64::from(c.nic.count.max(1));
     let get = |v: Option<u32>, default: u64| v.map_or(default, u64::from);
     let ranks = u64::from(ranks.max(1));

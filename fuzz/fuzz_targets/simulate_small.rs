@@ -8,7 +8,7 @@
 #![no_main]
 
 use acesim::frontends::{goal, schedule};
-use acesim::{Error, MachineConfig, MachineSource};
+use acesim::{Error, Machine, MachineSource};
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
 
@@ -39,14 +39,14 @@ const MACHINES: &[(&str, &str)] = &[
     ),
 ];
 
-fn load(name: &str, text: &str) -> MachineConfig {
+fn load(name: &str, text: &str) -> Machine {
     MachineSource::from_text(name, text)
         .load()
         .unwrap_or_else(|e| panic!("machine {name}: {e}"))
 }
 
-fn machine(text: &str) -> &'static MachineConfig {
-    static LOADED: OnceLock<Vec<(&str, MachineConfig)>> = OnceLock::new();
+fn machine(text: &str) -> &'static Machine {
+    static LOADED: OnceLock<Vec<(&str, Machine)>> = OnceLock::new();
     let loaded = LOADED.get_or_init(|| {
         let table1 = acesim::machine::config::PRESETS
             .iter()

@@ -3,6 +3,7 @@
 
 use acesim::error::{Error, Location};
 use acesim::frontends::{mgen, schedule};
+use acesim::machine::topology::TopologySpec;
 use acesim::{MachineSource, Program};
 use clap::{Args, Parser, Subcommand};
 use std::path::{Path, PathBuf};
@@ -444,10 +445,10 @@ fn dispatch_other(cli: Cli) -> acesim::Result<()> {
             let (topo, _) = acesim::run::simulate::layout(&config, ranks)?;
             outln!(
                 "# {}: {} routers, {} nodes, {} NICs per node, {} directed links",
-                topo.kind,
+                topo.kind(),
                 topo.num_routers,
                 topo.num_nodes,
-                topo.nics_per_node,
+                topo.nics_per_node(),
                 topo.num_links()
             );
             out!("{}", config.in_force().to_toml());
@@ -479,7 +480,7 @@ fn dispatch_other(cli: Cli) -> acesim::Result<()> {
             let (topo, _) = acesim::run::simulate::layout(&config, ranks)?;
             outln!(
                 "machine ok: {}: {} routers, {} nodes, {} directed links",
-                topo.kind,
+                topo.kind(),
                 topo.num_routers,
                 topo.num_nodes,
                 topo.num_links()
@@ -553,7 +554,7 @@ fn check_interrupt(flag: &AtomicBool, program: &Path) -> acesim::Result<()> {
     }
 }
 
-fn load_machine(m: &MachineArgs) -> acesim::Result<acesim::MachineConfig> {
+fn load_machine(m: &MachineArgs) -> acesim::Result<acesim::Machine> {
     m.ranks.map_or(Ok(()), check_ranks)?;
     let mut sets = m.set.clone();
     if let Some(n) = m.ranks_per_node {
@@ -904,12 +905,13 @@ fn traffic(a: TrafficArgs) -> acesim::Result<()> {
 
 /// Traffic runs on every node of the machine: `--ranks N` sizes a crossbar that has no
 /// `nodes` of its own, and is refused where it would be ignored.
-fn size_for_traffic(config: &mut acesim::MachineConfig, ranks: Option<u32>) -> acesim::Result<()> {
+fn size_for_traffic(config: &mut acesim::Machine, ranks: Option<u32>) -> acesim::Result<()> {
     let Some(n) = ranks else { return Ok(()) };
-    let t = &mut config.topology;
-    if t.kind == "crossbar" && t.nodes.is_none() {
-        t.nodes = Some(n);
-        return Ok(());
+    if let TopologySpec::Crossbar(c) = &mut config.topology {
+        if c.nodes.is_none() {
+            c.nodes = Some(n);
+            return Ok(());
+        }
     }
     let nodes = acesim::machine::topology::planned_size(config, 1).nodes;
     if nodes == n as u64 {
@@ -919,7 +921,7 @@ fn size_for_traffic(config: &mut acesim::MachineConfig, ranks: Option<u32>) -> a
         Location::file("command line").with_field("ranks"),
         format!(
             "--ranks {n}: synthetic traffic runs on every node of the machine, and this {} has {nodes}; --ranks sizes only a crossbar without `nodes`",
-            config.topology.kind
+            config.topology.name()
         ),
     ))
 }
@@ -933,7 +935,7 @@ fn bytes(b: &[u8]) -> Producer<'_> {
 /// machine file (not a preset) and the placement file.
 fn machine_inputs<'a>(
     m: &'a MachineArgs,
-    config: &'a acesim::MachineConfig,
+    config: &'a acesim::Machine,
 ) -> Vec<(&'static str, &'a Path)> {
     let mut inputs = vec![("machine file", Path::new(&m.machine))];
     if let Some(p) = &m.placement {

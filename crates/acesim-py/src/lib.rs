@@ -175,11 +175,7 @@ fn preset_text(name: &str) -> PyResult<String> {
         })
 }
 
-fn load_machine(
-    text: &str,
-    name: &str,
-    overrides: &[String],
-) -> Result<acesim::MachineConfig, Error> {
+fn load_machine(text: &str, name: &str, overrides: &[String]) -> Result<acesim::Machine, Error> {
     MachineSource::from_text(name, text)
         .with_overrides(overrides)
         .load()

@@ -9,11 +9,11 @@ use acesim::frontends::schedule;
 use acesim::machine::topology::Topology;
 use acesim::run::patterns::Pattern;
 use acesim::run::traffic::{run_point, Injection, TrafficConfig};
-use acesim::{simulate, MachineConfig, MachineSource};
+use acesim::{simulate, Machine, MachineSource};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use std::hint::black_box;
 
-fn machine(text: &str) -> MachineConfig {
+fn machine(text: &str) -> Machine {
     MachineSource::from_text("bench.toml", text.to_string())
         .load()
         .expect("the benchmark machine loads")
@@ -100,7 +100,7 @@ fn routing(c: &mut Criterion) {
                 (rng.next() % n as u64) as u32,
                 (rng.next() % n as u64) as u32,
             );
-            (a, b, b * topo.nics_per_node * topo.nodes_per_router)
+            (a, b, b * topo.nics_per_node() * topo.nodes_per_router())
         })
         .collect();
     let mut g = c.benchmark_group("routing");

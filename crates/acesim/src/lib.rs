@@ -30,7 +30,9 @@ pub mod runtime;
 pub mod units;
 
 pub use error::{Error, Result};
-pub use machine::config::{MachineConfig, MachineSource};
+pub use machine::config::MachineConfig;
+pub use machine::load::MachineSource;
+pub use machine::Machine;
 pub use program::Program;
 pub use results::Results;
 pub use run::simulate::simulate;

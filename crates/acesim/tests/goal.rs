@@ -4,14 +4,14 @@
 use acesim::frontends::goal;
 use acesim::run::simulate::{simulate_with, Options};
 use acesim::units::{transfer_time, Ps};
-use acesim::{simulate, Error, MachineConfig, MachineSource, Results};
+use acesim::{simulate, Error, Machine, MachineSource, Results};
 use proptest::prelude::*;
 
 const TABLE1: &str = include_str!("../presets/table1.toml");
 const DMA: u64 = 2_800_000_000;
 const US: Ps = 1_000_000;
 
-fn machine(sets: &[&str]) -> MachineConfig {
+fn machine(sets: &[&str]) -> Machine {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
     MachineSource::from_text("table1.toml", TABLE1)
         .with_overrides(&sets)
@@ -19,7 +19,7 @@ fn machine(sets: &[&str]) -> MachineConfig {
         .expect("machine loads")
 }
 
-fn run_goal(m: &MachineConfig, text: &str) -> Results {
+fn run_goal(m: &Machine, text: &str) -> Results {
     let options = Options {
         check: true,
         trace: true,
@@ -33,7 +33,7 @@ fn run_goal(m: &MachineConfig, text: &str) -> Results {
     .expect("run finishes")
 }
 
-fn goal_error(m: &MachineConfig, text: &str) -> String {
+fn goal_error(m: &Machine, text: &str) -> String {
     match goal::parse("t.goal", text) {
         Err(e) => e.to_string(),
         Ok(p) => simulate(m, p).expect_err("must be refused").to_string(),

@@ -10,10 +10,10 @@ use acesim::network::Network;
 use acesim::run::events::Event;
 use acesim::run::simulate::{simulate_with, Options};
 use acesim::runtime::RtEvent;
-use acesim::{simulate, MachineConfig, MachineSource};
+use acesim::{simulate, Machine, MachineSource};
 use proptest::prelude::*;
 
-fn load(toml: &str) -> MachineConfig {
+fn load(toml: &str) -> Machine {
     MachineSource::from_text("i.toml", toml)
         .load()
         .expect("machine loads")

@@ -2,9 +2,9 @@
 
 use acesim::frontends::schedule;
 use acesim::units::{transfer_time, Ps};
-use acesim::{simulate, Error, MachineConfig, MachineSource, Results};
+use acesim::{simulate, Error, Machine, MachineSource, Results};
 
-fn machine(toml: &str, sets: &[&str]) -> MachineConfig {
+fn machine(toml: &str, sets: &[&str]) -> Machine {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
     MachineSource::from_text("test.toml", toml)
         .with_overrides(&sets)
@@ -12,7 +12,7 @@ fn machine(toml: &str, sets: &[&str]) -> MachineConfig {
         .expect("test machine loads")
 }
 
-fn run(m: &MachineConfig, sched: &str) -> Results {
+fn run(m: &Machine, sched: &str) -> Results {
     simulate(
         m,
         schedule::parse("test.sched", sched).expect("schedule parses"),
@@ -239,7 +239,7 @@ fn finite_buffers_back_up_a_hot_spot_into_unrelated_flows() {
     );
 }
 
-fn ring_load(m: &MachineConfig) -> Result<Results, Error> {
+fn ring_load(m: &Machine) -> Result<Results, Error> {
     // Every node of an 8-ring sends 256 KB four and three hops away: all wrap links busy.
     let mut sched = String::from("ranks 8\n");
     for r in 0..8 {
@@ -268,7 +268,7 @@ fn torus_with_dateline_vcs_is_deadlock_free_under_load() {
     );
     // The same load with one VC (which validation refuses) does deadlock: the VCs matter.
     let mut one_vc = m.clone();
-    one_vc.router.vcs = 1;
+    one_vc.config_mut().router.vcs = 1;
     match ring_load(&one_vc) {
         Err(Error::Deadlock(report)) => assert!(report.network.is_some()),
         other => panic!(
@@ -440,7 +440,7 @@ fn crossbar_put(s: u64, b: u64, l: Ps) -> (Ps, Ps) {
     (t_end, t_end + 2 * l + D_ROUTER + transfer_time(C, b))
 }
 
-fn put_once(m: &MachineConfig, s: u64) -> (Ps, Ps) {
+fn put_once(m: &Machine, s: u64) -> (Ps, Ps) {
     let res = run(
         m,
         &format!("ranks 2\nrank 0\nput 1 {s} tag=1 handle=a\ncomplete a\nrank 1\npoll 1\n"),

@@ -4,7 +4,7 @@
 use acesim::frontends::schedule;
 use acesim::program::collectives::{self, CollKind, CollSpec, Step, Transport};
 use acesim::units::{transfer_time, Ps};
-use acesim::{simulate, Error, MachineConfig, MachineSource, Results};
+use acesim::{simulate, Error, Machine, MachineSource, Results};
 
 const TABLE1: &str = include_str!("../presets/table1.toml");
 const L: Ps = 600;
@@ -12,7 +12,7 @@ const D: Ps = 140_000;
 const B: u64 = 4_000_000_000;
 const DMA: u64 = 2_800_000_000;
 
-fn machine(toml: &str, sets: &[&str]) -> MachineConfig {
+fn machine(toml: &str, sets: &[&str]) -> Machine {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
     MachineSource::from_text("m.toml", toml)
         .with_overrides(&sets)
@@ -20,7 +20,7 @@ fn machine(toml: &str, sets: &[&str]) -> MachineConfig {
         .expect("machine loads")
 }
 
-fn run(m: &MachineConfig, sched: &str) -> Results {
+fn run(m: &Machine, sched: &str) -> Results {
     simulate(
         m,
         schedule::parse("t.sched", sched).expect("schedule parses"),
@@ -28,7 +28,7 @@ fn run(m: &MachineConfig, sched: &str) -> Results {
     .expect("run finishes")
 }
 
-fn run_err(m: &MachineConfig, sched: &str) -> String {
+fn run_err(m: &Machine, sched: &str) -> String {
     match simulate(
         m,
         schedule::parse("t.sched", sched).expect("schedule parses"),
@@ -532,7 +532,7 @@ fn barrier_study_reproduces_the_papers_findings() {
     }
 }
 
-fn deadlock(m: &MachineConfig, sched: &str) -> acesim::error::DeadlockReport {
+fn deadlock(m: &Machine, sched: &str) -> acesim::error::DeadlockReport {
     match simulate(m, schedule::parse("t.sched", sched).expect("parses")) {
         Err(Error::Deadlock(r)) => *r,
         Err(e) => panic!("expected a deadlock, got {e}"),

@@ -3,10 +3,10 @@
 use acesim::frontends::schedule;
 use acesim::machine::topology::{Peer, Topology};
 use acesim::units::transfer_time;
-use acesim::{simulate, MachineConfig, MachineSource};
+use acesim::{simulate, Machine, MachineSource};
 use proptest::prelude::*;
 
-fn load(toml: &str) -> MachineConfig {
+fn load(toml: &str) -> Machine {
     MachineSource::from_text("p.toml", toml)
         .load()
         .expect("machine loads")
@@ -21,17 +21,17 @@ fn walk(t: &Topology, src: u32, dst: u32) -> (Vec<u32>, Vec<(u32, u8)>) {
     for _ in 0..10_000 {
         let hop = t.route(r, src, dst);
         assert_eq!(
-            t.port_router[hop.port as usize], r,
+            t.ports.port_router[hop.port as usize], r,
             "route uses a port of the current router"
         );
-        match t.peer[hop.port as usize] {
+        match t.ports.peer[hop.port as usize] {
             Peer::Nic(n) => {
                 assert_eq!(n, dst, "delivered to the destination NIC");
                 return (routers, classes);
             }
             Peer::Router(p) => {
-                classes.push(((hop.port - t.port_base[r as usize]) / 2, hop.class));
-                r = t.port_router[p as usize];
+                classes.push(((hop.port - t.ports.port_base[r as usize]) / 2, hop.class));
+                r = t.ports.port_router[p as usize];
                 routers.push(r);
             }
             Peer::None => panic!("routed to an unconnected port"),

@@ -3,19 +3,19 @@
 use acesim::run::patterns::Pattern;
 use acesim::run::traffic::{run_point, Injection, TrafficConfig, TrafficPoint};
 use acesim::units::transfer_time;
-use acesim::{MachineConfig, MachineSource};
+use acesim::{Machine, MachineSource};
 
 /// Small packets (one 64-byte flit) and 8-packet buffers, as in BookSim's reference runs.
 const SMALL_PACKETS: &str = "[nic]\nmtu='64 B'\nheader='8 B'\ncontrol_packet='8 B'\n";
 
-fn machine(topology: &str, router: &str) -> MachineConfig {
+fn machine(topology: &str, router: &str) -> Machine {
     let text = format!("[topology]\n{topology}\n[router]\n{router}\n{SMALL_PACKETS}");
     MachineSource::from_text("t.toml", text)
         .load()
         .expect("machine loads")
 }
 
-fn point(m: &MachineConfig, pattern: &str, load: f64) -> TrafficPoint {
+fn point(m: &Machine, pattern: &str, load: f64) -> TrafficPoint {
     let packet_time = transfer_time(64, 4_000_000_000);
     let cfg = TrafficConfig {
         pattern: Pattern::parse(pattern).unwrap(),
@@ -46,7 +46,7 @@ fn uniform_traffic_respects_the_channel_load_bound_and_reaches_most_of_it() {
     // accepted throughput over the loads (past it, input-queued routers lose some).
     let torus = machine("kind='torus'\ndims=[8,8]", "vcs=4\nbuffer_per_vc='512 B'");
     let mesh = machine("kind='mesh'\ndims=[8,8]", "vcs=4\nbuffer_per_vc='512 B'");
-    let sweep = |m: &MachineConfig, loads: &[f64]| -> Vec<TrafficPoint> {
+    let sweep = |m: &Machine, loads: &[f64]| -> Vec<TrafficPoint> {
         loads.iter().map(|&l| point(m, "uniform", l)).collect()
     };
     let best = |pts: &[TrafficPoint]| pts.iter().map(|p| p.accepted).fold(0.0, f64::max);
@@ -94,7 +94,7 @@ fn tornado_is_bound_by_its_channel_load() {
     assert!(!stable.saturated && (stable.accepted - 0.2).abs() < 0.01);
 }
 
-fn dragonfly(routing: &str) -> MachineConfig {
+fn dragonfly(routing: &str) -> Machine {
     machine(
         "kind='dragonfly'\np=2\na=4\nh=2",
         &format!("vcs=3\nbuffer_per_vc='2 KiB'\nrouting='{routing}'"),
@@ -176,7 +176,7 @@ fn dragonfly_links_are_classed_local_and_global() {
         .filter(|&p| {
             t.link_class(p) == acesim::machine::topology::LinkClass::Global
                 && matches!(
-                    t.peer[p as usize],
+                    t.ports.peer[p as usize],
                     acesim::machine::topology::Peer::Router(_)
                 )
         })
@@ -260,7 +260,7 @@ fn traffic_runs_are_deterministic() {
 fn tofu_preset_is_a_6d_torus_with_four_nics() {
     let m = MachineSource::open("tofu").unwrap().load().unwrap();
     let t = acesim::machine::topology::Topology::build(&m, 1).unwrap();
-    assert_eq!((t.num_nodes, t.nics_per_node), (4 * 4 * 4 * 2 * 3 * 2, 4));
+    assert_eq!((t.num_nodes, t.nics_per_node()), (4 * 4 * 4 * 2 * 3 * 2, 4));
     let sched = "ranks 2\nrank 0\nput 1 64KB handle=a\nput 1 64KB handle=b\nput 1 64KB handle=c\nput 1 64KB handle=d\nwaitall a b c d\n";
     let res =
         acesim::simulate(&m, acesim::frontends::schedule::parse("s", sched).unwrap()).unwrap();
@@ -300,7 +300,7 @@ fn periodic_injection_on_the_flit_clock_keeps_the_offered_rate() {
 
 /// BookSim2's router as `examples/booksim/compare.py` maps it: 16-byte flits on 16 GB/s
 /// links (one cycle = 1 ns), 1-ns pipeline stages and channels, 4 VCs of 8 flits.
-fn booksim_like(topology: &str, router: &str) -> MachineConfig {
+fn booksim_like(topology: &str, router: &str) -> Machine {
     let text = format!(
         "[topology]\n{topology}\n[router]\nrouting_delay='0 ns'\nvc_allocation_delay='1 ns'\nswitch_allocation_delay='1 ns'\nswitch_latency='1 ns'\nswitch_throughput='16 GB/s'\nvcs=4\nbuffer_per_vc='128 B'\n{router}\n[link]\nbandwidth='16 GB/s'\nlatency='1 ns'\n[nic]\nmtu='16 B'\nheader='4 B'\ncontrol_packet='4 B'\ninjection_queue=4\n"
     );
@@ -310,7 +310,7 @@ fn booksim_like(topology: &str, router: &str) -> MachineConfig {
 }
 
 /// One-flit packets on the BookSim-like machine, 3 µs warm-up and a 5 µs window.
-fn flit_point(m: &MachineConfig, pattern: &str, load: f64) -> TrafficPoint {
+fn flit_point(m: &Machine, pattern: &str, load: f64) -> TrafficPoint {
     let cfg = TrafficConfig {
         pattern: Pattern::parse(pattern).unwrap(),
         load,

@@ -1,7 +1,7 @@
 //! Placing ranks on nodes: block, cyclic, seeded random, or from a file.
 
 use crate::error::{Error, Location, Result};
-use crate::machine::config::PlacementConfig;
+use crate::machine::options::PlacementPolicy;
 use crate::rng::SplitMix64;
 
 /// Where ranks live: node of each rank and its index among the node's ranks.
@@ -11,38 +11,37 @@ pub struct Placement {
     pub local: Vec<u32>,
 }
 
-/// Nodes a run of `ranks` ranks occupies (before the topology is built).
-pub fn nodes_needed(c: &PlacementConfig, ranks: u32) -> Result<u32> {
-    Ok(match c.policy.as_str() {
-        "file" => place(c, ranks)?.node.iter().max().map_or(1, |&m| m + 1),
-        _ => ranks.div_ceil(c.ranks_per_node).max(1),
+/// Nodes a run of `ranks` ranks at `rpn` per node occupies (before the topology is built).
+pub fn nodes_needed(policy: &PlacementPolicy, rpn: u32, ranks: u32) -> Result<u32> {
+    Ok(match policy {
+        PlacementPolicy::File(_) => place(policy, rpn, ranks)?
+            .node
+            .iter()
+            .max()
+            .map_or(1, |&m| m + 1),
+        PlacementPolicy::Block | PlacementPolicy::Cyclic | PlacementPolicy::Random { .. } => {
+            ranks.div_ceil(rpn).max(1)
+        }
     })
 }
 
 /// Node of every rank and its index among the ranks of its node.
-pub fn place(c: &PlacementConfig, ranks: u32) -> Result<Placement> {
-    let rpn = c.ranks_per_node;
+pub fn place(policy: &PlacementPolicy, rpn: u32, ranks: u32) -> Result<Placement> {
     let nodes = ranks.div_ceil(rpn).max(1);
-    let node: Vec<u32> = match c.policy.as_str() {
-        "block" => (0..ranks).map(|r| r / rpn).collect(),
-        "cyclic" => (0..ranks).map(|r| r % nodes).collect(),
-        "random" => {
+    let node: Vec<u32> = match policy {
+        PlacementPolicy::Block => (0..ranks).map(|r| r / rpn).collect(),
+        PlacementPolicy::Cyclic => (0..ranks).map(|r| r % nodes).collect(),
+        PlacementPolicy::Random { seed } => {
             // Shuffle the block layout's slots (Fisher-Yates).
             let mut slots: Vec<u32> = (0..ranks).map(|r| r / rpn).collect();
-            let mut rng = SplitMix64(c.seed);
+            let mut rng = SplitMix64(*seed);
             for i in (1..slots.len()).rev() {
                 let j = rng.below(i as u64 + 1) as usize;
                 slots.swap(i, j);
             }
             slots
         }
-        "file" => read_file(c, ranks)?,
-        other => {
-            return Err(Error::input(
-                Location::file("machine").with_field("placement.policy"),
-                format!("unknown placement '{other}'"),
-            ))
-        }
+        PlacementPolicy::File(path) => read_file(path, rpn, ranks)?,
     };
     let mut count: Vec<u32> = vec![0; node.iter().max().map_or(1, |&m| m as usize + 1)];
     let local = node
@@ -56,16 +55,18 @@ pub fn place(c: &PlacementConfig, ranks: u32) -> Result<Placement> {
 }
 
 /// The node of every rank, read from the placement file.
-fn read_file(c: &PlacementConfig, ranks: u32) -> Result<Vec<u32>> {
-    Ok(read_lines(c, ranks)?.into_iter().map(|(n, _)| n).collect())
+fn read_file(path: &str, rpn: u32, ranks: u32) -> Result<Vec<u32>> {
+    Ok(read_lines(path, rpn, ranks)?
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect())
 }
 
 /// The node of every rank and the line of the placement file that names it.
-fn read_lines(c: &PlacementConfig, ranks: u32) -> Result<Vec<(u32, usize)>> {
-    let path = c.file.clone().unwrap_or_default();
-    let text = std::fs::read_to_string(&path).map_err(|e| {
+fn read_lines(path: &str, rpn: u32, ranks: u32) -> Result<Vec<(u32, usize)>> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
         Error::input(
-            Location::file(&path).with_field("placement.file"),
+            Location::file(path).with_field("placement.file"),
             format!("cannot read the placement file: {e}"),
         )
     })?;
@@ -78,7 +79,7 @@ fn read_lines(c: &PlacementConfig, ranks: u32) -> Result<Vec<(u32, usize)>> {
         if t.is_empty() {
             continue;
         }
-        let at = || Location::at(&path, i + 1, 1).with_field("node");
+        let at = || Location::at(path, i + 1, 1).with_field("node");
         if node.len() == ranks as usize {
             return Err(Error::input(
                 at(),
@@ -102,19 +103,16 @@ fn read_lines(c: &PlacementConfig, ranks: u32) -> Result<Vec<(u32, usize)>> {
         }
         let k = per_node.entry(n).or_insert(0);
         *k += 1;
-        if *k > c.ranks_per_node {
+        if *k > rpn {
             return Err(Error::input(
                 at(),
-                format!(
-                    "node {n} gets more than placement.ranks_per_node = {} ranks",
-                    c.ranks_per_node
-                ),
+                format!("node {n} gets more than placement.ranks_per_node = {rpn} ranks"),
             ));
         }
         node.push((n, i + 1));
     }
     if node.len() != ranks as usize {
-        let mut loc = Location::file(&path).with_field("node");
+        let mut loc = Location::file(path).with_field("node");
         loc.line = Some(last_line.max(1));
         return Err(Error::input(
             loc,
@@ -129,13 +127,12 @@ fn read_lines(c: &PlacementConfig, ranks: u32) -> Result<Vec<(u32, usize)>> {
 
 /// Checks that a placement fits a machine of `nodes` nodes; for a placement file, the
 /// error names the first line with a node the machine does not have.
-pub fn check_fits(c: &PlacementConfig, ranks: u32, nodes: u32) -> Result<()> {
-    if c.policy != "file" {
+pub fn check_fits(policy: &PlacementPolicy, rpn: u32, ranks: u32, nodes: u32) -> Result<()> {
+    let PlacementPolicy::File(path) = policy else {
         return Ok(());
-    }
-    for (rank, (n, line)) in read_lines(c, ranks)?.into_iter().enumerate() {
+    };
+    for (rank, (n, line)) in read_lines(path, rpn, ranks)?.into_iter().enumerate() {
         if n >= nodes {
-            let path = c.file.clone().unwrap_or_default();
             return Err(Error::input(
                 Location::at(path, line, 1).with_field("node"),
                 format!(
@@ -152,13 +149,26 @@ pub fn check_fits(c: &PlacementConfig, ranks: u32, nodes: u32) -> Result<()> {
 mod tests {
     use super::*;
 
-    fn cfg(policy: &str, rpn: u32) -> PlacementConfig {
-        PlacementConfig {
-            ranks_per_node: rpn,
-            policy: policy.into(),
-            seed: 7,
-            file: None,
-        }
+    fn cfg(policy: &str, rpn: u32) -> (PlacementPolicy, u32) {
+        let policy = match policy {
+            "block" => PlacementPolicy::Block,
+            "cyclic" => PlacementPolicy::Cyclic,
+            "random" => PlacementPolicy::Random { seed: 7 },
+            file => PlacementPolicy::File(file.into()),
+        };
+        (policy, rpn)
+    }
+
+    fn place(c: &(PlacementPolicy, u32), ranks: u32) -> Result<Placement> {
+        super::place(&c.0, c.1, ranks)
+    }
+
+    fn nodes_needed(c: &(PlacementPolicy, u32), ranks: u32) -> Result<u32> {
+        super::nodes_needed(&c.0, c.1, ranks)
+    }
+
+    fn check_fits(c: &(PlacementPolicy, u32), ranks: u32, nodes: u32) -> Result<()> {
+        super::check_fits(&c.0, c.1, ranks, nodes)
     }
 
     #[test]
@@ -184,8 +194,7 @@ mod tests {
             place(&cfg("random", 4), 16).unwrap().node,
             "same seed, same placement"
         );
-        let mut other = cfg("random", 4);
-        other.seed = 8;
+        let other = (PlacementPolicy::Random { seed: 8 }, 4);
         assert_ne!(r.node, place(&other, 16).unwrap().node);
         assert_eq!(nodes_needed(&cfg("block", 2), 5).unwrap(), 3);
     }
@@ -195,8 +204,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("p.txt");
         std::fs::write(&f, "# node per rank\n3\n0\n3\n").unwrap();
-        let mut c = cfg("file", 2);
-        c.file = Some(f.display().to_string());
+        let c = cfg(&f.display().to_string(), 2);
         let p = place(&c, 3).unwrap();
         assert_eq!((p.node, p.local), (vec![3, 0, 3], vec![0, 0, 1]));
         assert_eq!(nodes_needed(&c, 3).unwrap(), 4);

@@ -1,7 +1,7 @@
 //! What a run reports: the JSON summary and the per-link table.
 
-use crate::machine::config::MachineConfig;
-use crate::machine::topology::Peer;
+use crate::machine::loaded::Machine;
+use crate::machine::topology::{LinkEnd, Peer, Shape, Topology};
 use crate::network::Network;
 use crate::runtime::{Runtime, TraceKind, CATEGORIES};
 use crate::units::{format_time, Ps, PS_PER_S};
@@ -267,7 +267,7 @@ pub struct Results {
 }
 
 pub fn collect(
-    machine: &MachineConfig,
+    _machine: &Machine,
     net: &impl Network,
     rt: &Runtime,
     events: u64,
@@ -406,7 +406,7 @@ pub fn collect(
     }
     let topo = net.topology();
     let links = (0..topo.num_links())
-        .filter(|&l| l >= topo.num_ports() || topo.peer[l as usize] != Peer::None)
+        .filter(|&l| l >= topo.num_ports() || topo.ports.peer[l as usize] != Peer::None)
         .map(|l| {
             let s = net.link_stats(l);
             LinkResult {
@@ -427,36 +427,33 @@ pub fn collect(
                 src_router: if l >= topo.num_ports() {
                     None
                 } else {
-                    Some(topo.port_router[l as usize])
+                    Some(topo.ports.port_router[l as usize])
                 },
                 dst_router: match topo.link_end(l) {
-                    Some(crate::machine::topology::LinkEnd::RouterIn(p)) => {
-                        Some(topo.port_router[p as usize])
-                    }
+                    Some(LinkEnd::RouterIn(p)) => Some(topo.ports.port_router[p as usize]),
                     _ => None,
                 },
             }
         })
         .collect::<Vec<LinkResult>>();
-    let t = &machine.topology;
+    let (grid, fat_tree, leaf_spine) = match &topo.shape {
+        Shape::Grid(g) => (Some(g), None, None),
+        Shape::FatTree(f) => (None, Some(f), None),
+        Shape::LeafSpine(l) => (None, None, Some(l)),
+        Shape::Crossbar | Shape::Dragonfly(_) => (None, None, None),
+    };
     let topology_detail = TopologyDetail {
-        kind: t.kind.clone(),
+        kind: topo.kind().to_string(),
         routers: topo.num_routers,
         nodes: topo.num_nodes,
-        nics_per_node: topo.nics_per_node,
-        dims: t.dims.clone(),
-        wrap: match &topo.shape {
-            crate::machine::topology::Shape::Grid { wrap, .. } => Some(wrap.clone()),
-            _ => None,
-        },
-        nodes_per_router: topo.nodes_per_router,
-        k: t.k,
-        n: t.n,
-        leaves: match &topo.shape {
-            crate::machine::topology::Shape::LeafSpine { leaves, .. } => Some(*leaves),
-            _ => None,
-        },
-        spines: t.spines,
+        nics_per_node: topo.nics_per_node(),
+        dims: grid.map(|g| g.dims.clone()),
+        wrap: grid.map(|g| g.wrap.clone()),
+        nodes_per_router: topo.nodes_per_router(),
+        k: fat_tree.map(|f| f.k),
+        n: fat_tree.map(|f| f.n),
+        leaves: leaf_spine.map(|l| l.leaves),
+        spines: leaf_spine.map(|l| l.spines),
     };
     let trace = rt.trace.as_ref().map(|intervals| {
         let mut v: Vec<TraceEntry> = intervals
@@ -529,7 +526,7 @@ pub fn collect(
     };
     Results {
         acesim_version: env!("CARGO_PKG_VERSION"),
-        topology: describe_topology(machine, topo),
+        topology: describe_topology(topo),
         predicted_time_ps: predicted,
         partial,
         predicted_time: format_time(predicted),
@@ -571,23 +568,26 @@ pub fn collect(
     }
 }
 
-fn describe_topology(machine: &MachineConfig, topo: &crate::machine::topology::Topology) -> String {
-    let t = &machine.topology;
-    let shape = match t.kind.as_str() {
-        "mesh" | "torus" => format!(
+fn describe_topology(topo: &Topology) -> String {
+    let shape = match &topo.shape {
+        Shape::Grid(g) => format!(
             "{} {}",
-            t.kind,
-            t.dims.as_ref().map_or(String::new(), |d| d
+            topo.kind(),
+            g.dims
                 .iter()
                 .map(|x| x.to_string())
                 .collect::<Vec<_>>()
-                .join("x"))
+                .join("x")
         ),
-        other => other.to_string(),
+        Shape::Crossbar | Shape::FatTree(_) | Shape::LeafSpine(_) | Shape::Dragonfly(_) => {
+            topo.kind().to_string()
+        }
     };
     format!(
         "{shape}: {} routers, {} nodes, {} NICs/node",
-        topo.num_routers, topo.num_nodes, topo.nics_per_node
+        topo.num_routers,
+        topo.num_nodes,
+        topo.nics_per_node()
     )
 }
 

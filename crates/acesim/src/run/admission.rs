@@ -2,7 +2,7 @@
 //! before anything large is built, and refused (exit code 5) when it would not fit.
 
 use crate::error::{Error, Result};
-use crate::machine::config::MachineConfig;
+use crate::machine::loaded::Machine;
 use crate::machine::placement;
 use crate::machine::topology::{PlannedSize, Topology};
 use crate::memory::{approx_size, memory_budget};
@@ -23,20 +23,24 @@ pub enum Tracing {
 
 /// Estimated bytes a run of the linked `program` allocates beyond the program itself, from
 /// the machine's planned size (nothing is built).
-pub fn estimate_run_memory(
-    machine: &MachineConfig,
-    program: &Program,
-    tracing: Tracing,
-) -> Result<u64> {
-    let nodes = placement::nodes_needed(&machine.placement, program.ranks)?;
+pub fn estimate_run_memory(machine: &Machine, program: &Program, tracing: Tracing) -> Result<u64> {
+    let nodes = placement::nodes_needed(
+        &machine.placement_policy,
+        machine.placement.ranks_per_node,
+        program.ranks,
+    )?;
     let size = crate::machine::topology::planned_size(machine, nodes);
     Ok(estimate_memory(&size, machine, program, tracing))
 }
 
 /// Refuses (exit 5) a machine whose topology alone needs more memory than is available,
 /// before it is built (`acesim machine` and `validate` build only the topology).
-pub fn admit_machine(machine: &MachineConfig, ranks: u32) -> Result<()> {
-    let nodes = placement::nodes_needed(&machine.placement, ranks)?;
+pub fn admit_machine(machine: &Machine, ranks: u32) -> Result<()> {
+    let nodes = placement::nodes_needed(
+        &machine.placement_policy,
+        machine.placement.ranks_per_node,
+        ranks,
+    )?;
     let size = crate::machine::topology::planned_size(machine, nodes);
     let need = Topology::estimate_bytes(&size) * 5 / 4;
     if let Some(have) = memory_budget()? {
@@ -70,7 +74,7 @@ pub fn admit(need: u64) -> Result<()> {
 /// measured peaks).
 pub fn estimate_memory(
     size: &PlannedSize,
-    machine: &MachineConfig,
+    machine: &Machine,
     program: &Program,
     tracing: Tracing,
 ) -> u64 {

@@ -2,8 +2,8 @@
 
 use crate::engine::EventQueue;
 use crate::error::{Error, Location, Result};
-use crate::machine::config::MachineConfig;
-use crate::machine::placement::Placement;
+use crate::machine::loaded::Machine;
+use crate::machine::placement::{self, Placement};
 use crate::machine::topology::Topology;
 use crate::network::packet::PacketNetwork;
 use crate::network::Network;
@@ -17,26 +17,27 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// The topology for `ranks` ranks and where each rank lives.
-pub fn layout(machine: &MachineConfig, ranks: u32) -> Result<(Topology, Placement)> {
-    let nodes = crate::machine::placement::nodes_needed(&machine.placement, ranks)?;
+pub fn layout(machine: &Machine, ranks: u32) -> Result<(Topology, Placement)> {
+    let (policy, rpn) = (&machine.placement_policy, machine.placement.ranks_per_node);
+    let nodes = placement::nodes_needed(policy, rpn, ranks)?;
     let topo = Topology::build(machine, nodes)?;
     if nodes > topo.num_nodes {
-        crate::machine::placement::check_fits(&machine.placement, ranks, topo.num_nodes)?;
-        let rpn = machine.placement.ranks_per_node;
+        placement::check_fits(policy, rpn, ranks, topo.num_nodes)?;
         return Err(Error::input(
             Location::file("command line").with_field("ranks"),
             format!(
                 "{ranks} ranks at {rpn} per node need {nodes} nodes but this {} has {} nodes",
-                topo.kind, topo.num_nodes
+                topo.kind(),
+                topo.num_nodes
             ),
         ));
     }
-    let placement = crate::machine::placement::place(&machine.placement, ranks)?;
+    let placement = placement::place(policy, rpn, ranks)?;
     Ok((topo, placement))
 }
 
 /// Checks what a program asks of the machine (NIC indices) before running it.
-pub fn check_program(machine: &MachineConfig, program: &Program) -> Result<()> {
+pub fn check_program(machine: &Machine, program: &Program) -> Result<()> {
     let nics = machine.nic.count;
     for (rank, ops) in program.ops.iter().enumerate() {
         for (i, op) in ops.iter().enumerate() {
@@ -115,16 +116,12 @@ pub fn parse_time_limit(text: Option<&str>, source: &str, field: &str) -> Result
 const INTERRUPT_POLL: u64 = 4096;
 
 /// Runs `program` on `machine` and returns the results (or why it could not finish).
-pub fn simulate(machine: &MachineConfig, program: Program) -> Result<Results> {
+pub fn simulate(machine: &Machine, program: Program) -> Result<Results> {
     simulate_with(machine, program, &Options::default())
 }
 
 /// `simulate` with options.
-pub fn simulate_with(
-    machine: &MachineConfig,
-    program: Program,
-    options: &Options,
-) -> Result<Results> {
+pub fn simulate_with(machine: &Machine, program: Program, options: &Options) -> Result<Results> {
     let started = std::time::Instant::now();
     let mut program = program;
     check_program(machine, &program)?;
@@ -145,7 +142,7 @@ pub fn simulate_with(
 /// Runs the runtime against network model `net` until the program ends or a limit stops
 /// it, and collects the results.
 fn drive<N: Network>(
-    machine: &MachineConfig,
+    machine: &Machine,
     mut net: N,
     mut rt: Runtime,
     options: &Options,

@@ -11,7 +11,7 @@
 
 use crate::engine::EventQueue;
 use crate::error::{Error, Location, Result};
-use crate::machine::config::MachineConfig;
+use crate::machine::loaded::Machine;
 use crate::machine::topology::{LinkClass, Shape as TopoShape, Topology};
 use crate::network::packet::{PacketEvent, PacketNetwork};
 use crate::network::{Network, Notice};
@@ -68,7 +68,7 @@ impl TrafficConfig {
     /// 10 windows. The load is set per point (`run_loads`).
     #[allow(clippy::too_many_arguments)]
     pub fn with_defaults(
-        machine: &MachineConfig,
+        machine: &Machine,
         pattern: Pattern,
         packet: u64,
         flit: Option<u64>,
@@ -105,7 +105,7 @@ impl TrafficConfig {
 
 /// Runs `base` at each load: all of them, or (by default) stopping after two saturated.
 pub fn run_loads(
-    machine: &MachineConfig,
+    machine: &Machine,
     base: &TrafficConfig,
     loads: &[f64],
     all: bool,
@@ -181,22 +181,22 @@ struct Gen {
 pub fn pattern_shape(topo: &Topology) -> Shape {
     let mut shape = Shape {
         nodes: topo.num_nodes,
-        nodes_per_router: topo.nodes_per_router.max(1),
+        nodes_per_router: topo.nodes_per_router().max(1),
         ..Default::default()
     };
     match &topo.shape {
-        TopoShape::Grid { dims, .. } => shape.dims = dims.clone(),
-        TopoShape::Dragonfly { p, a, g, .. } => {
-            shape.group_size = p * a;
-            shape.groups = *g;
+        TopoShape::Grid(grid) => shape.dims = grid.dims.clone(),
+        TopoShape::Dragonfly(d) => {
+            shape.group_size = d.p * d.a;
+            shape.groups = d.g;
         }
-        _ => {}
+        TopoShape::Crossbar | TopoShape::FatTree(_) | TopoShape::LeafSpine(_) => {}
     }
     shape
 }
 
 /// Checks the packet and flit sizes against the machine's header and MTU.
-fn check_packet(machine: &MachineConfig, packet: u64, flit: u64) -> Result<()> {
+fn check_packet(machine: &Machine, packet: u64, flit: u64) -> Result<()> {
     let bad =
         |field: &str, m: String| Error::input(Location::file("command line").with_field(field), m);
     let header = machine.nic.header.0;
@@ -219,7 +219,7 @@ fn check_packet(machine: &MachineConfig, packet: u64, flit: u64) -> Result<()> {
 }
 
 /// Runs one load point.
-pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<TrafficPoint> {
+pub fn run_point(machine: &Machine, cfg: &TrafficConfig) -> Result<TrafficPoint> {
     let started = std::time::Instant::now();
     let bad =
         |field: &str, m: String| Error::input(Location::file("command line").with_field(field), m);
@@ -258,7 +258,7 @@ pub fn run_point(machine: &MachineConfig, cfg: &TrafficConfig) -> Result<Traffic
     check_packet(machine, cfg.packet, cfg.flit)?;
     let header = machine.nic.header.0;
     let nodes = topo.num_nodes;
-    let nics = topo.nics_per_node;
+    let nics = topo.nics_per_node();
     let bw = machine.nic_link().bandwidth.0;
     let slot = transfer_time(cfg.flit, bw).max(1);
     // Mean packets per slot: load·flit/packet.
@@ -487,7 +487,7 @@ pub const MIN_JUDGED_PACKETS: u64 = 200;
 
 /// Runs a sweep of loads; stops after the first two saturated points.
 pub fn run_curve(
-    machine: &MachineConfig,
+    machine: &Machine,
     base: &TrafficConfig,
     loads: &[f64],
 ) -> Result<Vec<TrafficPoint>> {

@@ -22,7 +22,8 @@
 
 use crate::engine::Schedule;
 use crate::error::{BlockedRank, DeadlockReport};
-use crate::machine::config::MachineConfig;
+use crate::machine::loaded::Machine;
+use crate::machine::options::NicSelection;
 use crate::machine::placement::Placement;
 use crate::network::{Network, Notice};
 use crate::program::{OpKind, Program, RankDeps, ANY, NONE};
@@ -332,7 +333,7 @@ pub struct RtParams {
 
 impl RtParams {
     /// The runtime's parameters from the machine (MPI overheads default to `node.overhead`).
-    pub fn from_config(machine: &MachineConfig) -> RtParams {
+    pub fn from_config(machine: &Machine) -> RtParams {
         let tpp = machine.node.overhead.0;
         RtParams {
             overhead: tpp,
@@ -340,7 +341,7 @@ impl RtParams {
             recv_overhead: machine.mpi.recv_overhead.map_or(tpp, |t| t.0),
             eager_threshold: machine.mpi.eager_threshold.0,
             nics_per_node: machine.nic.count,
-            nic_by_rank: machine.nic.selection == "by_rank",
+            nic_by_rank: machine.nic_selection == NicSelection::ByRank,
         }
     }
 }

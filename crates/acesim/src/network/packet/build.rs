@@ -2,12 +2,13 @@
 //! what it will cost in memory.
 
 use super::state::*;
-use crate::machine::config::MachineConfig;
-use crate::machine::topology::{LinkClass, LinkEnd, PlannedSize, Topology};
+use crate::machine::loaded::Machine;
+use crate::machine::options::Routing;
+use crate::machine::topology::{LinkClass, LinkEnd, PlannedSize, Shape, Topology};
 use crate::network::interface::{LinkStats, NicStats};
 
 impl NetParams {
-    pub fn from_config(c: &MachineConfig) -> NetParams {
+    pub fn from_config(c: &Machine) -> NetParams {
         let r = &c.router;
         NetParams {
             router_delay: r.routing_delay.0
@@ -22,14 +23,7 @@ impl NetParams {
             header: c.nic.header.0,
             control: c.nic.control_packet.0,
             injection_queue: c.nic.injection_queue as usize,
-            routing: match c.router.routing.as_str() {
-                "valiant" => Routing::Valiant,
-                "ugal" => Routing::Ugal {
-                    threshold: c.router.ugal_threshold,
-                },
-                "random" => Routing::RandomUp,
-                _ => Routing::Minimal,
-            },
+            routing: c.routing,
             routing_seed: c.router.routing_seed,
         }
     }
@@ -41,7 +35,7 @@ impl NetParams {
 }
 
 impl PacketNetwork {
-    pub fn new(topo: Topology, config: &MachineConfig) -> PacketNetwork {
+    pub fn new(topo: Topology, config: &Machine) -> PacketNetwork {
         let params = NetParams::from_config(config);
         let nl = topo.num_links();
         let switch = config.router.switch_throughput;
@@ -116,7 +110,7 @@ impl PacketNetwork {
                 fifo: [(NONE, NONE); INLINE_VCS],
                 xbar_free: 0,
                 free_seq: 0,
-                router: topo.port_router[port as usize],
+                router: topo.ports.port_router[port as usize],
                 upstream: topo.link_into_port(port).unwrap_or(NONE),
                 routed: 0,
                 free_pending: false,
@@ -125,10 +119,8 @@ impl PacketNetwork {
         let nics = vec![Nic::default(); topo.num_nics() as usize];
         let topo_nics = topo.num_nics() as usize;
         let params_seed = params.routing_seed;
-        let deterministic = !matches!(
-            topo.shape,
-            crate::machine::topology::Shape::Dragonfly { .. }
-        ) && params.routing != Routing::RandomUp;
+        let deterministic =
+            !matches!(topo.shape, Shape::Dragonfly(_)) && params.routing != Routing::RandomUp;
         let node_mem_free = vec![0; topo.num_nodes as usize];
         let mut net = PacketNetwork {
             topo,

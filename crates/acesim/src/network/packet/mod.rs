@@ -20,4 +20,4 @@ mod router;
 mod routing;
 mod state;
 
-pub use state::{NetParams, PacketEvent, PacketNetwork, Routing};
+pub use state::{NetParams, PacketEvent, PacketNetwork};

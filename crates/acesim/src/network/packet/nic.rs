@@ -217,7 +217,7 @@ impl PacketNetwork {
         now: Ps,
         p: &Packet,
     ) {
-        let link = self.topo.nic_port[p.dst_nic as usize];
+        let link = self.topo.ports.nic_port[p.dst_nic as usize];
         let lat = self.kind(link).latency;
         self.return_credit(q, now + lat, link, p.vc, p.bytes);
     }

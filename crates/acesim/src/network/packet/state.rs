@@ -2,6 +2,7 @@
 //! messages, links (one per router port and one per NIC), router inputs and NICs. The
 //! behaviour lives beside it, one concern a file (nic, router, credits, routing, checks).
 
+use crate::machine::options::Routing;
 use crate::machine::topology::Topology;
 use crate::network::interface::{LinkStats, ModelEvent, NicStats, Notice};
 use crate::rng::Rng;
@@ -98,20 +99,6 @@ pub(super) struct PendingCredit {
     pub(super) bytes: u32,
     pub(super) vc: u8,
     pub(super) next: u32,
-}
-
-/// How packets choose their path on a dragonfly.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Routing {
-    Minimal,
-    /// Through a random intermediate group.
-    Valiant,
-    /// At the source router: minimal or Valiant, whichever has less queued×hops.
-    Ugal {
-        threshold: f64,
-    },
-    /// Fat tree: a random up port at every router on the way up (BookSim2's `nca`).
-    RandomUp,
 }
 
 #[derive(Debug, Clone)]

@@ -1,0 +1,190 @@
+//! Loading a machine: a TOML file or a preset, `--set` overrides applied to its text, serde
+//! for the types and `validate` for the rest; every error points at the line (or the
+//! `--set`) it comes from.
+
+use crate::error::{did_you_mean, Error, Location, Result};
+use crate::machine::config::{MachineConfig, PRESETS};
+use crate::machine::loaded::Machine;
+use crate::machine::validate::validate;
+
+/// Where a config came from, kept to point errors at the right line.
+#[derive(Debug, Clone)]
+pub struct MachineSource {
+    /// File path or `preset NAME`.
+    pub name: String,
+    pub text: String,
+    /// `--set` overrides applied on top, as given.
+    pub overrides: Vec<String>,
+}
+
+impl MachineSource {
+    /// Reads a machine file, or a preset when `spec` names one and is not a file.
+    pub fn open(spec: &str) -> Result<Self> {
+        if let Some((name, text)) = PRESETS.iter().find(|(n, _)| *n == spec) {
+            if !std::path::Path::new(spec).exists() {
+                return Ok(MachineSource {
+                    name: format!("preset {name}"),
+                    text: (*text).to_string(),
+                    overrides: vec![],
+                });
+            }
+        }
+        let text = std::fs::read_to_string(spec).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                let names: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
+                Error::input(
+                    Location::file(spec),
+                    format!(
+                        "no such machine file, and not a preset (presets: {})",
+                        names.join(", ")
+                    ),
+                )
+            } else {
+                Error::io(spec, e)
+            }
+        })?;
+        Ok(MachineSource {
+            name: spec.to_string(),
+            text,
+            overrides: vec![],
+        })
+    }
+
+    pub fn from_text(name: impl Into<String>, text: impl Into<String>) -> Self {
+        MachineSource {
+            name: name.into(),
+            text: text.into(),
+            overrides: vec![],
+        }
+    }
+
+    pub fn with_overrides(mut self, overrides: &[String]) -> Self {
+        self.overrides.extend(overrides.iter().cloned());
+        self
+    }
+
+    /// Parses the text, applies the overrides, checks every field and reads its words.
+    pub fn load(&self) -> Result<Machine> {
+        let base: MachineConfig = parse_toml(&self.name, &self.text)?;
+        let mut config = base;
+        let mut text = self.text.clone();
+        for ov in &self.overrides {
+            text = apply_override(&text, ov)?;
+            config = toml::from_str(&text).map_err(|e| {
+                Error::input(
+                    Location::file("command line").with_field(override_key(ov)),
+                    format!("--set {ov}: {}", explain_serde_message(e.message())),
+                )
+            })?;
+        }
+        validate(config, |field| self.locate(&text, field))
+    }
+
+    /// Location of a dotted field: the `--set` that changed it, or its place in the file.
+    fn locate(&self, text: &str, field: &str) -> Location {
+        if self.overrides.iter().any(|o| override_key(o) == field) {
+            return Location::file("command line").with_field(field);
+        }
+        let loc = Location::file(&self.name).with_field(field);
+        if let Ok(doc) = toml_edit::ImDocument::parse(text) {
+            let mut item: Option<&toml_edit::Item> = None;
+            for (i, part) in field.split('.').enumerate() {
+                item = if i == 0 {
+                    doc.get(part)
+                } else {
+                    item.and_then(|it| it.get(part))
+                };
+            }
+            if let Some(span) = item.and_then(|it| it.span()) {
+                let at = Location::in_text(&self.name, text, span.start, span.len());
+                return Location {
+                    field: Some(field.to_string()),
+                    ..at
+                };
+            }
+        }
+        loc
+    }
+}
+
+fn parse_toml<T: serde::de::DeserializeOwned>(name: &str, text: &str) -> Result<T> {
+    toml::from_str(text).map_err(|e| {
+        let loc = match e.span() {
+            Some(span) => Location::in_text(name, text, span.start, span.len()),
+            None => Location::file(name),
+        };
+        Error::input(loc, explain_serde_message(e.message().trim()))
+    })
+}
+
+/// serde's "unknown field `vc`, expected one of `vcs`, ..." with the likely intended name
+/// first: "unknown field `vc`; did you mean `vcs`? (expected one of ...)".
+fn explain_serde_message(message: &str) -> String {
+    for what in ["unknown field", "unknown variant"] {
+        let Some(rest) = message.strip_prefix(what) else {
+            continue;
+        };
+        let names: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
+        let Some((word, candidates)) = names.split_first() else {
+            continue;
+        };
+        let hint = did_you_mean(word, candidates.iter().copied());
+        if hint.is_empty() {
+            return message.to_string();
+        }
+        let expected = rest.split_once(", ").map_or("", |(_, e)| e);
+        return format!("{what} `{word}`{hint} ({expected})");
+    }
+    message.to_string()
+}
+
+fn override_key(ov: &str) -> &str {
+    ov.split_once('=').map_or(ov, |(k, _)| k.trim())
+}
+
+/// Applies `a.b.c=value` to the TOML text. The value is read as TOML when it parses
+/// (`2`, `true`, `[8, 8]`), else as a string (`100ns`, `4 GB/s`).
+pub fn apply_override(text: &str, ov: &str) -> Result<String> {
+    let cmdline = || Location::file("command line");
+    let (key, value) = ov.split_once('=').ok_or_else(|| {
+        Error::input(
+            cmdline(),
+            format!("--set {ov}: expected FIELD=VALUE, e.g. router.switch_latency=100ns"),
+        )
+    })?;
+    let key = key.trim();
+    let parts: Vec<&str> = key.split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err(Error::input(
+            cmdline(),
+            format!("--set {ov}: '{key}' is not a field path like router.vcs"),
+        ));
+    }
+    let mut doc: toml_edit::DocumentMut = text
+        .parse()
+        .map_err(|e| Error::input(cmdline(), format!("--set {ov}: {e}")))?;
+    let value_text = value.trim();
+    let parsed: toml_edit::Value = format!("v = {value_text}")
+        .parse::<toml_edit::DocumentMut>()
+        .ok()
+        .and_then(|d| d.get("v").and_then(|v| v.as_value().cloned()))
+        .unwrap_or_else(|| toml_edit::Value::from(value_text));
+    let mut table = doc.as_table_mut();
+    for part in &parts[..parts.len() - 1] {
+        let item = table
+            .entry(part)
+            .or_insert(toml_edit::Item::Table(toml_edit::Table::new()));
+        if let Some(inline) = item.as_inline_table() {
+            *item = toml_edit::Item::Table(inline.clone().into_table());
+        }
+        table = item.as_table_mut().ok_or_else(|| {
+            Error::input(
+                cmdline().with_field(key),
+                format!("--set {ov}: '{part}' is not a table"),
+            )
+        })?;
+    }
+    let last = parts[parts.len() - 1];
+    table.insert(last, toml_edit::Item::Value(parsed));
+    Ok(doc.to_string())
+}

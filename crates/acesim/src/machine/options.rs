@@ -1,0 +1,50 @@
+//! The machine's choices that are words in its file (`router.routing = "ugal"`), as the
+//! enums the code matches on. They are read once, when the machine is loaded
+//! (`machine::validate`); nothing else reads the words.
+
+/// How packets choose their path where the topology offers more than one.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Routing {
+    /// The topology's own minimal routing (`auto`, `minimal`): dimension order on grids,
+    /// up/down on trees, minimal on a dragonfly.
+    Minimal,
+    /// Dragonfly: through a random intermediate group.
+    Valiant,
+    /// Dragonfly, at the source router: minimal or Valiant, whichever has less
+    /// queued×hops (the minimal path is taken unless it is `threshold` times worse).
+    Ugal { threshold: f64 },
+    /// Fat tree: a random up port at every router on the way up (BookSim2's `nca`).
+    RandomUp,
+}
+
+/// Torus rings: how a packet's VC class is chosen (deadlock freedom).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dateline {
+    /// Class 0 until the packet crosses the ring's wrap-around link, class 1 after.
+    Crossing,
+    /// Class 1 on the whole ring when the route crosses that link, else class 0
+    /// (BookSim2's `dim_order`).
+    Route,
+}
+
+/// How a rank picks among its node's NICs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NicSelection {
+    /// Per rank, transfer by transfer.
+    RoundRobin,
+    /// The rank's index on its node.
+    ByRank,
+}
+
+/// How ranks are placed on nodes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlacementPolicy {
+    /// Ranks 0..k on node 0, and so on.
+    Block,
+    /// Round-robin over the nodes.
+    Cyclic,
+    /// The block layout shuffled with this seed.
+    Random { seed: u64 },
+    /// One node number per line of this file, line i for rank i.
+    File(String),
+}

@@ -1,0 +1,156 @@
+//! k-ary n-trees (`kind = "fat_tree"`): n levels of k^(n-1) switches, k nodes per leaf
+//! switch; up/down routing, the up port chosen by destination (d-mod-k) or at random.
+
+use super::check::Bad;
+use super::ports::{Builder, Hop, Ports};
+use crate::error::Result;
+use crate::machine::config::TopologyConfig;
+use crate::rng::Rng;
+
+/// Arity `k` and levels `n` (k^n nodes).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FatTreeSpec {
+    pub k: u32,
+    pub n: u32,
+}
+
+impl FatTreeSpec {
+    pub const FIELDS: &'static [&'static str] = &["k", "n"];
+
+    pub fn from_config(t: &TopologyConfig, bad: Bad) -> Result<FatTreeSpec> {
+        let (Some(k), Some(n)) = (t.k, t.n) else {
+            return Err(bad(
+                "topology",
+                "a fat_tree needs `k` (arity) and `n` (levels)".into(),
+            ));
+        };
+        if k < 2 {
+            return Err(bad("topology.k", "k must be at least 2".into()));
+        }
+        if n < 1 {
+            return Err(bad("topology.n", "n must be at least 1".into()));
+        }
+        if (k as u64).saturating_pow(n) > 1 << 28 {
+            return Err(bad(
+                "topology.n",
+                format!("{k}^{n} nodes is more than acesim supports (2^28)"),
+            ));
+        }
+        Ok(FatTreeSpec { k, n })
+    }
+
+    pub fn planned_nodes(&self) -> u64 {
+        (self.k as u64).saturating_pow(self.n)
+    }
+
+    /// Routers and router-to-router ports.
+    pub fn planned_routers(&self) -> (u64, u64) {
+        let (k, n) = (self.k as u64, self.n);
+        let per_level = k.saturating_pow(n.saturating_sub(1));
+        // k down ports above level 0 and k up ports below the top: 2(n-1) k per column.
+        let ports = per_level
+            .saturating_mul(k)
+            .saturating_mul(2 * (n as u64 - 1));
+        (per_level.saturating_mul(n as u64), ports)
+    }
+
+    /// Level by level; a switch's down ports first (k NICs' worth at level 0), then its up
+    /// ports.
+    pub fn build(&self, nics: u32, b: &mut Builder) -> FatTree {
+        let (k, n) = (self.k, self.n);
+        let per_level = k.pow(n - 1);
+        for l in 0..n {
+            for _ in 0..per_level {
+                let down = if l == 0 { k * nics } else { k };
+                let up = if l + 1 < n { k } else { 0 };
+                b.add_router(down + up);
+            }
+        }
+        let down_ports = |l: u32| if l == 0 { k * nics } else { k };
+        for l in 0..n.saturating_sub(1) {
+            for w in 0..per_level {
+                let digit = (w / k.pow(l)) % k;
+                for j in 0..k {
+                    let w2 = w - digit * k.pow(l) + j * k.pow(l);
+                    let r = l * per_level + w;
+                    let r2 = (l + 1) * per_level + w2;
+                    b.connect(r, down_ports(l) + j, r2, digit);
+                }
+            }
+        }
+        for node in 0..per_level * k {
+            for j in 0..nics {
+                b.attach_nic(node * nics + j, node / k, (node % k) * nics + j);
+            }
+        }
+        FatTree { k, n, per_level }
+    }
+}
+
+/// A built k-ary n-tree.
+#[derive(Debug, Clone)]
+pub struct FatTree {
+    pub k: u32,
+    pub n: u32,
+    pub per_level: u32,
+}
+
+impl FatTree {
+    pub fn nodes(&self) -> u32 {
+        self.per_level * self.k
+    }
+
+    /// Up/down: down when this switch covers the destination, else up, spreading
+    /// destinations over the up ports (d-mod-k).
+    #[inline]
+    pub fn route(&self, ports: &Ports, base: u32, router: u32, dst_nic: u32) -> Hop {
+        let (k, n, per_level) = (self.k, self.n, self.per_level);
+        let level = router / per_level;
+        let w = router % per_level;
+        let dst_node = ports.nic_node(dst_nic);
+        let digit = |x: u32, i: u32| (x / k.pow(i)) % k;
+        // This switch reaches dst downwards when digits level..n-2 of its index match
+        // digits level+1..n-1 of the destination node.
+        let covers = (level..n - 1).all(|j| digit(w, j) == digit(dst_node, j + 1));
+        if covers {
+            // Going down from level l changes index digit l-1 to node digit l.
+            Hop {
+                port: base + digit(dst_node, level),
+                class: 0,
+            }
+        } else {
+            let down = if level == 0 {
+                k * ports.nics_per_node
+            } else {
+                k
+            };
+            Hop {
+                port: base + down + digit(dst_node, level),
+                class: 0,
+            }
+        }
+    }
+
+    /// `router.routing = "random"`: going up, one of the k up ports drawn at random (the
+    /// level reached, and so the path's length, is the same); going down, `hop` itself.
+    pub fn random_up(&self, ports: &Ports, router: u32, hop: Hop, rng: &mut Rng) -> Hop {
+        let k = self.k;
+        // Up ports are the last k of a switch below the top level.
+        let base = ports.port_base[router as usize];
+        let count = ports.port_base[router as usize + 1] - base;
+        let going_up = router / self.per_level + 1 < self.n && hop.port >= base + count - k;
+        if going_up {
+            Hop {
+                port: base + count - k + rng.below(k as u64) as u32,
+                ..hop
+            }
+        } else {
+            hop
+        }
+    }
+
+    /// Up to the common ancestor and down again.
+    pub fn max_hops(&self) -> u32 {
+        2 * self.n.saturating_sub(1)
+    }
+}

@@ -1,0 +1,390 @@
+//! A built topology: the port arrays, the shape that routes on them, and what every
+//! model asks of a topology (link classes and names, routes, sizes).
+
+use super::ports::{Builder, Hop, LinkClass, LinkEnd, Peer, PlannedSize, Ports};
+use super::shape::Shape;
+use crate::error::{Error, Location, Result};
+use crate::machine::loaded::Machine;
+
+#[derive(Debug, Clone)]
+pub struct Topology {
+    pub shape: Shape,
+    pub ports: Ports,
+    pub num_routers: u32,
+    pub num_nodes: u32,
+    /// Number of VC classes routing needs to stay deadlock-free.
+    pub vc_classes: u8,
+}
+
+/// The size `Topology::build(machine, ranks)` will have, without building it.
+pub fn planned_size(machine: &Machine, ranks: u32) -> PlannedSize {
+    machine.topology.planned_size(ranks, machine.nic.count)
+}
+
+impl Topology {
+    /// Bytes a topology of `size` takes.
+    pub fn estimate_bytes(size: &PlannedSize) -> u64 {
+        // Grids also keep up to 6 coordinates per router.
+        size.ports * (std::mem::size_of::<Peer>() as u64 + 4) + size.routers * 28 + size.nics * 4
+    }
+
+    /// Builds the topology of `machine`; `ranks` (nodes wanted) sizes the crossbar and
+    /// leaf/spine trees that leave their size open. `run::simulate::layout` checks the
+    /// capacity.
+    pub fn build(machine: &Machine, ranks: u32) -> Result<Topology> {
+        let spec = &machine.topology;
+        let nics = machine.nic.count;
+        let bad = |field: &str, msg: String| {
+            Error::input(Location::file("machine").with_field(field), msg)
+        };
+        // Size check before building, in 64 bits, so nothing below can overflow.
+        let nodes = spec.planned_nodes(ranks);
+        if nodes.saturating_mul(nics as u64) > 1 << 28 {
+            let msg = format!(
+                "{nodes} nodes with {nics} NICs each is more than acesim supports (2^28 NICs)"
+            );
+            // A crossbar or leaf/spine without a fixed size is as large as the run.
+            if spec.sized_by_run() {
+                return Err(Error::input(
+                    Location::file("command line").with_field("ranks"),
+                    format!("{ranks} ranks need {nodes} nodes with {nics} NIC(s) each: more than acesim supports (2^28 NICs)"),
+                ));
+            }
+            return Err(bad("nic.count", msg));
+        }
+        // Ports and links are numbered in 32 bits: check their count too (a leaf/spine with
+        // many leaves and parallel links has far more ports than nodes).
+        let ports = spec.planned_size(ranks, nics).ports;
+        if ports.saturating_add(nodes * nics as u64) >= 1 << 32 {
+            return Err(bad(
+                "topology",
+                format!("{ports} router ports is more than acesim supports (2^32 links)"),
+            ));
+        }
+        let mut b = Builder::default();
+        let built = spec.build(ranks, nics, machine.dateline, &mut b);
+        let num_routers = b.num_routers();
+        Ok(Topology {
+            shape: built.shape,
+            ports: b.finish(nics, built.nodes_per_router),
+            num_routers,
+            num_nodes: built.nodes,
+            vc_classes: built.vc_classes.max(1),
+        })
+    }
+
+    /// The kind's name (`torus`, `dragonfly`, ...).
+    pub fn kind(&self) -> &'static str {
+        match &self.shape {
+            Shape::Crossbar => "crossbar",
+            Shape::Grid(g) if g.torus => "torus",
+            Shape::Grid(_) => "mesh",
+            Shape::FatTree(_) => "fat_tree",
+            Shape::LeafSpine(_) => "leaf_spine",
+            Shape::Dragonfly(_) => "dragonfly",
+        }
+    }
+
+    pub fn num_ports(&self) -> u32 {
+        self.ports.peer.len() as u32
+    }
+    pub fn num_nics(&self) -> u32 {
+        self.ports.nic_port.len() as u32
+    }
+    pub fn num_links(&self) -> u32 {
+        self.num_ports() + self.num_nics()
+    }
+    pub fn nics_per_node(&self) -> u32 {
+        self.ports.nics_per_node
+    }
+    pub fn nodes_per_router(&self) -> u32 {
+        self.ports.nodes_per_router
+    }
+    #[inline]
+    pub fn nic_node(&self, nic: u32) -> u32 {
+        self.ports.nic_node(nic)
+    }
+    pub fn node_nic(&self, node: u32, index: u32) -> u32 {
+        node * self.ports.nics_per_node + index
+    }
+    /// The router a NIC is attached to.
+    #[inline]
+    pub fn nic_router(&self, nic: u32) -> u32 {
+        self.ports.nic_router(nic)
+    }
+
+    /// Where link `link` delivers packets, or `None` for an unconnected port.
+    pub fn link_end(&self, link: u32) -> Option<LinkEnd> {
+        let np = self.num_ports();
+        if link >= np {
+            return Some(LinkEnd::RouterIn(self.ports.nic_port[(link - np) as usize]));
+        }
+        match self.ports.peer[link as usize] {
+            Peer::Router(p) => Some(LinkEnd::RouterIn(p)),
+            Peer::Nic(n) => Some(LinkEnd::NicIn(n)),
+            Peer::None => None,
+        }
+    }
+
+    /// The link that feeds the input buffer of router port `port`.
+    pub fn link_into_port(&self, port: u32) -> Option<u32> {
+        match self.ports.peer[port as usize] {
+            Peer::Router(p) => Some(p),
+            Peer::Nic(n) => Some(self.num_ports() + n),
+            Peer::None => None,
+        }
+    }
+
+    pub fn link_class(&self, link: u32) -> LinkClass {
+        let np = self.num_ports();
+        if link >= np {
+            LinkClass::Injection
+        } else if let Peer::Nic(_) = self.ports.peer[link as usize] {
+            LinkClass::Ejection
+        } else if let Shape::Dragonfly(d) = &self.shape {
+            let local = link - self.ports.port_base[self.ports.port_router[link as usize] as usize];
+            if d.is_global_port(local) {
+                LinkClass::Global
+            } else {
+                LinkClass::Local
+            }
+        } else {
+            LinkClass::Network
+        }
+    }
+
+    /// Dragonfly: the group of a router (0 on other topologies).
+    pub fn group_of(&self, router: u32) -> u32 {
+        match &self.shape {
+            Shape::Dragonfly(d) => d.group_of(router),
+            _ => 0,
+        }
+    }
+
+    /// The most router-to-router hops any route takes (its diameter along the routing
+    /// function): dimension order on grids, up/down on trees, and on a dragonfly
+    /// local-global-local, twice over through an intermediate group when not minimal.
+    pub fn max_route_hops(&self) -> u32 {
+        self.shape.max_route_hops()
+    }
+
+    /// Human-readable name of a directed link: `r3.p1->r4`, `nic5->r2`, `r2->nic5`.
+    pub fn link_name(&self, link: u32) -> String {
+        let np = self.num_ports();
+        if link >= np {
+            let nic = link - np;
+            return format!("nic{}->r{}", nic, self.nic_router(nic));
+        }
+        let r = self.ports.port_router[link as usize];
+        let local = link - self.ports.port_base[r as usize];
+        match self.ports.peer[link as usize] {
+            Peer::Router(p) => {
+                format!("r{}.p{}->r{}", r, local, self.ports.port_router[p as usize])
+            }
+            Peer::Nic(n) => format!("r{r}.p{local}->nic{n}"),
+            Peer::None => format!("r{r}.p{local}->none"),
+        }
+    }
+
+    /// Routes a packet for `dst_nic` (coming from `src_nic`) at `router`.
+    pub fn route(&self, router: u32, src_nic: u32, dst_nic: u32) -> Hop {
+        let (src_router, dst_router) = (self.nic_router(src_nic), self.nic_router(dst_nic));
+        self.route_between(router, src_router, dst_router, dst_nic)
+    }
+
+    /// `route` for a packet that knows the routers of its source and destination NICs
+    /// (saves two lookups a hop): the shape's minimal, deterministic route.
+    #[inline]
+    pub fn route_between(
+        &self,
+        router: u32,
+        src_router: u32,
+        dst_router: u32,
+        dst_nic: u32,
+    ) -> Hop {
+        if dst_router == router {
+            return Hop {
+                port: self.ports.nic_port[dst_nic as usize],
+                class: 0,
+            };
+        }
+        let base = self.ports.port_base[router as usize];
+        match &self.shape {
+            Shape::Dragonfly(d) => d.route_via(&self.ports, router, dst_nic, u32::MAX),
+            // Every NIC of a crossbar is on its one router (handled above).
+            Shape::Crossbar => Hop {
+                port: self.ports.nic_port[dst_nic as usize],
+                class: 0,
+            },
+            Shape::Grid(g) => g.route(base, router, src_router, dst_router),
+            Shape::FatTree(f) => f.route(&self.ports, base, router, dst_nic),
+            Shape::LeafSpine(l) => l.route(&self.ports, base, router, dst_router, dst_nic),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::load::MachineSource;
+
+    fn topo(toml: &str, ranks: u32) -> Topology {
+        let c = MachineSource::from_text("t", toml).load().unwrap();
+        Topology::build(&c, ranks).unwrap()
+    }
+
+    /// Follows the routing function from src to dst and returns the routers visited.
+    pub(crate) fn walk(t: &Topology, src: u32, dst: u32) -> Vec<u32> {
+        let mut r = t.nic_router(src);
+        let mut path = vec![r];
+        for _ in 0..10_000 {
+            let hop = t.route(r, src, dst);
+            assert_eq!(
+                t.ports.port_router[hop.port as usize], r,
+                "route left from a foreign port"
+            );
+            match t.ports.peer[hop.port as usize] {
+                Peer::Nic(n) => {
+                    assert_eq!(n, dst);
+                    return path;
+                }
+                Peer::Router(p) => {
+                    r = t.ports.port_router[p as usize];
+                    path.push(r);
+                }
+                Peer::None => panic!("routed to an unconnected port"),
+            }
+        }
+        panic!("route did not terminate");
+    }
+
+    #[test]
+    fn port_count_is_what_build_creates() {
+        let machines = [
+            ("[topology]\nkind = \"crossbar\"\n[nic]\ncount = 3", 5),
+            ("[topology]\nkind = \"crossbar\"\nnodes = 7", 2),
+            ("[topology]\nkind = \"mesh\"\ndims = [3, 2]\nnodes_per_router = 2", 4),
+            ("[topology]\nkind = \"torus\"\ndims = [4, 1, 3]\n[nic]\ncount = 2", 4),
+            ("[topology]\nkind = \"fat_tree\"\nk = 2\nn = 1", 2),
+            ("[topology]\nkind = \"fat_tree\"\nk = 3\nn = 3\n[nic]\ncount = 2", 9),
+            ("[topology]\nkind = \"leaf_spine\"\nnodes_per_leaf = 3\nspines = 2\nlinks_per_spine = 2", 7),
+            ("[topology]\nkind = \"leaf_spine\"\nleaves = 2\nnodes_per_leaf = 1\nspines = 3", 2),
+            ("[topology]\nkind = \"dragonfly\"\np = 2\na = 3\nh = 1\n[router]\nvcs = 3", 8),
+            ("[topology]\nkind = \"dragonfly\"\np = 1\na = 1\nh = 2\ng = 2", 2),
+        ];
+        for (toml, ranks) in machines {
+            let c = MachineSource::from_text("t", toml).load().unwrap();
+            let t = Topology::build(&c, ranks).unwrap();
+            assert_eq!(
+                planned_size(&c, ranks).ports,
+                t.num_ports() as u64,
+                "{toml}"
+            );
+        }
+    }
+
+    #[test]
+    fn too_many_ports_is_an_input_error() {
+        // Fewer than 2^28 nodes, but 2^28 leaves with 2^16 ports each: the port numbers
+        // would not fit in 32 bits (found while writing the fuzz targets).
+        let c = MachineSource::from_text(
+            "t",
+            "[topology]\nkind = \"leaf_spine\"\nleaves = 268435456\nnodes_per_leaf = 1\nspines = 32767\nlinks_per_spine = 2",
+        )
+        .load()
+        .unwrap();
+        let e = Topology::build(&c, 8).unwrap_err().to_string();
+        assert!(
+            e.contains("router ports is more than acesim supports"),
+            "{e}"
+        );
+        // A 2^28-node binary fat tree has 28 levels of 2^27 switches with 4 ports.
+        let c = MachineSource::from_text("t", "[topology]\nkind = \"fat_tree\"\nk = 2\nn = 28")
+            .load()
+            .unwrap();
+        assert_eq!(
+            planned_size(&c, 1).ports,
+            (1 << 29) + 27 * (1 << 29) - (1 << 28)
+        );
+        assert!(Topology::build(&c, 1).is_err());
+    }
+
+    #[test]
+    fn torus_routes_are_minimal_and_reach_destination() {
+        let t = topo("[topology]\nkind='torus'\ndims=[5,4,3]", 60);
+        assert_eq!(t.num_nodes, 60);
+        for s in 0..60 {
+            for d in 0..60 {
+                let path = walk(&t, s, d);
+                let hops: u32 = [(5u32, 1u32), (4, 5), (3, 20)]
+                    .iter()
+                    .map(|&(n, st)| {
+                        let (a, b) = ((s / st) % n, (d / st) % n);
+                        let f = (b + n - a) % n;
+                        f.min(n - f)
+                    })
+                    .sum();
+                assert_eq!(path.len() as u32 - 1, hops, "{s}->{d}: {path:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn mesh_and_fat_tree_and_leaf_spine_route_everywhere() {
+        let mesh = topo(
+            "[topology]\nkind='mesh'\ndims=[4,3]\nnodes_per_router=2",
+            24,
+        );
+        let ft = topo("[topology]\nkind='fat_tree'\nk=3\nn=3", 27);
+        let ls = topo(
+            "[topology]\nkind='leaf_spine'\nnodes_per_leaf=4\nspines=3\nlinks_per_spine=2",
+            16,
+        );
+        let df = topo("[topology]\nkind='dragonfly'\np=2\na=4\nh=2", 1);
+        let df_palm = topo(
+            "[topology]\nkind='dragonfly'\np=1\na=3\nh=2\ng=4\narrangement='palmtree'",
+            1,
+        );
+        for t in [&df, &df_palm] {
+            for s in 0..t.num_nics() {
+                for d in 0..t.num_nics() {
+                    // Minimal: at most local, global, local.
+                    assert!(walk(t, s, d).len() <= 4, "{s}->{d}");
+                }
+            }
+        }
+        assert_eq!(df.num_routers, 4 * 9);
+        // Every global port of a full dragonfly is wired, and exactly once.
+        let globals = (0..df.num_ports())
+            .filter(|&p| df.link_class(p) == LinkClass::Global)
+            .count();
+        assert_eq!(globals, 9 * 4 * 2);
+        assert!((0..df.num_ports())
+            .filter(|&p| df.link_class(p) == LinkClass::Global)
+            .all(|p| matches!(df.ports.peer[p as usize], Peer::Router(_))));
+        for t in [&mesh, &ft, &ls] {
+            for s in 0..t.num_nics() {
+                for d in 0..t.num_nics() {
+                    let p = walk(t, s, d);
+                    let mut seen = p.clone();
+                    seen.sort_unstable();
+                    seen.dedup();
+                    assert_eq!(seen.len(), p.len(), "route revisits a router: {p:?}");
+                }
+            }
+        }
+        // Fat tree: nodes on one leaf meet at level 0; others climb to the common ancestor.
+        assert_eq!(walk(&ft, 0, 1).len(), 1);
+        assert_eq!(walk(&ft, 0, 3).len(), 3);
+        assert_eq!(walk(&ft, 0, 26).len(), 5);
+        assert_eq!(walk(&ls, 0, 5).len(), 3);
+        assert_eq!(ls.num_routers, 4 + 3);
+    }
+
+    #[test]
+    fn crossbar_sizes_to_ranks() {
+        let t = topo("[topology]\nkind='crossbar'", 8);
+        assert_eq!((t.num_routers, t.num_nodes, t.num_ports()), (1, 8, 8));
+        assert_eq!(walk(&t, 2, 5), vec![0]);
+    }
+}

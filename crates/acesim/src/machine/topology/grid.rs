@@ -1,0 +1,221 @@
+//! Meshes and tori of 1 to 6 dimensions (`kind = "mesh"` / `"torus"`), with a wrap-around
+//! choice per dimension and several nodes per router; dimension-order routing along the
+//! shortest direction of each ring, deadlock-free with two VC classes (a dateline).
+
+use super::check::{positive, Bad};
+use super::ports::{Builder, Hop};
+use crate::error::Result;
+use crate::machine::config::TopologyConfig;
+use crate::machine::options::Dateline;
+
+/// What the machine file says of a mesh or torus.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GridSpec {
+    /// `torus` (wrap-around links by default) or `mesh`.
+    pub torus: bool,
+    /// Routers per dimension.
+    pub dims: Vec<u32>,
+    /// Wrap-around link per dimension (the torus default all true, the mesh's all false).
+    pub wrap: Vec<bool>,
+    pub nodes_per_router: u32,
+}
+
+impl GridSpec {
+    pub const FIELDS: &'static [&'static str] = &["dims", "wrap", "nodes_per_router"];
+
+    pub fn from_config(t: &TopologyConfig, torus: bool, bad: Bad) -> Result<GridSpec> {
+        let Some(dims) = &t.dims else {
+            return Err(bad(
+                "topology",
+                format!("a {} needs `dims`, e.g. dims = [8, 8]", t.kind),
+            ));
+        };
+        if dims.is_empty() || dims.len() > 6 {
+            return Err(bad(
+                "topology.dims",
+                format!("a {} has 1 to 6 dimensions, not {}", t.kind, dims.len()),
+            ));
+        }
+        if let Some(i) = dims.iter().position(|&d| d == 0) {
+            return Err(bad("topology.dims", format!("dimension {i} has size 0")));
+        }
+        if let Some(wrap) = &t.wrap {
+            if wrap.len() != dims.len() {
+                return Err(bad(
+                    "topology.wrap",
+                    format!(
+                        "wrap has {} entries but dims has {} dimensions",
+                        wrap.len(),
+                        dims.len()
+                    ),
+                ));
+            }
+        }
+        positive(bad, "nodes_per_router", t.nodes_per_router)?;
+        let routers = dims.iter().fold(1u64, |n, &d| n.saturating_mul(d as u64));
+        if routers > 1 << 28 {
+            return Err(bad(
+                "topology.dims",
+                format!("{routers} routers is more than acesim supports (2^28)"),
+            ));
+        }
+        Ok(GridSpec {
+            torus,
+            dims: dims.clone(),
+            wrap: t.wrap.clone().unwrap_or_else(|| vec![torus; dims.len()]),
+            nodes_per_router: t.nodes_per_router.unwrap_or(1),
+        })
+    }
+
+    pub fn name(&self) -> &'static str {
+        if self.torus {
+            "torus"
+        } else {
+            "mesh"
+        }
+    }
+
+    /// A ring longer than 2 whose wrap-around link exists: with finite buffers its
+    /// packets need two VC classes to be deadlock-free.
+    pub fn has_ring(&self) -> bool {
+        self.dims.iter().zip(&self.wrap).any(|(&n, &w)| n > 2 && w)
+    }
+
+    fn routers(&self) -> u64 {
+        self.dims
+            .iter()
+            .fold(1u64, |n, &d| n.saturating_mul(d as u64))
+    }
+
+    pub fn planned_nodes(&self) -> u64 {
+        self.routers().saturating_mul(self.nodes_per_router as u64)
+    }
+
+    /// Routers and router-to-router ports (two per dimension, connected or not).
+    pub fn planned_routers(&self) -> (u64, u64) {
+        let routers = self.routers();
+        (routers, routers.saturating_mul(2 * self.dims.len() as u64))
+    }
+
+    /// Port `2d` of a router is its plus link in dimension `d`, `2d + 1` its minus link;
+    /// the NICs follow.
+    pub fn build(&self, nics: u32, dateline: Dateline, b: &mut Builder) -> Grid {
+        let (dims, wrap, npr) = (&self.dims, &self.wrap, self.nodes_per_router);
+        let mut strides = Vec::with_capacity(dims.len());
+        let mut s = 1u32;
+        for &d in dims {
+            strides.push(s);
+            s *= d; // at most 2^28 routers (checked when read)
+        }
+        let routers = s;
+        let net_ports = 2 * dims.len() as u32;
+        for _ in 0..routers {
+            b.add_router(net_ports + npr * nics);
+        }
+        for r in 0..routers {
+            for (d, &size) in dims.iter().enumerate() {
+                let c = (r / strides[d]) % size;
+                // Plus link of dimension d: port 2d of r to port 2d+1 of the neighbour.
+                let has_plus = c + 1 < size || (wrap[d] && size > 1);
+                if has_plus {
+                    let nc = (c + 1) % size;
+                    let nr = r - c * strides[d] + nc * strides[d];
+                    b.connect(r, 2 * d as u32, nr, 2 * d as u32 + 1);
+                }
+            }
+            for i in 0..npr {
+                for j in 0..nics {
+                    let node = r * npr + i;
+                    b.attach_nic(node * nics + j, r, net_ports + i * nics + j);
+                }
+            }
+        }
+        // The coordinates of every router, so that routing a packet does not divide.
+        let coords = (0..routers)
+            .flat_map(|r| {
+                dims.iter()
+                    .zip(&strides)
+                    .map(move |(&size, &st)| (r / st) % size)
+            })
+            .collect();
+        Grid {
+            torus: self.torus,
+            dims: dims.clone(),
+            wrap: wrap.clone(),
+            vc_classes: if self.torus || wrap.iter().any(|&w| w) {
+                2
+            } else {
+                1
+            },
+            dateline_by_route: dateline == Dateline::Route,
+            coords,
+        }
+    }
+}
+
+/// A built mesh or torus, as routing reads it.
+#[derive(Debug, Clone)]
+pub struct Grid {
+    pub torus: bool,
+    pub dims: Vec<u32>,
+    pub wrap: Vec<bool>,
+    pub vc_classes: u8,
+    /// Rings choose the VC class by route (`router.dateline = "route"`): class 1 for the
+    /// whole ring when the route crosses the wrap-around link, else class 0.
+    pub dateline_by_route: bool,
+    /// Router r's coordinates are `coords[r * dims ..]`.
+    coords: Vec<u32>,
+}
+
+impl Grid {
+    /// The next hop at `router` (whose first port is `base`) of a packet that entered the
+    /// network at `src_router` and goes to `dst_router` (not this one).
+    #[inline]
+    pub fn route(&self, base: u32, router: u32, src_router: u32, dst_router: u32) -> Hop {
+        let n = self.dims.len();
+        let here = &self.coords[router as usize * n..][..n];
+        let there = &self.coords[dst_router as usize * n..][..n];
+        for (d, &size) in self.dims.iter().enumerate() {
+            let (c, t) = (here[d], there[d]);
+            if c == t {
+                continue;
+            }
+            let s = self.coords[src_router as usize * n + d];
+            // Coordinates are below `size`: wrap around by comparing, not dividing.
+            // Written as selects, not branches: the direction is data, not a pattern
+            // a branch predictor learns.
+            let w = self.wrap[d];
+            let fwd = if t > c { t - c } else { t + size - c };
+            // Shortest direction; ties go plus so the choice is deterministic.
+            let plus = if w { fwd <= size - fwd } else { t > c };
+            // Dateline: once a packet has wrapped in this dimension it uses class 1
+            // (`crossing`); or, `route`, class 1 on every hop of this dimension when
+            // its route wraps: the packet entered the dimension at `s` (DOR changes
+            // one coordinate at a time) and goes plus to `t < s` or minus to `t > s`.
+            let up = if c + 1 == size { 0 } else { c + 1 };
+            let down = if c == 0 { size - 1 } else { c - 1 };
+            let next = if plus { up } else { down };
+            let (from, to) = if self.dateline_by_route {
+                (t, s)
+            } else {
+                (next, s)
+            };
+            let wrapped = w & if plus { from < to } else { from > to };
+            let local = 2 * d as u32 + (!plus) as u32;
+            return Hop {
+                port: base + local,
+                class: wrapped as u8,
+            };
+        }
+        unreachable!("a packet at a router other than its destination has a dimension left")
+    }
+
+    /// The most router-to-router hops of a route: half of each ring, all of each line.
+    pub fn max_hops(&self) -> u32 {
+        self.dims
+            .iter()
+            .zip(&self.wrap)
+            .map(|(&k, &w)| if w { k / 2 } else { k.saturating_sub(1) })
+            .sum()
+    }
+}

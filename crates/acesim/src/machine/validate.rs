@@ -1,0 +1,321 @@
+//! Checks what TOML types cannot express (ranges, combinations) and reads the file's words
+//! into enums, once: the one place a machine's strings are matched. The checks run in a
+//! fixed order, so a file with several mistakes always gets the same first error.
+
+use crate::error::{did_you_mean, Error, Location, Result};
+use crate::machine::config::{MachineConfig, TopologyConfig};
+use crate::machine::loaded::Machine;
+use crate::machine::options::{Dateline, NicSelection, PlacementPolicy, Routing};
+use crate::machine::topology::{Kind, TopologySpec};
+use crate::program::collectives::{self, CollKind};
+use crate::units::Bounded;
+
+/// Checks `c` (errors located by `locate(field)`) and reads it into a [`Machine`].
+pub fn validate(c: MachineConfig, locate: impl Fn(&str) -> Location) -> Result<Machine> {
+    let bad = |field: &str, msg: String| Error::input(locate(field), msg);
+    // A check between two fields blames the one the user wrote when the other is a default.
+    let written = |f: &str| locate(f).line.is_some() || locate(f).file == "command line";
+    let kind = Kind::parse(&c.topology.kind).map_err(|m| bad("topology.kind", m))?;
+    check_fields(&c.topology, kind, &bad)?;
+    let topology = TopologySpec::from_config(kind, &c.topology, &bad)?;
+    let routing = routing(&c, kind, &bad)?;
+    let dateline = match c.router.dateline.as_str() {
+        "crossing" => Dateline::Crossing,
+        "route" => Dateline::Route,
+        other => {
+            return Err(bad(
+                "router.dateline",
+                format!(
+                    "unknown dateline '{other}'{} (expected crossing or route)",
+                    did_you_mean(other, ["crossing", "route"])
+                ),
+            ))
+        }
+    };
+    check_router(&c, kind, routing, &bad, &written)?;
+    let nic_selection = check_nic(&c, &bad)?;
+    let placement_policy = placement(&c, &bad)?;
+    check_collectives(&c, &bad)?;
+    check_buffers(&c, &topology, &bad, &written)?;
+    Ok(Machine::new(
+        c,
+        topology,
+        routing,
+        nic_selection,
+        placement_policy,
+        dateline,
+    ))
+}
+
+type Bad<'a> = dyn Fn(&str, String) -> Error + 'a;
+
+/// A field of `[topology]` that this kind does not have is an error, not ignored.
+fn check_fields(t: &TopologyConfig, kind: Kind, bad: &Bad) -> Result<()> {
+    let allowed = kind.fields();
+    let present = [
+        ("nodes", t.nodes.is_some()),
+        ("dims", t.dims.is_some()),
+        ("wrap", t.wrap.is_some()),
+        ("nodes_per_router", t.nodes_per_router.is_some()),
+        ("k", t.k.is_some()),
+        ("n", t.n.is_some()),
+        ("leaves", t.leaves.is_some()),
+        ("nodes_per_leaf", t.nodes_per_leaf.is_some()),
+        ("spines", t.spines.is_some()),
+        ("links_per_spine", t.links_per_spine.is_some()),
+        ("p", t.p.is_some()),
+        ("a", t.a.is_some()),
+        ("h", t.h.is_some()),
+        ("g", t.g.is_some()),
+        ("arrangement", t.arrangement.is_some()),
+        ("global_population", t.global_population.is_some()),
+    ];
+    for (name, is_set) in present {
+        if is_set && !allowed.contains(&name) {
+            return Err(bad(
+                &format!("topology.{name}"),
+                format!(
+                    "'{name}' does not apply to a {} (its fields: {})",
+                    t.kind,
+                    allowed.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `router.routing`, which must suit the topology.
+fn routing(c: &MachineConfig, kind: Kind, bad: &Bad) -> Result<Routing> {
+    let dragonfly = kind == Kind::Dragonfly;
+    Ok(match c.router.routing.as_str() {
+        "auto" | "minimal" => Routing::Minimal,
+        "valiant" if dragonfly => Routing::Valiant,
+        "ugal" if dragonfly => Routing::Ugal {
+            threshold: c.router.ugal_threshold,
+        },
+        "random" if kind == Kind::FatTree => Routing::RandomUp,
+        "random" => {
+            return Err(bad(
+                "router.routing",
+                format!(
+                    "'random' routing (random up ports) is for fat trees; a {} routes with `auto`",
+                    c.topology.kind
+                ),
+            ))
+        }
+        "valiant" | "ugal" => {
+            return Err(bad(
+                "router.routing",
+                format!(
+                    "'{}' routing is for dragonflies; a {} routes with `auto` (minimal)",
+                    c.router.routing, c.topology.kind
+                ),
+            ))
+        }
+        other => {
+            return Err(bad(
+                "router.routing",
+                format!(
+                    "unknown routing '{other}'{} (expected auto, minimal, valiant, ugal or random)",
+                    did_you_mean(other, ["auto", "minimal", "valiant", "ugal", "random"])
+                ),
+            ))
+        }
+    })
+}
+
+/// The UGAL threshold and the virtual channels routing needs.
+fn check_router(
+    c: &MachineConfig,
+    kind: Kind,
+    routing: Routing,
+    bad: &Bad,
+    written: &dyn Fn(&str) -> bool,
+) -> Result<()> {
+    if c.router.ugal_threshold.is_nan() || c.router.ugal_threshold <= 0.0 {
+        return Err(bad(
+            "router.ugal_threshold",
+            "the UGAL threshold must be positive".into(),
+        ));
+    }
+    if kind == Kind::Dragonfly && c.router.buffer_per_vc.limit().is_some() {
+        let need = match routing {
+            Routing::Valiant | Routing::Ugal { .. } => 3,
+            Routing::Minimal | Routing::RandomUp => 2,
+        };
+        if c.router.vcs < need {
+            let blame = if written("router.vcs") || !written("router.routing") {
+                "router.vcs"
+            } else {
+                "router.routing"
+            };
+            return Err(bad(
+                blame,
+                format!("{} routing on a dragonfly with finite buffers needs {need} virtual channels (one class per global hop taken), not router.vcs = {}", c.router.routing, c.router.vcs),
+            ));
+        }
+    }
+    if c.router.vcs == 0 {
+        return Err(bad(
+            "router.vcs",
+            "a router needs at least 1 virtual channel".into(),
+        ));
+    }
+    if c.router.vcs > 64 {
+        return Err(bad(
+            "router.vcs",
+            "at most 64 virtual channels per port".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// NICs per node, the MTU against the header, and how a rank picks its NIC.
+fn check_nic(c: &MachineConfig, bad: &Bad) -> Result<NicSelection> {
+    if c.nic.count == 0 {
+        return Err(bad("nic.count", "a node needs at least 1 NIC".into()));
+    }
+    if c.nic.count > 64 {
+        return Err(bad("nic.count", "at most 64 NICs per node".into()));
+    }
+    if c.nic.mtu.0 <= c.nic.header.0 {
+        return Err(bad(
+            "nic.mtu",
+            format!(
+                "MTU ({}) must be larger than the packet header ({}) to carry any payload",
+                c.nic.mtu, c.nic.header
+            ),
+        ));
+    }
+    match c.nic.selection.as_str() {
+        "round_robin" => Ok(NicSelection::RoundRobin),
+        "by_rank" => Ok(NicSelection::ByRank),
+        other => Err(bad(
+            "nic.selection",
+            format!(
+                "unknown NIC selection '{other}'{} (expected round_robin or by_rank)",
+                did_you_mean(other, ["round_robin", "by_rank"])
+            ),
+        )),
+    }
+}
+
+/// `[placement]`: ranks per node and the policy (a file only with the `file` policy).
+fn placement(c: &MachineConfig, bad: &Bad) -> Result<PlacementPolicy> {
+    let pl = &c.placement;
+    if pl.ranks_per_node == 0 || pl.ranks_per_node > 4096 {
+        return Err(bad(
+            "placement.ranks_per_node",
+            "ranks_per_node must be between 1 and 4096".into(),
+        ));
+    }
+    let policy = match pl.policy.as_str() {
+        "block" => PlacementPolicy::Block,
+        "cyclic" => PlacementPolicy::Cyclic,
+        "random" => PlacementPolicy::Random { seed: pl.seed },
+        "file" => {
+            return match &pl.file {
+                Some(file) => Ok(PlacementPolicy::File(file.clone())),
+                None => Err(bad(
+                    "placement.file",
+                    "policy = \"file\" needs `file`, a path with one node number per rank".into(),
+                )),
+            }
+        }
+        other => {
+            return Err(bad(
+                "placement.policy",
+                format!(
+                    "unknown placement '{other}'{} (expected block, cyclic, random or file)",
+                    did_you_mean(other, ["block", "cyclic", "random", "file"])
+                ),
+            ))
+        }
+    };
+    if pl.file.is_some() {
+        return Err(bad(
+            "placement.file",
+            format!(
+                "a placement file needs policy = \"file\", not \"{}\"",
+                pl.policy
+            ),
+        ));
+    }
+    Ok(policy)
+}
+
+/// `[collectives]`: the barrier's transport, each default algorithm, the segment size.
+fn check_collectives(c: &MachineConfig, bad: &Bad) -> Result<()> {
+    let transport = &c.collectives.barrier_transport;
+    if transport != "msg" && transport != "rdma" {
+        return Err(bad(
+            "collectives.barrier_transport",
+            format!(
+                "unknown transport '{transport}'{} (expected msg or rdma)",
+                did_you_mean(transport, ["msg", "rdma"])
+            ),
+        ));
+    }
+    for kind in CollKind::ALL {
+        let field = format!("collectives.{}", kind.name());
+        collectives::check_configured(kind, c.collectives.algorithm(kind.name()))
+            .map_err(|m| bad(&field, m))?;
+    }
+    if c.collectives.segment.0 == 0 {
+        return Err(bad(
+            "collectives.segment",
+            "the segment size must be at least 1 byte".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The NIC's queue and packets against the routers' buffers: virtual cut-through needs a
+/// whole packet to fit, and a torus ring needs its two dateline classes.
+fn check_buffers(
+    c: &MachineConfig,
+    topology: &TopologySpec,
+    bad: &Bad,
+    written: &dyn Fn(&str) -> bool,
+) -> Result<()> {
+    if c.nic.injection_queue == 0 {
+        return Err(bad(
+            "nic.injection_queue",
+            "the NIC needs room for at least 1 packet".into(),
+        ));
+    }
+    if c.nic.control_packet.0 == 0 {
+        return Err(bad(
+            "nic.control_packet",
+            "a control packet needs at least 1 byte".into(),
+        ));
+    }
+    if let Bounded::Limit(buf) = c.router.buffer_per_vc {
+        let largest = c.nic.mtu.0.max(c.nic.control_packet.0);
+        if buf.0 < largest {
+            let blame = if written("router.buffer_per_vc") {
+                "router.buffer_per_vc"
+            } else if c.nic.control_packet.0 > c.nic.mtu.0 {
+                "nic.control_packet"
+            } else {
+                "nic.mtu"
+            };
+            return Err(bad(
+                blame,
+                format!(
+                    "a virtual cut-through buffer must hold a whole packet: router.buffer_per_vc = {} is smaller than the largest packet ({} B)",
+                    buf, largest
+                ),
+            ));
+        }
+        let ring = matches!(topology, TopologySpec::Grid(g) if g.has_ring());
+        if ring && c.router.vcs < 2 {
+            return Err(bad(
+                "router.vcs",
+                "a torus with finite buffers needs at least 2 virtual channels (dateline classes) to be deadlock-free".into(),
+            ));
+        }
+    }
+    Ok(())
+}
