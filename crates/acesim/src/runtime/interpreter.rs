@@ -1,0 +1,394 @@
+//! Sequential programs: a rank runs one operation after another; non-blocking ones cost
+//! their overhead and return, blocking ones suspend the rank until what they wait for
+//! holds.
+
+use super::state::*;
+use crate::engine::Schedule;
+use crate::network::Network;
+use crate::program::{OpKind, NONE};
+use crate::units::Ps;
+
+/// What a rank does after one operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    /// Go on to the next operation now.
+    Next,
+    /// It computes, pays an overhead or blocks: a later event resumes it.
+    Stop,
+}
+
+impl Runtime {
+    /// Starts every rank at time 0.
+    pub fn start(&mut self, q: &mut impl Schedule<RtEvent>) {
+        for rank in 0..self.program.ranks {
+            let r = rank as usize;
+            if self.ranks[r].dag.is_some() {
+                let n = self.program.ops[r].len() as u32;
+                for op in 0..n {
+                    let dag = self.ranks[r].dag.as_ref().expect("dag rank");
+                    if dag.need_requires[op as usize] == 0 && dag.need_irequires[op as usize] == 0 {
+                        self.make_ready(q, 0, rank, op);
+                    }
+                }
+                if let Some(dag) = self.ranks[r].dag.as_mut() {
+                    if dag.wake_at == 0 {
+                        continue; // make_ready scheduled its Resume
+                    }
+                    dag.wake_at = 0;
+                }
+            }
+            q.at(0, RtEvent::Resume { rank });
+        }
+    }
+
+    pub fn handle<N: Network>(
+        &mut self,
+        q: &mut impl Queue<N::Event>,
+        net: &mut N,
+        now: Ps,
+        ev: RtEvent,
+    ) {
+        match ev {
+            RtEvent::Resume { rank } => {
+                if self.ranks[rank as usize].dag.is_some() {
+                    self.run_dag(q, net, now, rank)
+                } else {
+                    self.run(q, net, now, rank)
+                }
+            }
+            RtEvent::Submit { xfer } => self.submit(q, net, now, xfer),
+            RtEvent::Finish { xfer } => self.finish_xfer(q, now, xfer),
+            RtEvent::RecvDone { recv } => self.finish_recv(q, now, recv),
+        }
+    }
+
+    /// Runs a sequential rank from its current operation until it blocks, computes or ends.
+    pub(super) fn run<N: Network>(
+        &mut self,
+        q: &mut impl Queue<N::Event>,
+        net: &mut N,
+        now: Ps,
+        rank: u32,
+    ) {
+        let r = rank as usize;
+        loop {
+            let Some(op) = self.program.ops[r].get(self.ranks[r].pc).copied() else {
+                self.done(rank, now);
+                return;
+            };
+            if self.step(q, net, now, rank, op.kind) == Step::Stop {
+                return;
+            }
+        }
+    }
+
+    /// Executes operation `kind` of sequential rank `rank`: whether the rank goes on to its
+    /// next operation now, or stops (it computes, pays an overhead or blocks).
+    #[inline]
+    fn step<N: Network>(
+        &mut self,
+        q: &mut impl Queue<N::Event>,
+        net: &mut N,
+        now: Ps,
+        rank: u32,
+        kind: OpKind,
+    ) -> Step {
+        let r = rank as usize;
+        let stop = |s: bool| if s { Step::Stop } else { Step::Next };
+        match kind {
+            OpKind::Compute { ps } => {
+                self.ranks[r].pc += 1;
+                if ps == 0 {
+                    return Step::Next;
+                }
+                self.compute(q, rank, 0, now, ps);
+                Step::Stop
+            }
+            OpKind::Put {
+                dst,
+                size,
+                tag,
+                handle,
+                nic,
+            } => {
+                let x = (XferKind::Put, dst, size, tag, nic, 0, handle);
+                stop(self.start_xfer(q, net, now, rank, x, self.p.overhead))
+            }
+            OpKind::Get {
+                src,
+                size,
+                handle,
+                nic,
+            } => {
+                let x = (XferKind::Get, src, size, 0, nic, 0, handle);
+                stop(self.start_xfer(q, net, now, rank, x, self.p.overhead))
+            }
+            OpKind::Poll { tag } => self.poll(now, r, tag),
+            OpKind::Complete { handle: req } | OpKind::Wait { req } => {
+                let e = self.ranks[r].handles[req as usize];
+                self.wait_for(now, r, Wait::Req(e))
+            }
+            OpKind::WaitAll { .. } => self.wait_for(now, r, Wait::All),
+            OpKind::WaitAny { .. } => self.wait_for(now, r, Wait::Any),
+            OpKind::Test { .. } => {
+                self.ranks[r].pc += 1;
+                Step::Next
+            }
+            OpKind::Isend {
+                dst,
+                size,
+                tag,
+                comm,
+                req,
+            } => {
+                let x = (XferKind::Msg, dst, size, tag, NONE, comm, req);
+                stop(self.start_xfer(q, net, now, rank, x, self.p.send_overhead))
+            }
+            OpKind::Irecv {
+                src,
+                tag,
+                comm,
+                req,
+                ..
+            } => {
+                self.ranks[r].pc += 1;
+                let id = self.post_recv(q, net, now, rank, src, tag, comm, NONE);
+                self.set_handle(r, req, id | RECV_BIT);
+                Step::Next
+            }
+            OpKind::Send {
+                dst,
+                size,
+                tag,
+                comm,
+            } => {
+                // Blocking: issue once (paying the overhead), then wait for completion.
+                if self.ranks[r].inflight == NONE {
+                    let kind = XferKind::Msg;
+                    let id = self.new_xfer(now, rank, kind, dst, size, tag, NONE, comm, NONE);
+                    self.ranks[r].inflight = id;
+                    if self.pay_overhead(q, net, now, rank, 0, id, self.p.send_overhead) {
+                        return Step::Stop;
+                    }
+                }
+                self.finish_blocking(now, r)
+            }
+            OpKind::Recv { src, tag, comm, .. } => {
+                if self.ranks[r].inflight == NONE {
+                    let id = self.post_recv(q, net, now, rank, src, tag, comm, NONE);
+                    self.ranks[r].inflight = id | RECV_BIT;
+                }
+                self.finish_blocking(now, r)
+            }
+            OpKind::RegionBegin { region } => {
+                self.ranks[r].regions.push((region, now));
+                self.ranks[r].pc += 1;
+                Step::Next
+            }
+            OpKind::RegionEnd { region } => {
+                self.close_region(now, rank, region);
+                Step::Next
+            }
+            OpKind::CollBegin { call } => {
+                self.ranks[r].coll = Some((call, now));
+                self.ranks[r].pc += 1;
+                Step::Next
+            }
+            OpKind::CollEnd { call } => {
+                self.close_collective(now, rank, call);
+                Step::Next
+            }
+            // Linking removes these; an unlinked program never reaches the runtime.
+            OpKind::Coll { .. } | OpKind::CommSplit { .. } | OpKind::CommDup { .. } => {
+                self.ranks[r].pc += 1;
+                Step::Next
+            }
+        }
+    }
+
+    /// `poll(tag)`: consumes a put with `tag` that has landed here, or blocks for one.
+    fn poll(&mut self, now: Ps, r: usize, tag: i64) -> Step {
+        let st = &mut self.ranks[r];
+        match st.landed.get_mut(&tag) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                st.pc += 1;
+                Step::Next
+            }
+            _ => {
+                self.block(r, now, Wait::Tag(tag));
+                Step::Stop
+            }
+        }
+    }
+
+    /// A wait for one request, all or any of a list: passes if it holds, else blocks.
+    fn wait_for(&mut self, now: Ps, r: usize, wait: Wait) -> Step {
+        self.ranks[r].wait = wait;
+        let ok = self.satisfied(r);
+        self.ranks[r].wait = Wait::No;
+        if ok {
+            self.ranks[r].pc += 1;
+            Step::Next
+        } else {
+            self.block(r, now, wait);
+            Step::Stop
+        }
+    }
+
+    /// A blocking send or receive already issued: done when its request is.
+    fn finish_blocking(&mut self, now: Ps, r: usize) -> Step {
+        let e = self.ranks[r].inflight;
+        if !self.req_done(e) {
+            self.block(r, now, Wait::Req(e));
+            return Step::Stop;
+        }
+        self.ranks[r].inflight = NONE;
+        self.ranks[r].pc += 1;
+        Step::Next
+    }
+
+    fn close_region(&mut self, now: Ps, rank: u32, region: u32) {
+        let st = &mut self.ranks[rank as usize];
+        st.pc += 1;
+        if let Some((open, begin)) = st.regions.pop() {
+            debug_assert_eq!(open, region, "schedule reader checks nesting");
+            self.regions.push(RegionRecord {
+                rank,
+                region,
+                begin,
+                end: now,
+            });
+        }
+    }
+
+    fn close_collective(&mut self, now: Ps, rank: u32, call: u32) {
+        let st = &mut self.ranks[rank as usize];
+        st.pc += 1;
+        if let Some((_, begin)) = st.coll.take() {
+            self.record(rank, TraceKind::Collective(call), begin, now);
+            let c = &mut self.colls[call as usize];
+            c.first_begin = c.first_begin.min(begin);
+            c.last_end = c.last_end.max(now);
+            c.sum_ps += now - begin;
+            c.ranks += 1;
+        }
+    }
+
+    /// Issues a non-blocking transfer of the current operation and pays its overhead;
+    /// true if the rank waits for that overhead.
+    pub(super) fn start_xfer<N: Network>(
+        &mut self,
+        q: &mut impl Queue<N::Event>,
+        net: &mut N,
+        now: Ps,
+        rank: u32,
+        x: XferArgs,
+        overhead: Ps,
+    ) -> bool {
+        let (kind, peer, size, tag, nic, ctx, handle) = x;
+        let r = rank as usize;
+        self.ranks[r].pc += 1;
+        let id = self.new_xfer(now, rank, kind, peer, size, tag, nic, ctx, NONE);
+        self.set_handle(r, handle, id);
+        self.pay_overhead(q, net, now, rank, 0, id, overhead)
+    }
+
+    pub(super) fn set_handle(&mut self, r: usize, handle: u32, e: u32) {
+        if handle != NONE {
+            self.ranks[r].handles[handle as usize] = e;
+        }
+    }
+
+    pub(super) fn done(&mut self, rank: u32, now: Ps) {
+        let pending: Vec<u32> = self.ranks[rank as usize]
+            .handles
+            .iter()
+            .copied()
+            .filter(|&e| !self.req_done(e))
+            .collect();
+        if let Some(&first) = pending.first() {
+            self.unfinished.push(UnfinishedRequests {
+                rank,
+                count: pending.len() as u32,
+                first: self.describe_req(first),
+            });
+        }
+        self.ranks[rank as usize].finish = Some(now);
+        self.last_activity = self.last_activity.max(now);
+    }
+
+    pub(super) fn req_done(&self, e: u32) -> bool {
+        if e == NONE {
+            return true;
+        }
+        if e & RECV_BIT != 0 {
+            self.recvs[(e & !RECV_BIT) as usize].complete.is_some()
+        } else {
+            self.xfers[e as usize].complete.is_some()
+        }
+    }
+
+    /// The request list of the operation rank `r` is at (WaitAll/WaitAny).
+    pub(super) fn current_list(&self, r: usize) -> &[u32] {
+        match self.program.ops[r].get(self.ranks[r].pc).map(|o| o.kind) {
+            Some(OpKind::WaitAll { list, count } | OpKind::WaitAny { list, count }) => {
+                &self.program.req_lists[list as usize..(list + count) as usize]
+            }
+            _ => &[],
+        }
+    }
+
+    pub(super) fn satisfied(&self, r: usize) -> bool {
+        let st = &self.ranks[r];
+        match st.wait {
+            Wait::No => true,
+            Wait::Tag(t) => st.landed.get(&t).is_some_and(|&n| n > 0),
+            Wait::Req(e) => self.req_done(e),
+            Wait::All => self
+                .current_list(r)
+                .iter()
+                .all(|&h| self.req_done(st.handles[h as usize])),
+            Wait::Any => self
+                .current_list(r)
+                .iter()
+                .any(|&h| self.req_done(st.handles[h as usize])),
+        }
+    }
+
+    /// Suspends rank `r` at the current operation, charging the wait to `cat`.
+    pub(super) fn block(&mut self, r: usize, now: Ps, wait: Wait) {
+        let st = &mut self.ranks[r];
+        st.wait = wait;
+        st.blocked_since = now;
+    }
+
+    /// Category blocked time of rank `r` goes to: its collective, else its operation.
+    pub(super) fn blocked_category(&self, r: usize) -> usize {
+        let st = &self.ranks[r];
+        if let Some((call, _)) = st.coll {
+            return category(&self.program.collectives[call as usize].kind);
+        }
+        match self.program.ops[r].get(st.pc).map(|o| o.kind) {
+            Some(OpKind::Poll { .. }) => category("poll"),
+            Some(OpKind::Complete { .. }) => category("complete"),
+            Some(OpKind::Send { .. }) => category("send"),
+            Some(OpKind::Recv { .. }) => category("recv"),
+            _ => category("wait"),
+        }
+    }
+
+    /// Wakes rank `r` if what it waits for now holds.
+    pub(super) fn check_wake(&mut self, q: &mut impl Schedule<RtEvent>, now: Ps, r: usize) {
+        if self.ranks[r].wait == Wait::No || !self.satisfied(r) {
+            return;
+        }
+        let cat = self.blocked_category(r);
+        let since = self.ranks[r].blocked_since;
+        self.record(r as u32, TraceKind::Blocked(cat as u8), since, now);
+        let st = &mut self.ranks[r];
+        st.stats.blocked_ps[cat] += now - st.blocked_since;
+        st.wait = Wait::No;
+        q.at(now, RtEvent::Resume { rank: r as u32 });
+    }
+}

@@ -1,0 +1,136 @@
+//! MPI matching: a receive takes the first envelope of its context, source and tag (with
+//! wildcards) from the unexpected queue, or waits in the posted queue; envelopes from one
+//! sender are matched in the order they were sent (non-overtaking).
+
+use super::state::*;
+use crate::engine::Schedule;
+use crate::network::Network;
+use crate::program::{ANY, NONE};
+use crate::units::Ps;
+
+impl Runtime {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn post_recv<N: Network>(
+        &mut self,
+        q: &mut impl Queue<N::Event>,
+        net: &mut N,
+        now: Ps,
+        rank: u32,
+        src: i64,
+        tag: i64,
+        ctx: u32,
+        op: u32,
+    ) -> u32 {
+        let id = self.recvs.len() as u32;
+        self.recvs.push(RecvRecord {
+            rank,
+            src,
+            tag,
+            ctx,
+            posted: now,
+            xfer: NONE,
+            complete: None,
+            op,
+        });
+        let rv = &self.recvs[id as usize];
+        let st = &self.ranks[rank as usize];
+        match st
+            .unexpected
+            .iter()
+            .position(|&x| Self::matches(rv, &self.xfers[x as usize]))
+        {
+            Some(i) => {
+                let x = self.ranks[rank as usize].unexpected.remove(i);
+                self.matched(q, net, now, id, x);
+            }
+            None => self.ranks[rank as usize].posted.push(id),
+        }
+        id
+    }
+
+    /// An envelope (eager data, or a rendezvous request) reached its receiver: match it, in
+    /// send order per (sender, context).
+    pub(super) fn envelope<N: Network>(
+        &mut self,
+        q: &mut impl Queue<N::Event>,
+        net: &mut N,
+        now: Ps,
+        xfer: u32,
+    ) {
+        let x = &self.xfers[xfer as usize];
+        let key = (x.src_rank, x.dst_rank, x.ctx);
+        let expected = self.recv_seq.entry(key).or_insert(0);
+        if x.seq != *expected {
+            self.early.entry(key).or_default().insert(x.seq, xfer);
+            return;
+        }
+        let mut next = Some(xfer);
+        while let Some(x) = next {
+            *self.recv_seq.entry(key).or_insert(0) += 1;
+            self.match_envelope(q, net, now, x);
+            let want = self.recv_seq[&key];
+            next = self.early.get_mut(&key).and_then(|m| m.remove(&want));
+        }
+    }
+
+    pub(super) fn match_envelope<N: Network>(
+        &mut self,
+        q: &mut impl Queue<N::Event>,
+        net: &mut N,
+        now: Ps,
+        xfer: u32,
+    ) {
+        let dst = self.xfers[xfer as usize].dst_rank as usize;
+        let x = &self.xfers[xfer as usize];
+        match self.ranks[dst]
+            .posted
+            .iter()
+            .position(|&rv| Self::matches(&self.recvs[rv as usize], x))
+        {
+            Some(i) => {
+                let rv = self.ranks[dst].posted.remove(i);
+                self.matched(q, net, now, rv, xfer);
+            }
+            None => self.ranks[dst].unexpected.push(xfer),
+        }
+    }
+
+    pub(super) fn matches(rv: &RecvRecord, x: &Xfer) -> bool {
+        rv.ctx == x.ctx
+            && (rv.src == ANY || rv.src == x.src_rank as i64)
+            && (rv.tag == ANY || rv.tag == x.tag)
+    }
+
+    /// A receive has its message: eager data completes it (after the receive overhead);
+    /// a rendezvous request makes the receiver pull the data.
+    pub(super) fn matched<N: Network>(
+        &mut self,
+        q: &mut impl Queue<N::Event>,
+        net: &mut N,
+        now: Ps,
+        recv: u32,
+        xfer: u32,
+    ) {
+        self.recvs[recv as usize].xfer = xfer;
+        self.xfers[xfer as usize].recv = recv;
+        let x = &self.xfers[xfer as usize];
+        if x.rendezvous {
+            net.send_control(q, now, x.dst_nic, x.src_nic, token(xfer, REQUEST));
+        } else {
+            self.complete_recv_after_overhead(q, now, recv);
+        }
+    }
+
+    pub(super) fn complete_recv_after_overhead(
+        &mut self,
+        q: &mut impl Schedule<RtEvent>,
+        now: Ps,
+        recv: u32,
+    ) {
+        if self.p.recv_overhead == 0 {
+            self.finish_recv(q, now, recv);
+        } else {
+            q.at(now + self.p.recv_overhead, RtEvent::RecvDone { recv });
+        }
+    }
+}

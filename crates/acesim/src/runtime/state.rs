@@ -1,0 +1,428 @@
+//! The runtime's state: every rank's position in its program and what it waits for, every
+//! transfer and posted receive with the times of its phases, and the records a run keeps.
+//! The behaviour lives beside it: the interpreter, the dependency-graph executor, CPUs,
+//! transfers and matching, records and deadlock diagnosis.
+
+use crate::engine::Schedule;
+use crate::machine::loaded::Machine;
+use crate::machine::options::NicSelection;
+use crate::machine::placement::Placement;
+use crate::program::{OpKind, Program, NONE};
+use crate::units::Ps;
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+/// The queue a run gives the runtime: it holds the runtime's events and the network's.
+pub trait Queue<NetEvent>: Schedule<RtEvent> + Schedule<NetEvent> {}
+
+impl<Q: Schedule<RtEvent> + Schedule<NetEvent>, NetEvent> Queue<NetEvent> for Q {}
+
+/// What `start_xfer` issues: kind, peer, size, tag, NIC, context, request slot.
+pub(super) type XferArgs = (XferKind, u32, u64, i64, u32, u32, u32);
+
+/// Requests are transfer ids, or receive ids with this bit set.
+pub(super) const RECV_BIT: u32 = 1 << 31;
+
+#[derive(Debug, Clone, Copy)]
+pub enum RtEvent {
+    /// A rank's compute or overhead is over (or its CPU has new work): go on.
+    Resume { rank: u32 },
+    /// The issue overhead of a transfer is paid: hand it to the NIC.
+    Submit { xfer: u32 },
+    /// The completion overhead of a put/get is paid.
+    Finish { xfer: u32 },
+    /// The completion overhead of a receive is paid.
+    RecvDone { recv: u32 },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum XferKind {
+    Put,
+    Get,
+    /// A message (send/isend and the sends inside collectives).
+    Msg,
+}
+
+impl XferKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            XferKind::Put => "put",
+            XferKind::Get => "get",
+            XferKind::Msg => "send",
+        }
+    }
+}
+
+/// One put, get or message, and the times of its phases (picoseconds).
+#[derive(Debug, Clone)]
+pub struct Xfer {
+    pub kind: XferKind,
+    /// The rank that issued it.
+    pub rank: u32,
+    /// Source and destination of the data.
+    pub src_rank: u32,
+    pub dst_rank: u32,
+    pub size: u64,
+    pub tag: i64,
+    pub src_nic: u32,
+    pub dst_nic: u32,
+    pub issue: Ps,
+    pub dma_start: Option<Ps>,
+    /// Last byte in the destination's memory (`T_end`).
+    pub landed: Option<Ps>,
+    /// Completion at the issuing rank (a message: its data has left memory).
+    pub complete: Option<Ps>,
+    /// Message context (communicator), order among messages of (src, dst, context), and
+    /// whether it uses rendezvous.
+    pub ctx: u32,
+    pub(super) seq: u32,
+    pub rendezvous: bool,
+    /// The receive it matched, or `NONE`.
+    pub(super) recv: u32,
+    /// Dependency-graph operation it belongs to, or `NONE`.
+    pub(super) op: u32,
+    /// The collective call it is a step of, or `NONE` for the program's own transfers.
+    pub coll: u32,
+}
+
+/// A posted receive.
+#[derive(Debug, Clone)]
+pub struct RecvRecord {
+    pub rank: u32,
+    pub src: i64,
+    pub tag: i64,
+    pub ctx: u32,
+    pub posted: Ps,
+    /// The message it matched, or `NONE`.
+    pub xfer: u32,
+    pub complete: Option<Ps>,
+    pub(super) op: u32,
+}
+
+// Token parts: which leg of a transfer a network message is.
+pub(super) const DATA: u64 = 0;
+
+/// Put: acknowledgement. Message: request-to-send.
+pub(super) const ACK_OR_RTS: u64 = 1;
+
+/// Get: request. Message: the receiver's rendezvous get request.
+pub(super) const REQUEST: u64 = 2;
+
+pub(super) const GET_DATA: u64 = 3;
+
+pub(super) fn token(xfer: u32, part: u64) -> u64 {
+    ((xfer as u64) << 2) | part
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Wait {
+    /// Running, or waiting for a scheduled Resume.
+    No,
+    Tag(i64),
+    /// One request (encoded).
+    Req(u32),
+    /// All / any of a request list of the current operation.
+    All,
+    Any,
+}
+
+/// Where blocked time is charged.
+pub const CATEGORIES: &[&str] = &[
+    "poll",
+    "complete",
+    "wait",
+    "send",
+    "recv",
+    "barrier",
+    "bcast",
+    "reduce",
+    "allreduce",
+    "alltoall",
+    "allgather",
+    "gather",
+    "scatter",
+];
+
+pub(super) fn category(name: &str) -> usize {
+    CATEGORIES.iter().position(|c| *c == name).unwrap_or(2)
+}
+
+/// One CPU of a dependency-graph rank (GOAL's `cpu N`; most ranks have one).
+#[derive(Debug, Clone)]
+pub(super) struct DagCpu {
+    /// Busy until this time with a computation or a send's overhead.
+    pub(super) busy_until: Ps,
+    /// Computation that completes when the CPU frees, or `NONE`.
+    pub(super) running: u32,
+    /// Operations waiting for this CPU, in the order they became ready.
+    pub(super) ready: VecDeque<u32>,
+}
+
+impl Default for DagCpu {
+    fn default() -> Self {
+        DagCpu {
+            busy_until: 0,
+            running: NONE,
+            ready: VecDeque::new(),
+        }
+    }
+}
+
+/// Dependency-graph state of one rank.
+#[derive(Debug, Clone, Default)]
+pub(super) struct DagRank {
+    pub(super) need_requires: Vec<u32>,
+    pub(super) need_irequires: Vec<u32>,
+    pub(super) started: Vec<bool>,
+    pub(super) done: Vec<bool>,
+    pub(super) cpus: Vec<DagCpu>,
+    /// Ready operations that need no CPU (receives, zero-time computations, sends when the
+    /// send overhead is 0): they start as soon as they are ready.
+    pub(super) instant: VecDeque<u32>,
+    /// A Resume is scheduled at this time to start new ready work (`Ps::MAX`: none).
+    pub(super) wake_at: Ps,
+    pub(super) completed: u32,
+}
+
+/// Time a rank spent, by kind.
+#[derive(Debug, Clone, Default)]
+pub struct RankStats {
+    pub compute_ps: Ps,
+    pub overhead_ps: Ps,
+    /// Blocked time per entry of `CATEGORIES` (inside a collective: the collective's kind).
+    pub blocked_ps: Vec<Ps>,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct RankState {
+    pub(super) pc: usize,
+    pub(super) wait: Wait,
+    pub(super) blocked_since: Ps,
+    /// A blocking send/recv already issued (encoded request), or `NONE`.
+    pub(super) inflight: u32,
+    pub(super) finish: Option<Ps>,
+    pub(super) nic_next: u32,
+    /// Request slot -> encoded request.
+    pub(super) handles: Vec<u32>,
+    /// Landed puts not yet consumed by a poll, by tag.
+    pub(super) landed: HashMap<i64, u32>,
+    pub(super) regions: Vec<(u32, Ps)>,
+    /// Current collective call and when this rank entered it.
+    pub(super) coll: Option<(u32, Ps)>,
+    /// Receives not yet matched, in posting order.
+    pub(super) posted: Vec<u32>,
+    /// Envelopes (eager data or rendezvous requests) not yet matched, in arrival order.
+    pub(super) unexpected: Vec<u32>,
+    pub(super) stats: RankStats,
+    pub(super) dag: Option<DagRank>,
+}
+
+/// What a traced interval of a rank was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TraceKind {
+    Compute,
+    Overhead,
+    /// Blocked, charged to `CATEGORIES[i]`.
+    Blocked(u8),
+    /// Inside collective call i.
+    Collective(u32),
+}
+
+/// One interval of a rank's time, recorded when tracing.
+#[derive(Debug, Clone, Copy)]
+pub struct TraceInterval {
+    pub rank: u32,
+    pub kind: TraceKind,
+    pub start: Ps,
+    pub end: Ps,
+}
+
+/// A closed region on one rank.
+#[derive(Debug, Clone)]
+pub struct RegionRecord {
+    pub rank: u32,
+    pub region: u32,
+    pub begin: Ps,
+    pub end: Ps,
+}
+
+/// Timing of one collective call over its ranks.
+#[derive(Debug, Clone, Default)]
+pub struct CollRecord {
+    pub first_begin: Ps,
+    pub last_end: Ps,
+    pub sum_ps: Ps,
+    pub ranks: u32,
+}
+
+/// Timing parameters of the runtime.
+#[derive(Debug, Clone)]
+pub struct RtParams {
+    /// RDMA library overhead `T_pp`.
+    pub overhead: Ps,
+    pub send_overhead: Ps,
+    pub recv_overhead: Ps,
+    pub eager_threshold: u64,
+    pub nics_per_node: u32,
+    /// Pick a NIC by the rank's index on its node instead of round-robin.
+    pub nic_by_rank: bool,
+}
+
+impl RtParams {
+    /// The runtime's parameters from the machine (MPI overheads default to `node.overhead`).
+    pub fn from_config(machine: &Machine) -> RtParams {
+        let tpp = machine.node.overhead.0;
+        RtParams {
+            overhead: tpp,
+            send_overhead: machine.mpi.send_overhead.map_or(tpp, |t| t.0),
+            recv_overhead: machine.mpi.recv_overhead.map_or(tpp, |t| t.0),
+            eager_threshold: machine.mpi.eager_threshold.0,
+            nics_per_node: machine.nic.count,
+            nic_by_rank: machine.nic_selection == NicSelection::ByRank,
+        }
+    }
+}
+
+pub struct Runtime {
+    pub program: Program,
+    pub(super) p: RtParams,
+    pub(super) ranks: Vec<RankState>,
+    pub xfers: Vec<Xfer>,
+    pub recvs: Vec<RecvRecord>,
+    pub regions: Vec<RegionRecord>,
+    pub colls: Vec<CollRecord>,
+    pub placement: Placement,
+    /// Next sequence number per (src, dst, context), at the sender and at the receiver.
+    pub(super) send_seq: HashMap<(u32, u32, u32), u32>,
+    pub(super) recv_seq: HashMap<(u32, u32, u32), u32>,
+    /// Envelopes that arrived ahead of an earlier one from the same sender.
+    pub(super) early: HashMap<(u32, u32, u32), BTreeMap<u32, u32>>,
+    pub last_activity: Ps,
+    /// Per-rank intervals, when tracing.
+    pub trace: Option<Vec<TraceInterval>>,
+    /// Ranks that finished while some of their requests had not completed.
+    pub unfinished: Vec<UnfinishedRequests>,
+    /// The runtime's invariants, checked as the run goes (`--check`, debug builds).
+    pub(super) checks: Option<Box<CpuChecks>>,
+}
+
+/// What the runtime checks of every CPU: it runs one computation or overhead at a time,
+/// and its rank cannot finish before the CPU's busy time has passed.
+#[derive(Debug, Default)]
+pub(super) struct CpuChecks {
+    /// Per rank, per CPU: end of its last busy interval, and its busy time so far.
+    pub(super) free_at: Vec<Vec<Ps>>,
+    pub(super) busy: Vec<Vec<Ps>>,
+    pub(super) violation: Option<String>,
+}
+
+/// A rank that reached the end of its program with requests still pending (an MPI program
+/// that never waits for an isend/irecv).
+#[derive(Debug, Clone)]
+pub struct UnfinishedRequests {
+    pub rank: u32,
+    pub count: u32,
+    /// What the first of them waits for.
+    pub first: String,
+}
+
+impl Runtime {
+    pub fn new(program: Program, p: RtParams, placement: Placement) -> Runtime {
+        let ranks = (0..program.ranks as usize)
+            .map(|r| RankState {
+                pc: 0,
+                wait: Wait::No,
+                blocked_since: 0,
+                inflight: NONE,
+                finish: None,
+                nic_next: 0,
+                handles: vec![NONE; program.handles[r] as usize],
+                landed: HashMap::new(),
+                regions: Vec::new(),
+                coll: None,
+                posted: Vec::new(),
+                unexpected: Vec::new(),
+                stats: RankStats {
+                    blocked_ps: vec![0; CATEGORIES.len()],
+                    ..Default::default()
+                },
+                dag: program.deps.as_ref().map(|d| {
+                    let d = &d[r];
+                    let n = d.requires.len();
+                    DagRank {
+                        need_requires: d.requires.clone(),
+                        need_irequires: d.irequires.clone(),
+                        started: vec![false; n],
+                        done: vec![false; n],
+                        cpus: vec![DagCpu::default(); d.cpus() as usize],
+                        wake_at: Ps::MAX,
+                        ..Default::default()
+                    }
+                }),
+            })
+            .collect();
+        let colls = vec![
+            CollRecord {
+                first_begin: Ps::MAX,
+                ..Default::default()
+            };
+            program.collectives.len()
+        ];
+        Runtime {
+            program,
+            p,
+            ranks,
+            xfers: Vec::new(),
+            recvs: Vec::new(),
+            regions: Vec::new(),
+            colls,
+            placement,
+            send_seq: HashMap::new(),
+            recv_seq: HashMap::new(),
+            early: HashMap::new(),
+            last_activity: 0,
+            trace: None,
+            unfinished: Vec::new(),
+            checks: None,
+        }
+    }
+
+    /// Transfers (puts, gets, messages) and receives the program's operations will create.
+    pub fn count_transfers(program: &Program) -> (u64, u64) {
+        let (mut xfers, mut recvs) = (0u64, 0u64);
+        for op in program.ops.iter().flatten() {
+            match op.kind {
+                OpKind::Put { .. }
+                | OpKind::Get { .. }
+                | OpKind::Send { .. }
+                | OpKind::Isend { .. } => xfers += 1,
+                OpKind::Recv { .. } | OpKind::Irecv { .. } => recvs += 1,
+                _ => {}
+            }
+        }
+        (xfers, recvs)
+    }
+
+    /// Bytes the runtime allocates for `program`: rank state, one record per transfer and
+    /// receive, sequence numbers per communicating pair.
+    pub fn estimate_bytes(program: &Program) -> u64 {
+        use std::mem::size_of;
+        let (xfers, recvs) = Self::count_transfers(program);
+        let handles: u64 = program.handles.iter().map(|&h| h as u64).sum();
+        program.ranks as u64 * (size_of::<RankState>() as u64 + 64)
+            + handles * 4
+            + xfers * (size_of::<Xfer>() as u64 + 2 * 48)
+            + recvs * size_of::<RecvRecord>() as u64
+    }
+
+    pub fn ranks_finished(&self) -> u32 {
+        self.ranks.iter().filter(|r| r.finish.is_some()).count() as u32
+    }
+
+    pub fn rank_finish(&self, rank: u32) -> Option<Ps> {
+        self.ranks[rank as usize].finish
+    }
+
+    pub fn rank_stats(&self, rank: u32) -> &RankStats {
+        &self.ranks[rank as usize].stats
+    }
+}

@@ -1,0 +1,213 @@
+//! Puts, gets and messages: issued on a NIC, handed to the network, and moved along their
+//! protocol as the network reports (RDMA: landed, then acknowledged; messages: eager data,
+//! or a request-to-send and a get once the receive is posted).
+
+use super::state::*;
+use crate::engine::Schedule;
+use crate::network::{Network, Notice};
+use crate::program::NONE;
+use crate::units::Ps;
+
+impl Runtime {
+    /// NIC index used by `rank` for its next transfer.
+    pub(super) fn nic_index(&mut self, rank: u32, nic: u32) -> u32 {
+        let nics = self.p.nics_per_node;
+        if nic != NONE {
+            return nic; // checked against nic.count before the run
+        }
+        if self.p.nic_by_rank {
+            return self.placement.local[rank as usize] % nics;
+        }
+        let st = &mut self.ranks[rank as usize];
+        let i = st.nic_next % nics;
+        st.nic_next += 1;
+        i
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn new_xfer(
+        &mut self,
+        now: Ps,
+        rank: u32,
+        kind: XferKind,
+        peer: u32,
+        size: u64,
+        tag: i64,
+        nic: u32,
+        ctx: u32,
+        op: u32,
+    ) -> u32 {
+        let (src_rank, dst_rank) = match kind {
+            XferKind::Put | XferKind::Msg => (rank, peer),
+            XferKind::Get => (peer, rank),
+        };
+        let index = self.nic_index(rank, nic);
+        let nics = self.p.nics_per_node;
+        // By rank, each side uses the NIC of its own index on its node.
+        let (si, di) = if self.p.nic_by_rank && nic == NONE {
+            (
+                self.placement.local[src_rank as usize] % nics,
+                self.placement.local[dst_rank as usize] % nics,
+            )
+        } else {
+            (index, index)
+        };
+        let seq = if kind == XferKind::Msg {
+            let s = self.send_seq.entry((src_rank, dst_rank, ctx)).or_insert(0);
+            *s += 1;
+            *s - 1
+        } else {
+            0
+        };
+        let id = self.xfers.len() as u32;
+        self.xfers.push(Xfer {
+            kind,
+            rank,
+            src_rank,
+            dst_rank,
+            size,
+            tag,
+            src_nic: self.placement.node[src_rank as usize] * nics + si,
+            dst_nic: self.placement.node[dst_rank as usize] * nics + di,
+            issue: now,
+            dma_start: None,
+            landed: None,
+            complete: None,
+            ctx,
+            seq,
+            rendezvous: kind == XferKind::Msg && size > self.p.eager_threshold,
+            recv: NONE,
+            op,
+            coll: self.ranks[rank as usize].coll.map_or(NONE, |(c, _)| c),
+        });
+        id
+    }
+
+    pub(super) fn submit<N: Network>(
+        &mut self,
+        q: &mut impl Queue<N::Event>,
+        net: &mut N,
+        now: Ps,
+        xfer: u32,
+    ) {
+        let x = &self.xfers[xfer as usize];
+        match x.kind {
+            XferKind::Put => net.send_data(q, now, x.src_nic, x.dst_nic, x.size, token(xfer, DATA)),
+            XferKind::Msg if !x.rendezvous => {
+                net.send_data(q, now, x.src_nic, x.dst_nic, x.size, token(xfer, DATA))
+            }
+            XferKind::Msg => {
+                net.send_control(q, now, x.src_nic, x.dst_nic, token(xfer, ACK_OR_RTS))
+            }
+            XferKind::Get => net.send_control(q, now, x.dst_nic, x.src_nic, token(xfer, REQUEST)),
+        }
+    }
+
+    /// Reacts to what the network reports.
+    pub fn on_notice<N: Network>(
+        &mut self,
+        q: &mut impl Queue<N::Event>,
+        net: &mut N,
+        now: Ps,
+        notice: Notice,
+    ) {
+        let tok = match notice {
+            Notice::TxStarted { token }
+            | Notice::TxDone { token }
+            | Notice::Landed { token, .. }
+            | Notice::ControlArrived { token } => token,
+        };
+        let xfer = (tok >> 2) as u32;
+        let part = tok & 3;
+        let kind = self.xfers[xfer as usize].kind;
+        match (kind, notice, part) {
+            (_, Notice::TxStarted { .. }, _) => {
+                let x = &mut self.xfers[xfer as usize];
+                x.dma_start.get_or_insert(now);
+            }
+            // Messages: the data has left memory (sender done); the data or the
+            // request-to-send arrived; the receiver asks for rendezvous data.
+            (XferKind::Msg, Notice::TxDone { .. }, DATA) => self.finish_xfer(q, now, xfer),
+            (XferKind::Msg, Notice::Landed { .. }, DATA) => {
+                self.xfers[xfer as usize].landed = Some(now);
+                if self.xfers[xfer as usize].rendezvous {
+                    let rv = self.xfers[xfer as usize].recv;
+                    self.complete_recv_after_overhead(q, now, rv);
+                } else {
+                    self.envelope(q, net, now, xfer);
+                }
+            }
+            (XferKind::Msg, Notice::ControlArrived { .. }, ACK_OR_RTS) => {
+                self.envelope(q, net, now, xfer)
+            }
+            (XferKind::Msg, Notice::ControlArrived { .. }, REQUEST) => {
+                let x = &self.xfers[xfer as usize];
+                net.send_data(q, now, x.src_nic, x.dst_nic, x.size, token(xfer, DATA));
+            }
+            // Puts: landed (polls may return), then the acknowledgement completes them.
+            (XferKind::Put, Notice::Landed { .. }, DATA) => {
+                let x = &mut self.xfers[xfer as usize];
+                x.landed = Some(now);
+                let (dst_rank, tag, src_nic, dst_nic) = (x.dst_rank, x.tag, x.src_nic, x.dst_nic);
+                let d = dst_rank as usize;
+                *self.ranks[d].landed.entry(tag).or_insert(0) += 1;
+                if self.ranks[d].wait == Wait::Tag(tag) {
+                    // The woken poll consumes this put.
+                    self.check_wake(q, now, d);
+                    if let Some(n) = self.ranks[d].landed.get_mut(&tag) {
+                        *n -= 1;
+                    }
+                    self.ranks[d].pc += 1;
+                }
+                net.send_control(q, now, dst_nic, src_nic, token(xfer, ACK_OR_RTS));
+            }
+            (XferKind::Put, Notice::ControlArrived { .. }, ACK_OR_RTS)
+            | (XferKind::Get, Notice::Landed { .. }, GET_DATA) => {
+                if part == GET_DATA {
+                    self.xfers[xfer as usize].landed = Some(now);
+                }
+                if self.p.overhead == 0 {
+                    self.finish_xfer(q, now, xfer);
+                } else {
+                    q.at(now + self.p.overhead, RtEvent::Finish { xfer });
+                }
+            }
+            (XferKind::Get, Notice::ControlArrived { .. }, REQUEST) => {
+                let x = &self.xfers[xfer as usize];
+                net.send_data(q, now, x.src_nic, x.dst_nic, x.size, token(xfer, GET_DATA));
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn finish_xfer(&mut self, q: &mut impl Schedule<RtEvent>, now: Ps, xfer: u32) {
+        let x = &mut self.xfers[xfer as usize];
+        x.complete = Some(now);
+        let (rank, op) = (x.rank, x.op);
+        self.request_done(q, now, rank, op);
+    }
+
+    pub(super) fn finish_recv(&mut self, q: &mut impl Schedule<RtEvent>, now: Ps, recv: u32) {
+        let rv = &mut self.recvs[recv as usize];
+        rv.complete = Some(now);
+        let (rank, op) = (rv.rank, rv.op);
+        self.request_done(q, now, rank, op);
+    }
+
+    /// A request of `rank` completed: its dependency-graph operation completes, or the
+    /// rank wakes if that is what it waited for.
+    pub(super) fn request_done(
+        &mut self,
+        q: &mut impl Schedule<RtEvent>,
+        now: Ps,
+        rank: u32,
+        op: u32,
+    ) {
+        self.last_activity = self.last_activity.max(now);
+        if op != NONE {
+            self.complete_op(q, now, rank, op);
+        } else {
+            self.check_wake(q, now, rank as usize);
+        }
+    }
+}
