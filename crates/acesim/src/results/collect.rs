@@ -30,7 +30,8 @@ pub fn collect(
     let topo = net.topology();
     let all_links = links(net, predicted);
     let links_omitted = all_links.len() > MAX_JSON_LINKS;
-    let (mean_hops, minimal_fraction) = nics::over_all(net.nic_stats());
+    let nic_stats = net.nic_stats();
+    let (mean_hops, minimal_fraction) = nics::over_all(nic_stats);
     Results {
         acesim_version: env!("CARGO_PKG_VERSION"),
         topology: describe_topology(machine, topo),
@@ -52,7 +53,12 @@ pub fn collect(
         receives: receives(rt),
         collectives: collectives(rt),
         topology_detail: topology_detail(machine, topo),
-        nics: nics(net.nic_stats(), topo),
+        // Per NIC up to as many NICs as links in the JSON.
+        nics: if nic_stats.len() > MAX_JSON_LINKS {
+            Vec::new()
+        } else {
+            nics(nic_stats, topo)
+        },
         mean_hops,
         minimal_fraction,
         links: if links_omitted {

@@ -48,7 +48,8 @@ pub struct Partial {
     pub ranks_finished: u32,
 }
 
-/// Above this many links the JSON summary leaves them out (use --links-csv).
+/// Above this many links the JSON summary leaves them out (use --links-csv), and above
+/// this many NICs the rows per NIC.
 pub const MAX_JSON_LINKS: usize = 100_000;
 
 #[derive(Debug, Clone, Serialize)]
