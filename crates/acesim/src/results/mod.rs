@@ -1,7 +1,30 @@
 //! What a run produced: per-operation, per-rank, per-link and per-collective results, the
 //! summary, tables and a timeline.
+//!
+//! `collect` builds [`Results`] (`report`) from the runtime and the network at the end of a
+//! run, a concept a file: `ranks`, `operations`, `regions`, `collectives`, `links`, `nics`,
+//! `topology`. What is written from them: the JSON (`report`), the human `summary`, the
+//! per-link `tables` and the `timeline`.
 
 pub mod collect;
+pub mod collectives;
+pub mod links;
+pub mod nics;
+pub mod operations;
+pub mod ranks;
+pub mod regions;
+pub mod report;
+pub mod summary;
+pub mod tables;
 pub mod timeline;
+pub mod topology;
 
-pub use collect::*;
+pub use collect::collect;
+pub use collectives::CollectiveResult;
+pub use links::LinkResult;
+pub use nics::NicResult;
+pub use operations::{OperationResult, ReceiveResult};
+pub use ranks::{RankResult, TraceEntry, UnfinishedResult};
+pub use regions::RegionResult;
+pub use report::{estimate_bytes, Partial, Results, StopReason, MAX_JSON_LINKS};
+pub use topology::TopologyDetail;

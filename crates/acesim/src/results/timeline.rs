@@ -6,7 +6,7 @@
 //! slice from issue to completion. Chosen links are counter tracks of their utilization
 //! under a `network` process. Timestamps are microseconds, as the format wants.
 
-use crate::results::Results;
+use crate::results::report::Results;
 use crate::units::Ps;
 use serde_json::{json, Value};
 

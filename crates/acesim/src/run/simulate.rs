@@ -136,13 +136,12 @@ pub fn simulate_with(machine: &Machine, program: Program, options: &Options) -> 
     if options.every_credit_an_event {
         net.every_credit_an_event();
     }
-    drive(machine, net, rt, options, started)
+    drive(net, rt, options, started)
 }
 
 /// Runs the runtime against network model `net` until the program ends or a limit stops
 /// it, and collects the results.
 fn drive<N: Network>(
-    machine: &Machine,
     mut net: N,
     mut rt: Runtime,
     options: &Options,
@@ -213,14 +212,7 @@ fn drive<N: Network>(
         let events = q.processed().saturating_sub(1);
         drop(q);
         net.release_run_state();
-        return Ok(results::collect(
-            machine,
-            &net,
-            &rt,
-            events,
-            wall,
-            Some(partial),
-        ));
+        return Ok(results::collect(&net, &rt, events, wall, Some(partial)));
     }
     // What happened after the last event without being one (credits that woke nothing)
     // ends the run as its event would have.
@@ -234,5 +226,5 @@ fn drive<N: Network>(
     let events = q.processed();
     drop(q);
     net.release_run_state();
-    Ok(results::collect(machine, &net, &rt, events, wall, None))
+    Ok(results::collect(&net, &rt, events, wall, None))
 }

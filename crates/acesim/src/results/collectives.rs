@@ -1,0 +1,78 @@
+//! One row per collective call: who took part, how long it took, and the messages its
+//! algorithm sent.
+
+use crate::program::NONE;
+use crate::runtime::Runtime;
+use crate::units::Ps;
+use serde::Serialize;
+
+/// One collective call.
+#[derive(Debug, Clone, Serialize)]
+pub struct CollectiveResult {
+    pub kind: String,
+    pub algorithm: String,
+    pub comm: String,
+    pub size: u64,
+    pub root: u32,
+    pub ranks: u32,
+    /// First rank in, last rank out.
+    pub start_ps: Ps,
+    pub end_ps: Ps,
+    pub duration_ps: Ps,
+    /// Mean time a rank spent in the call.
+    pub mean_rank_ps: f64,
+    /// Messages (or puts) its algorithm sent, and their bytes.
+    pub messages: u64,
+    pub bytes: u64,
+}
+
+/// Every collective call of the program, in program order.
+pub fn collectives(rt: &Runtime) -> Vec<CollectiveResult> {
+    rt.program
+        .collectives
+        .iter()
+        .zip(&rt.colls)
+        .zip(traffic(rt))
+        .map(|((c, rec), (messages, bytes))| {
+            // A call no rank entered has no start and no duration.
+            let (start_ps, duration_ps, mean_rank_ps) = if rec.ranks == 0 {
+                (0, 0, 0.0)
+            } else {
+                (
+                    rec.first_begin,
+                    rec.last_end.saturating_sub(rec.first_begin),
+                    rec.sum_ps as f64 / rec.ranks as f64,
+                )
+            };
+            CollectiveResult {
+                kind: c.kind.clone(),
+                algorithm: c.algorithm.clone(),
+                comm: rt
+                    .program
+                    .comms
+                    .get(c.comm as usize)
+                    .map_or_else(String::new, |m| m.name.clone()),
+                size: c.size,
+                root: c.root,
+                ranks: rec.ranks,
+                start_ps,
+                end_ps: rec.last_end,
+                duration_ps,
+                mean_rank_ps,
+                messages,
+                bytes,
+            }
+        })
+        .collect()
+}
+
+/// Messages and bytes of each collective call's steps.
+fn traffic(rt: &Runtime) -> Vec<(u64, u64)> {
+    let mut per_call = vec![(0u64, 0u64); rt.program.collectives.len()];
+    for x in rt.xfers.iter().filter(|x| x.coll != NONE) {
+        let t = &mut per_call[x.coll as usize];
+        t.0 += 1;
+        t.1 += x.size;
+    }
+    per_call
+}

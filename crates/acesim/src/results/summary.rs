@@ -1,0 +1,127 @@
+//! The short human summary a run prints: its time and size, where the time went, and what
+//! the program left undone.
+
+use crate::results::report::Results;
+use crate::units::{format_time, Ps};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+impl Results {
+    /// A short human summary.
+    pub fn summary(&self) -> String {
+        let mut s = String::new();
+        self.write_headline(&mut s);
+        self.write_regions_and_collectives(&mut s);
+        self.write_warnings(&mut s);
+        s
+    }
+
+    /// Whether the run was stopped, its time, the machine and the size of the run.
+    fn write_headline(&self, s: &mut String) {
+        if let Some(p) = &self.partial {
+            let _ = writeln!(
+                s,
+                "PARTIAL RESULTS: the run was stopped ({}) at {} with {} of {} ranks finished; the time below is a lower bound",
+                p.reason.name(),
+                format_time(p.stopped_at_ps),
+                p.ranks_finished,
+                self.ranks
+            );
+        }
+        let _ = writeln!(
+            s,
+            "{} execution time: {} ({} ps)",
+            if self.partial.is_some() {
+                "simulated"
+            } else {
+                "predicted"
+            },
+            self.predicted_time,
+            self.predicted_time_ps
+        );
+        let _ = writeln!(s, "machine: {}", self.topology);
+        // Collective steps are not listed as operations; say they ran.
+        let in_collectives = if self.collectives.is_empty() {
+            String::new()
+        } else {
+            let messages: u64 = self.collectives.iter().map(|c| c.messages).sum();
+            format!(
+                " (+{messages} in {} collective calls)",
+                self.collectives.len()
+            )
+        };
+        let _ = writeln!(
+            s,
+            "ranks: {}   operations: {}{in_collectives}   events: {}   packet-hops: {}   wall: {:.3} s",
+            self.ranks,
+            self.operations.len(),
+            self.events,
+            self.packet_hops,
+            self.wall_seconds
+        );
+    }
+
+    /// A line per region, and per kind and algorithm of collective call.
+    fn write_regions_and_collectives(&self, s: &mut String) {
+        for r in &self.regions {
+            let _ = writeln!(
+                s,
+                "region {}: {} entries, min {}, mean {}, max {}",
+                r.name,
+                r.count,
+                format_time(r.min_ps),
+                format_time(r.mean_ps as Ps),
+                format_time(r.max_ps)
+            );
+        }
+        let mut by: BTreeMap<(&str, &str), (u64, Ps)> = BTreeMap::new();
+        for c in &self.collectives {
+            let e = by.entry((&c.kind, &c.algorithm)).or_insert((0, 0));
+            e.0 += 1;
+            e.1 += c.duration_ps;
+        }
+        for ((kind, algo), (n, total)) in by {
+            let _ = writeln!(
+                s,
+                "{kind} ({algo}): {n} calls, mean {}",
+                format_time(total / n)
+            );
+        }
+    }
+
+    /// Messages never received, requests left pending, puts never polled.
+    fn write_warnings(&self, s: &mut String) {
+        if !self.unmatched_messages.is_empty() {
+            let n: u32 = self.unmatched_messages.iter().map(|m| m.3).sum();
+            let _ = writeln!(
+                s,
+                "warning: {n} messages were never received ({} sender/receiver/tag combinations; see unmatched_messages in --json)",
+                self.unmatched_messages.len()
+            );
+        }
+        if !self.unfinished_requests.is_empty() {
+            let n: u32 = self.unfinished_requests.iter().map(|u| u.count).sum();
+            let first = &self.unfinished_requests[0];
+            let _ = writeln!(
+                s,
+                "warning: {} finished with {n} request{} pending (rank {}: {}; see unfinished_requests in --json)",
+                plural(self.unfinished_requests.len() as u64, "rank"),
+                if n == 1 { "" } else { "s" },
+                first.rank,
+                first.first
+            );
+        }
+        if !self.unpolled_puts.is_empty() {
+            let n: u32 = self.unpolled_puts.iter().map(|u| u.2).sum();
+            let _ = writeln!(
+                s,
+                "note: {n} puts landed but were never polled (see unpolled_puts in --json)"
+            );
+        }
+    }
+}
+
+/// `1 rank`, `2 ranks`.
+fn plural(n: u64, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}

@@ -1,0 +1,227 @@
+//! What a load point measures: the packets created in the window, their latencies and
+//! hops, the bytes offered and accepted in it; and the point they make with the network's
+//! counters ([`TrafficPoint`]: percentiles, the latency trend, whether the load is past
+//! saturation).
+
+use crate::machine::topology::LinkClass;
+use crate::network::Network;
+use crate::results::nics::{mean_hops, minimal_fraction};
+use crate::run::traffic::config::TrafficConfig;
+use crate::units::Ps;
+use serde::Serialize;
+use std::time::Instant;
+
+/// Measured packets below which a point cannot be called saturated by its accepted rate
+/// or latency trend (only by packets still in flight at the drain limit).
+pub const MIN_JUDGED_PACKETS: u64 = 200;
+
+/// One point of a latency/throughput curve.
+#[derive(Debug, Clone, Serialize)]
+pub struct TrafficPoint {
+    pub pattern: String,
+    pub load: f64,
+    /// Created bytes in the window, as a fraction of the injection bandwidth.
+    pub offered: f64,
+    /// Delivered bytes in the window, as a fraction of the injection bandwidth.
+    pub accepted: f64,
+    pub latency_mean_ns: f64,
+    pub latency_p50_ns: f64,
+    pub latency_p99_ns: f64,
+    /// Mean router-to-router hops of the measured packets.
+    pub hops_mean: f64,
+    /// Fraction of packets routed minimally (1 unless routing is non-minimal or adaptive).
+    pub minimal_fraction: f64,
+    pub packets_measured: u64,
+    /// Measured packets that had not arrived when the drain limit passed.
+    pub packets_lost: u64,
+    /// Mean latency of the measured packets created in the second half of the window over
+    /// that of the first half: about 1 when stable, above 1 when source queues keep growing.
+    pub latency_growth: f64,
+    pub saturated: bool,
+    /// Peak utilization per link class (network, local, global, injection, ejection).
+    pub max_link_utilization: f64,
+    pub events: u64,
+    /// Link traversals of all packets (warm-up and drain included), for speed figures.
+    pub packet_hops: u64,
+    /// Packets delivered over the whole run.
+    pub packets_delivered: u64,
+    /// Time the simulation took; printed, never written to a file (outputs are
+    /// byte-identical for the same inputs).
+    #[serde(skip)]
+    pub wall_seconds: f64,
+}
+
+/// The window `[warmup, end)` and what it measured so far. Packets are known by their
+/// token, the order of their creation.
+pub(super) struct Measurement {
+    warmup: Ps,
+    end: Ps,
+    /// Packets created from here on are in the window's second half.
+    half: Ps,
+    /// A packet's size on the wire: the bytes it offers and delivers.
+    packet: u64,
+    /// The bytes all nodes could inject in the window: what the offered and accepted
+    /// loads are fractions of.
+    capacity: f64,
+    /// When each packet was created, and whether in the window (a measured packet).
+    created: Vec<Ps>,
+    measured: Vec<bool>,
+    /// Latencies of the measured packets that arrived, and their hops in all.
+    latencies: Vec<Ps>,
+    hops: u64,
+    /// Latency sums and counts of the packets created in each half of the window.
+    halves: [(u128, u64); 2],
+    /// Measured packets that have not arrived yet.
+    outstanding: u64,
+    /// Bytes created in the window, and bytes delivered in it.
+    offered_bytes: u64,
+    accepted_bytes: u64,
+}
+
+impl Measurement {
+    /// The window of `cfg` on `nodes` nodes whose injection links carry `bandwidth` bytes/s.
+    pub fn new(cfg: &TrafficConfig, bandwidth: u64, nodes: u32) -> Measurement {
+        Measurement {
+            warmup: cfg.warmup,
+            end: cfg.warmup + cfg.measure,
+            half: cfg.warmup + cfg.measure / 2,
+            packet: cfg.packet,
+            capacity: nodes as f64 * bandwidth as f64 * (cfg.measure as f64 / 1e12),
+            created: Vec::new(),
+            measured: Vec::new(),
+            latencies: Vec::new(),
+            hops: 0,
+            halves: [(0, 0); 2],
+            outstanding: 0,
+            offered_bytes: 0,
+            accepted_bytes: 0,
+        }
+    }
+
+    /// The end of the window: no packet is created from here on.
+    #[inline]
+    pub fn end(&self) -> Ps {
+        self.end
+    }
+
+    /// A packet created at `now`: its token.
+    #[inline]
+    pub fn create(&mut self, now: Ps) -> u64 {
+        let token = self.created.len() as u64;
+        let in_window = now >= self.warmup;
+        self.created.push(now);
+        self.measured.push(in_window);
+        if in_window {
+            self.outstanding += 1;
+            self.offered_bytes += self.packet;
+        }
+        token
+    }
+
+    /// Packet `token` arrived at `now` after `hops` router-to-router hops.
+    #[inline]
+    pub fn land(&mut self, now: Ps, token: u64, hops: u32) {
+        if now >= self.warmup && now < self.end {
+            self.accepted_bytes += self.packet;
+        }
+        if self.measured[token as usize] {
+            let born = self.created[token as usize];
+            let h = &mut self.halves[(born >= self.half) as usize];
+            h.0 += (now - born) as u128;
+            h.1 += 1;
+            self.latencies.push(now - born);
+            self.hops += hops as u64;
+            self.outstanding -= 1;
+        }
+    }
+
+    /// Past the window with every measured packet arrived: nothing is left to measure.
+    #[inline]
+    pub fn complete(&self, now: Ps) -> bool {
+        now >= self.end && self.outstanding == 0
+    }
+
+    /// The point of a run of `cfg` on `net`, begun at `started`, whose last event (of
+    /// `events`) was at `last`: what the window measured and the network's counters.
+    pub fn point(
+        mut self,
+        cfg: &TrafficConfig,
+        net: &impl Network,
+        last: Ps,
+        events: u64,
+        started: Instant,
+    ) -> TrafficPoint {
+        let offered = self.offered_bytes as f64 / self.capacity;
+        let accepted = self.accepted_bytes as f64 / self.capacity;
+        let (p50, p99) = (self.percentile_ns(0.5), self.percentile_ns(0.99));
+        let n = self.latencies.len().max(1) as f64;
+        let mean = self.latencies.iter().sum::<Ps>() as f64 / n / 1e3;
+        let latency_growth = self.latency_growth();
+        let packets_measured = self.latencies.len() as u64 + self.outstanding;
+        // Past saturation the network cannot deliver what is offered (docs/traffic.md):
+        // measured packets are still in flight at the drain limit, less than 95 % of the
+        // offered load is accepted, or the latency runs away (packets created in the second
+        // half of the window wait on average over 10 % longer than those of the first half).
+        // Too few measured packets say nothing about saturation: their accepted rate and
+        // latency trend are noise (a load of 1e-6 measures a handful of packets).
+        let judged = packets_measured >= MIN_JUDGED_PACKETS;
+        let saturated =
+            self.outstanding > 0 || (judged && (accepted < 0.95 * offered || latency_growth > 1.1));
+        let stats = net.nic_stats();
+        let delivered: u64 = stats.iter().map(|s| s.ejected_packets).sum();
+        let minimal: u64 = stats.iter().map(|s| s.minimal_packets).sum();
+        TrafficPoint {
+            pattern: cfg.pattern.name(),
+            load: cfg.load,
+            offered,
+            accepted,
+            latency_mean_ns: mean,
+            latency_p50_ns: p50,
+            latency_p99_ns: p99,
+            hops_mean: mean_hops(self.hops, self.latencies.len() as u64),
+            minimal_fraction: minimal_fraction(minimal, delivered),
+            packets_measured,
+            packets_lost: self.outstanding,
+            latency_growth,
+            saturated,
+            max_link_utilization: max_link_utilization(net, last),
+            events,
+            packet_hops: net.counters().packet_hops,
+            packets_delivered: delivered,
+            wall_seconds: started.elapsed().as_secs_f64(),
+        }
+    }
+
+    /// The latency below which fraction `f` of the arrived packets lie, in ns (NaN without
+    /// any). By selection (linear time), not by sorting a million latencies.
+    fn percentile_ns(&mut self, f: f64) -> f64 {
+        let latencies = &mut self.latencies;
+        if latencies.is_empty() {
+            return f64::NAN;
+        }
+        let i = ((latencies.len() as f64 * f).ceil() as usize).clamp(1, latencies.len()) - 1;
+        *latencies.select_nth_unstable(i).1 as f64 / 1e3
+    }
+
+    /// Mean latency of the second half's packets over the first half's: about 1 when
+    /// stable, 1 when a half has none.
+    fn latency_growth(&self) -> f64 {
+        let half_mean = |(sum, n): (u128, u64)| sum as f64 / n.max(1) as f64;
+        let [first, second] = self.halves;
+        if first.1 == 0 || second.1 == 0 {
+            1.0
+        } else {
+            half_mean(second) / half_mean(first).max(1.0)
+        }
+    }
+}
+
+/// The busiest link's utilization over a run that ended at `last`, injection links aside.
+fn max_link_utilization(net: &impl Network, last: Ps) -> f64 {
+    let elapsed = last.max(1);
+    let topo = net.topology();
+    (0..topo.num_links())
+        .filter(|&l| topo.link_class(l) != LinkClass::Injection)
+        .map(|l| net.link_stats(l).busy_ps as f64 / elapsed as f64)
+        .fold(0.0, f64::max)
+}
