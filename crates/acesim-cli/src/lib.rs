@@ -788,7 +788,8 @@ fn traffic(a: TrafficArgs) -> acesim::Result<()> {
         .map(|p| Output::check("--json", p))
         .transpose()?;
     use acesim::run::traffic::{
-        parse_loads, run_loads, saturation_throughput, Injection, TrafficConfig,
+        parse_loads, points_csv, points_table, run_loads, saturation_throughput, Injection,
+        TrafficConfig,
     };
     let mut config = load_machine(&a.machine)?;
     size_for_traffic(&mut config, a.machine.ranks)?;
@@ -825,27 +826,7 @@ fn traffic(a: TrafficArgs) -> acesim::Result<()> {
         )?
     };
     let points = run_loads(&config, &base, &loads, a.all_loads)?;
-    let mut csv = String::from("pattern,load,offered,accepted,latency_mean_ns,latency_p50_ns,latency_p99_ns,hops_mean,minimal_fraction,packets_measured,packets_lost,saturated,max_link_utilization,events,latency_growth\n");
-    for p in &points {
-        csv += &format!(
-            "{},{},{:.6},{:.6},{:.3},{:.3},{:.3},{:.4},{:.4},{},{},{},{:.6},{},{:.3}\n",
-            p.pattern,
-            p.load,
-            p.offered,
-            p.accepted,
-            p.latency_mean_ns,
-            p.latency_p50_ns,
-            p.latency_p99_ns,
-            p.hops_mean,
-            p.minimal_fraction,
-            p.packets_measured,
-            p.packets_lost,
-            p.saturated,
-            p.max_link_utilization,
-            p.events,
-            p.latency_growth
-        );
-    }
+    let csv = points_csv(&points);
     let json_text = match &json_out {
         Some(_) => {
             serde_json::to_string_pretty(&points).map_err(|e| Error::Internal(e.to_string()))?
@@ -861,33 +842,7 @@ fn traffic(a: TrafficArgs) -> acesim::Result<()> {
     }
     write_all(writes)?;
     if !a.quiet {
-        outln!(
-            "{:>6} {:>8} {:>8} {:>11} {:>11} {:>11} {:>6} {:>7} {:>8}  status",
-            "load",
-            "offered",
-            "accepted",
-            "mean ns",
-            "p50 ns",
-            "p99 ns",
-            "hops",
-            "minimal",
-            "wall s"
-        );
-        for p in &points {
-            outln!(
-                "{:>6.3} {:>8.4} {:>8.4} {:>11.1} {:>11.1} {:>11.1} {:>6.2} {:>7.3} {:>8.3}  {}",
-                p.load,
-                p.offered,
-                p.accepted,
-                p.latency_mean_ns,
-                p.latency_p50_ns,
-                p.latency_p99_ns,
-                p.hops_mean,
-                p.minimal_fraction,
-                p.wall_seconds,
-                if p.saturated { "saturated" } else { "stable" }
-            );
-        }
+        out!("{}", points_table(&points));
         let best = saturation_throughput(&points).unwrap_or(0.0);
         if !points.iter().any(|p| p.saturated) {
             outln!(

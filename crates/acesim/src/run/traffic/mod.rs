@@ -12,15 +12,17 @@
 //! A point (`point`) is checked against the machine, then the generator — the pattern's
 //! destinations (`run::patterns`) at the times of the `injection` process — runs against
 //! the network model, and the `measure`ment window judges the load. A curve (`sweep`) runs
-//! the points of a list of loads, as the `config` says.
+//! the points of a list of loads, as the `config` says, and `table` writes them out.
 
 mod config;
 mod injection;
 mod measure;
 mod point;
 mod sweep;
+mod table;
 
 pub use config::{Injection, TrafficConfig};
 pub use measure::{TrafficPoint, MIN_JUDGED_PACKETS};
 pub use point::{pattern_shape, run_point};
 pub use sweep::{last_stable_load, parse_loads, run_curve, run_loads, saturation_throughput};
+pub use table::{points_csv, points_table};
