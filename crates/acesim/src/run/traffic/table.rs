@@ -4,20 +4,23 @@
 use super::measure::TrafficPoint;
 use std::fmt::Write as _;
 
-/// One column: its CSV header and value, and, when the terminal shows it, its heading and
-/// value there (right-aligned to the heading's width).
+/// How a column shows one point.
+type Value = fn(&TrafficPoint) -> String;
+
+/// One column: its CSV header and value, and, when the terminal shows it, its heading, its
+/// width and its value there (right-aligned).
 struct Column {
     csv: &'static str,
-    csv_value: fn(&TrafficPoint) -> String,
-    shown: Option<(&'static str, usize, fn(&TrafficPoint) -> String)>,
+    csv_value: Value,
+    shown: Option<(&'static str, usize, Value)>,
 }
 
 const fn both(
     csv: &'static str,
-    csv_value: fn(&TrafficPoint) -> String,
+    csv_value: Value,
     heading: &'static str,
     width: usize,
-    value: fn(&TrafficPoint) -> String,
+    value: Value,
 ) -> Column {
     Column {
         csv,
@@ -26,7 +29,7 @@ const fn both(
     }
 }
 
-const fn file_only(csv: &'static str, csv_value: fn(&TrafficPoint) -> String) -> Column {
+const fn file_only(csv: &'static str, csv_value: Value) -> Column {
     Column {
         csv,
         csv_value,
