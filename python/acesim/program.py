@@ -1019,22 +1019,22 @@ class _Watch:
     def guard(self, work: Callable[[], str]) -> str:
         """``work()``, or the error that stopped it; then the watch ends."""
         try:
-            result = work()
-        except BaseException as e:  # noqa: B036 - _Stop and KeyboardInterrupt included
-            raised: BaseException | None = e
-        else:
-            raised = None
+            return work()
+        except _Stop:
+            pass  # self.error says why
+        finally:
+            error = self._end()
+            if error is not None:
+                raise error from None
+        raise ProgramError("the recording was stopped")  # not reached: _Stop comes with an error
+
+    def _end(self) -> BaseException | None:
+        """:meth:`close`, even if a _Stop raised just before the watch ended arrives in it."""
         while True:
             try:
-                error = self.close()
-                break
-            except _Stop:  # raised just before the watch ended: it is in self.error
+                return self.close()
+            except _Stop:
                 continue
-        if error is not None:
-            raise error from None
-        if raised is not None:
-            raise raised
-        return result
 
     def close(self) -> BaseException | None:
         """Ends the watch (no _Stop is raised afterwards); returns the error that stopped the
