@@ -50,23 +50,24 @@ struct Cli {
 enum Command {
     /// Simulate a program on a machine and print the predicted execution time.
     Run(RunArgs),
-    /// Compile and record an MGEN C program as a schedule, without simulating it.
+    /// Record an MGEN C program (compiled) or a Python program as a schedule, without
+    /// simulating it.
     Record {
-        /// The MGEN C program.
+        /// The MGEN C (.c) or Python (.py) program.
         program: PathBuf,
         #[arg(long)]
         ranks: u32,
         /// Where to write the schedule (default: standard output).
         #[arg(short, long)]
         output: Option<PathBuf>,
-        /// Stop when a rank makes no MGEN call for this long (default 60s, or
-        /// $ACESIM_RECORD_TIMEOUT; 0: wait for ever).
+        /// Stop when a rank makes no MGEN call (records no operation, for Python) for this
+        /// long (default 60s, or $ACESIM_RECORD_TIMEOUT; 0s: wait for ever).
         #[arg(long = "record-timeout", value_name = "TIME")]
         record_timeout: Option<String>,
         /// Record even if the schedule text outgrows the memory available.
         #[arg(long = "ignore-memory-limit")]
         ignore_memory_limit: bool,
-        /// Arguments passed to MGEN_Main.
+        /// Arguments passed to MGEN_Main (ctx.args, for Python).
         #[arg(last = true)]
         args: Vec<String>,
     },
@@ -201,11 +202,12 @@ struct RunArgs {
     /// Run even if the estimated memory exceeds what the machine has available.
     #[arg(long = "ignore-memory-limit")]
     ignore_memory_limit: bool,
-    /// Stop recording a C program when a rank makes no MGEN call for this long (default
-    /// 60s, or $ACESIM_RECORD_TIMEOUT; 0: wait for ever).
+    /// Stop recording a C or Python program when a rank makes no MGEN call (records no
+    /// operation, for Python) for this long (default 60s, or $ACESIM_RECORD_TIMEOUT; 0s:
+    /// wait for ever).
     #[arg(long = "record-timeout", value_name = "TIME")]
     record_timeout: Option<String>,
-    /// Arguments passed to MGEN_Main.
+    /// Arguments passed to MGEN_Main (ctx.args, for Python).
     #[arg(last = true)]
     args: Vec<String>,
 }
