@@ -927,7 +927,10 @@ class _StatusFile:
         data = text.encode()
         if len(data) < self._size:
             data += b" " * (self._size - len(data))
-        os.pwrite(self._fd, data, 0)
+        try:
+            os.pwrite(self._fd, data, 0)
+        except OSError:  # the command is gone or its disk is full: nothing to tell
+            return
         self._size = len(data)
 
     def close(self) -> None:

@@ -232,3 +232,10 @@ def test_the_command_stops_a_recording_too_big_with_exit_5(core, tmp_path) -> No
     )
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "s.sched").read_text().count("compute") == 50_000
+
+
+def test_the_record_timeout_option_takes_a_value() -> None:
+    from acesim.cli import _program_index
+
+    assert _program_index(["--record-timeout", "1s", "p.py", "--ranks", "2"]) == 2
+    assert _program_index(["--ignore-memory-limit", "p.py"]) == 1

@@ -354,6 +354,8 @@ const PY_EXITED: &str = "Python exited with code";
 /// What the Python recorder notes in its status file (ACESIM_RECORD_STATUS; written by
 /// `_StatusFile` in python/acesim/program.py): `RANK OPS` (RANK `-` while the program file
 /// loads), its last call on the next line, then `too big` when the size limit stopped it.
+/// A thread of the recorder notes them four times a second, and when a rank starts: a rank
+/// stuck in a call that holds Python's interpreter lock shows what was noted last.
 struct PyStatus {
     /// The first line, which changes whenever the recording moves on.
     progress: String,
