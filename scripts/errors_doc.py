@@ -90,10 +90,10 @@ were sent.
 | code | meaning | section |
 |---|---|---|
 | 0 | the run finished (warnings, such as messages never received, do not change this) | [run time](#run-time) |
-| 2 | bad input: machine file or preset, `--set`, placement file, schedule or GOAL text, a C program that does not compile or whose rank crashes or exits while being recorded, a Python program that fails, command-line values, unreadable input files, unwritable output paths; command-line usage errors | [machines](#machines), [program text](#program-text-schedules-and-goal-files), [C and Python](#c-and-python-programs), [command line](#command-line) |
+| 2 | bad input: machine file or preset, `--set`, placement file, schedule or GOAL text, a C program that does not compile or whose rank crashes, exits or stalls while being recorded, a Python program that fails or stalls, command-line values, unreadable input files, unwritable output paths; command-line usage errors | [machines](#machines), [program text](#program-text-schedules-and-goal-files), [C and Python](#c-and-python-programs), [command line](#command-line) |
 | 3 | the program can never finish (deadlock): the report names every blocked rank, its operation and its source line | [run time](#run-time) |
 | 4 | stopped by `--max-events` or `--max-sim-time`: partial results written, marked partial | [limits](#limits-exit-codes-4-5-and-130) |
-| 5 | refused: the run's estimated memory, or a C program's recorded schedule, exceeds what is available (`--ignore-memory-limit` runs anyway) | [limits](#limits-exit-codes-4-5-and-130) |
+| 5 | refused: the run's estimated memory, or a C or Python program's recorded schedule, exceeds what is available (`--ignore-memory-limit` runs anyway) | [limits](#limits-exit-codes-4-5-and-130) |
 | 70 | internal error: a broken model invariant, a bug in acesim | [internal](#internal-errors) |
 | 130 | interrupted with Ctrl-C (SIGINT): partial results written, marked partial, when the run had started; a recording's processes are stopped | [limits](#limits-exit-codes-4-5-and-130) |
 | 143 | stopped by SIGTERM: as for 130 | [limits](#limits-exit-codes-4-5-and-130) |
@@ -302,6 +302,11 @@ counts); another code is an error naming the rank. A rank that ends the process 
 (`os._exit`) is named with its code:""")
 ex({"p.py": "import sys\ndef program(ctx):\n    if ctx.rank == 1:\n        sys.exit(4)\n"}, "acesim run p.py --ranks 2")
 ex({"p.py": "import os\ndef program(ctx):\n    if ctx.rank == 1:\n        os._exit(7)\n"}, "acesim run p.py --ranks 2")
+t("""A Python rank that records no operation for the record timeout (as for C: 60 s by
+default, `--record-timeout`, `$ACESIM_RECORD_TIMEOUT`) is stopped and named with its last
+call and how many operations it recorded; the Python process is stopped whatever the rank
+is doing. A program file that does not finish loading in that time is named as such.""")
+ex({"p.py": "def program(ctx):\n    ctx.compute(1)\n    while True:\n        pass\n"}, "acesim run p.py --ranks 2 --record-timeout 1s")
 t("""Without the Python package installed:""")
 ex({"p.py": "def program(ctx):\n    pass\n"}, "acesim run p.py --ranks 2", env={"PYTHONPATH": ""})
 
@@ -399,10 +404,11 @@ estimate) and refuses when it exceeds the available memory: Linux's `MemAvailabl
 runs anyway.""")
 ex({"r.sched": RING}, "ACESIM_MEMORY_LIMIT=1KiB acesim run r.sched")
 ex({"r.sched": RING}, "ACESIM_MEMORY_LIMIT=lots acesim run r.sched")
-t("""Recording a C program is bounded by the same budget: the schedule text may take a quarter
-of it (the program read from it and the run need the rest). A rank that records past that
-is stopped, named, with its operation count:""")
+t("""Recording a C or Python program is bounded by the same budget: the schedule text may take
+a quarter of it (the program read from it and the run need the rest). A rank that records
+past that is stopped, named, with its operation count:""")
 ex({"p.c": C_HEAD + "int MGEN_Main(int argc, char **argv) {\n  for (;;) MGEN_Comp(1);\n}\n"}, "ACESIM_MEMORY_LIMIT=4MB acesim run p.c --ranks 2")
+ex({"p.py": "def program(ctx):\n    while True:\n        ctx.compute(1)\n"}, "ACESIM_MEMORY_LIMIT=4MB acesim run p.py --ranks 2")
 
 t("""## Internal errors
 

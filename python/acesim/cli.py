@@ -23,7 +23,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ._corelib import InputError, ProgramError, core
-from .program import record
+from .program import (
+    RecordTooBigError,
+    _record_args,
+    _record_text,
+    _text_limit,
+    _Watch,
+    record_timeout_in_force,
+)
 
 __all__ = ["main"]
 
@@ -38,11 +45,17 @@ _VALUE_OPTIONS = {
     "--json",
     "--links-csv",
     "--schedule-out",
+    "--timeline",
+    "--timeline-links",
+    "--max-events",
+    "--max-sim-time",
+    "--record-timeout",
     "--function",
     "-o",
     "--output",
 }
 EXIT_INPUT = 2
+EXIT_TOO_BIG = 5
 
 _EXTRA_HELP = """
 Python additions:
@@ -99,6 +112,10 @@ def _after_dashes(args: Sequence[str]) -> list[str]:
     return list(args[args.index("--") + 1 :]) if "--" in args else []
 
 
+def _before_dashes(args: Sequence[str]) -> list[str]:
+    return list(args[: args.index("--")]) if "--" in args else list(args)
+
+
 def load_program(path: str, function: str | None = None) -> Callable[..., Any]:
     """The program function of a Python file: ``function``, else ``program``, else ``main``."""
     namespace = runpy.run_path(path, run_name="__acesim_program__")
@@ -123,8 +140,64 @@ def _record_file(path: str, args: list[str]) -> str:
         ranks = int(ranks_text)
     except ValueError:
         raise InputError(f"--ranks {ranks_text}: not a number") from None
-    program = load_program(path, function)
-    return record(program, ranks, args=_after_dashes(args))
+    watch = _watch(path, args)
+
+    def work() -> str:
+        program = load_program(path, function)
+        checked, argv = _record_args(program, ranks, _after_dashes(args))
+        return _record_text(program, checked, None, argv, watch)
+
+    return watch.guard(work)
+
+
+def _supervised() -> bool:
+    """Whether the ``acesim`` command runs this recorder as a process of its own (it gives a
+    status file, watches for stalls itself and reports a recording too big)."""
+    return bool(os.environ.get("ACESIM_RECORD_STATUS"))
+
+
+def _watch(path: str, args: list[str]) -> _Watch:
+    """The watch of recording ``path``, loading included: the stall timeout
+    (``--record-timeout``, ``$ACESIM_RECORD_TIMEOUT``) and the size limit (a quarter of the
+    memory budget, unless ``--ignore-memory-limit``); under the ``acesim`` command, the size
+    limit it gives and a status file, as it watches for stalls itself."""
+    status = os.environ.get("ACESIM_RECORD_STATUS")
+    if status:
+        try:
+            max_bytes = int(os.environ.get("ACESIM_RECORD_MAX_BYTES", "0"))
+        except ValueError:
+            max_bytes = 0
+        limit = (max_bytes, 0, "") if max_bytes > 0 else None
+        return _Watch(
+            name=path, limit=limit, status_path=status, cli=True, on_stuck=_stuck(path)
+        )
+    timeout = record_timeout_in_force(
+        _option(args, "--record-timeout"), "command line: field `record-timeout`"
+    )
+    limit = None if "--ignore-memory-limit" in _before_dashes(args) else _text_limit()
+    return _Watch(name=path, timeout_s=timeout, limit=limit, cli=True, on_stuck=_stuck(path))
+
+
+def _too_big(path: str, e: RecordTooBigError) -> int:
+    """Reports a recording stopped by the size limit (exit code 5, as for C programs)."""
+    if _supervised():  # the acesim command says the rest
+        print(e.detail, file=sys.stderr)
+    else:
+        print(f"error: {path}: recording stopped: {e.detail}\n{e.hint}", file=sys.stderr)
+    return EXIT_TOO_BIG
+
+
+def _stuck(path: str) -> Callable[[BaseException], None]:
+    """What to do with a rank stopped by its watch that does not stop (blocked outside
+    Python code): report the error as it would be, and end the process."""
+
+    def stuck(e: BaseException) -> None:
+        code = _too_big(path, e) if isinstance(e, RecordTooBigError) else _error(str(e))
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+    return stuck
 
 
 def _error(message: str) -> int:
@@ -155,6 +228,8 @@ def _run_py(args: list[str], index: int) -> int:
         return _error(clash)
     try:
         text = _record_file(path, args)
+    except RecordTooBigError as e:
+        return _too_big(path, e)
     except (InputError, ProgramError, TypeError, ValueError) as e:
         return _error(str(e))
     except Exception:  # the program file itself failed to load
@@ -181,6 +256,8 @@ def _record_py(args: list[str], index: int) -> int:
         return _error(clash)
     try:
         text = _record_file(path, args)
+    except RecordTooBigError as e:
+        return _too_big(path, e)
     except (InputError, ProgramError, TypeError, ValueError) as e:
         return _error(str(e))
     except Exception:

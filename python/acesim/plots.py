@@ -11,14 +11,12 @@ import math
 import re
 from collections import defaultdict, deque
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
-
-    from .results import Result
 
 __all__ = [
     "plot_links",
@@ -39,6 +37,32 @@ OPERATION_COLORS = {"put": "#4C72B0", "get": "#55A868", "send": "#DD8452"}
 _OFFSET = 0.09  # perpendicular shift separating the two directions of a link
 _STUB = 0.32  # length of wrap-around and out-of-plane link stubs
 _NAME = re.compile(r"^(?:r(\d+)\.p\d+|nic(\d+))->(?:r(\d+)|nic(\d+))$")
+
+
+class ResultLike(Protocol):
+    """What the plots read of a run: an :class:`acesim.Result` (this module does not import
+    ``acesim.results``, which imports it for ``Result.plot_links`` and ``plot_timeline``)."""
+
+    @property
+    def data(self) -> dict[str, Any]: ...
+
+    @property
+    def predicted_time_ps(self) -> int: ...
+
+    @property
+    def topology(self) -> dict[str, Any]: ...
+
+    @property
+    def links(self) -> pd.DataFrame: ...
+
+    @property
+    def operations(self) -> pd.DataFrame: ...
+
+    @property
+    def collectives(self) -> pd.DataFrame: ...
+
+    @property
+    def trace(self) -> pd.DataFrame: ...
 
 
 def _mpl() -> Any:
@@ -213,7 +237,7 @@ def _crossbar_layout(
     return positions, segs, vals
 
 
-def plot_links(result: Result, ax: Axes | None = None, metric: str = "utilization") -> Figure:
+def plot_links(result: ResultLike, ax: Axes | None = None, metric: str = "utilization") -> Figure:
     """The load of every directed link drawn on the topology, colored by ``metric`` (any
     numeric column of ``result.links``: utilization, bytes, packets, busy_ps, wait_ps,
     stall_ps).
@@ -301,7 +325,7 @@ def plot_links(result: Result, ax: Axes | None = None, metric: str = "utilizatio
 # ---- timeline ------------------------------------------------------------------------------------
 
 
-def plot_timeline(result: Result, ax: Axes | None = None) -> Figure:
+def plot_timeline(result: ResultLike, ax: Axes | None = None) -> Figure:
     """Per-rank horizontal bars over time.
 
     With a trace (``simulate(..., trace=True)``): compute, overhead and blocked time as full
@@ -441,7 +465,7 @@ def plot_latency_throughput(
     return fig
 
 
-def plot_collectives(result: Result, ax: Axes | None = None) -> Figure:
+def plot_collectives(result: ResultLike, ax: Axes | None = None) -> Figure:
     """One horizontal bar per collective call (first rank in to last rank out)."""
     df = result.collectives
     fig, ax = _axes(ax, (8, min(1.5 + 0.3 * max(len(df), 1), 14)))

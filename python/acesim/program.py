@@ -23,11 +23,13 @@ import math
 import operator
 import os
 import sys
+import threading
+import time
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ._corelib import ProgramError
+from ._corelib import InputError, ProgramError
 from ._units import parse_size_bytes, parse_time_ps
 
 __all__ = [
@@ -36,6 +38,8 @@ __all__ = [
     "Comm",
     "Context",
     "Handle",
+    "RecordTimeoutError",
+    "RecordTooBigError",
     "Request",
     "Schedule",
     "record",
@@ -661,11 +665,14 @@ class Context:
         self._emit(f"region_end {self._region_name(name, 'region_end')}{self._at()}")
 
 
-# ---- recording -------------------------------------------------------------------------------
+# ---- recording ----------------------------------------------------------------------------
 
 
 #: Most ranks a program is recorded for (as the C recorder's ``MGEN_MAX_RANKS``).
 MAX_RANKS = 1 << 24
+#: Seconds a rank may record no operation before it is stopped, unless ``record_timeout``,
+#: ``--record-timeout`` or ``$ACESIM_RECORD_TIMEOUT`` says otherwise (as the C recorder).
+DEFAULT_RECORD_TIMEOUT_S = 60
 
 
 def _exit_code(e: SystemExit) -> int:
@@ -687,6 +694,8 @@ def record(
     *,
     name: str | None = None,
     args: Sequence[str] = (),
+    record_timeout: float | str | None = None,
+    ignore_memory_limit: bool = False,
 ) -> str:
     """Run ``program(ctx)`` for every rank and return the schedule text.
 
@@ -698,51 +707,75 @@ def record(
     the program ends that rank's program normally: what it recorded so far counts;
     ``sys.exit(N)`` with N not 0 is a ProgramError ("rank R: the program exited with code N
     before finishing"). At most :data:`MAX_RANKS` ranks.
+
+    Limits, as for C programs (README "Safety"): a rank that records no operation for
+    ``record_timeout`` (seconds, or a str such as ``"90s"``; default
+    ``$ACESIM_RECORD_TIMEOUT``, else :data:`DEFAULT_RECORD_TIMEOUT_S`; 0 waits for ever) is
+    stopped with a :class:`RecordTimeoutError` (a ProgramError) naming it, its operation
+    count and its last call; a schedule text larger than a quarter of the memory budget
+    (``$ACESIM_MEMORY_LIMIT``, else the memory available) is stopped with a
+    :class:`RecordTooBigError` (a MemoryError) naming the rank and its operation count,
+    unless ``ignore_memory_limit=True``. The stop reaches a rank running Python code, even
+    one that catches ``Exception``; a rank blocked in a call that does not return to Python
+    (a long ``time.sleep``, a C extension holding the interpreter lock) or that catches
+    every ``BaseException`` and goes on is stopped only when it next records an operation.
+    The ``acesim`` command stops any rank (README "Safety").
     """
+    ranks, args = _record_args(program, ranks, args)
+    watch = _Watch.for_api(record_timeout, ignore_memory_limit)
+    return watch.guard(lambda: _record_text(program, ranks, name, args, watch))
+
+
+def _record_args(
+    program: Callable[..., Any], ranks: object, args: Sequence[str]
+) -> tuple[int, tuple[str, ...]]:
+    """``ranks`` and ``args`` of :func:`record`, checked."""
     if not callable(program):
         raise TypeError(f"record(): program must be callable, not {type(program).__name__}")
     if type(ranks) is not int:
         if isinstance(ranks, bool) or not hasattr(type(ranks), "__index__"):
             raise TypeError(f"record(): ranks must be an int, not {type(ranks).__name__}")
-        ranks = operator.index(ranks)
+        ranks = operator.index(ranks)  # type: ignore[call-overload]
+    assert isinstance(ranks, int)
     if ranks <= 0:
         raise ValueError(f"record(): ranks must be positive, not {ranks}")
     if ranks > MAX_RANKS:
         raise ValueError(f"record(): ranks must be at most {MAX_RANKS}, not {ranks}")
     if isinstance(args, str):
         raise TypeError("record(): args must be a sequence of str, not a str")
-    args = tuple(str(a) for a in args)
+    return ranks, tuple(str(a) for a in args)
+
+
+def _record_text(
+    program: Callable[[Context], Any],
+    ranks: int,
+    name: str | None,
+    args: tuple[str, ...],
+    watch: _Watch,
+) -> str:
+    """The schedule text of ``program`` (arguments checked), each rank watched by ``watch``."""
     out = ["# acesim schedule 1"]
     if name is not None:
         out.append(f"# program: {name}")
     out.append(f"ranks {ranks}")
+    text_bytes = sum(len(line) + 1 for line in out)
     locs: dict[str, tuple[str, str]] = {}
-    # `acesim run prog.py` asks for the rank being recorded in this file, to name it if the
-    # process ends without a word (os._exit).
-    status_path = os.environ.get("ACESIM_RECORD_STATUS")
-    status = os.open(status_path, os.O_WRONLY) if status_path else None
-    try:
-        for r in range(ranks):
-            if status is not None:
-                os.pwrite(status, f"{r:<12}".encode(), 0)
-            out.append(f"rank {r}")
-            out.extend(_record_rank(program, r, ranks, args, locs))
-    finally:
-        if status is not None:
-            os.close(status)
+    for r in range(ranks):
+        head = f"rank {r}"
+        out.append(head)
+        text_bytes += len(head) + 1
+        ctx = Context(r, ranks, args=args, _locs=locs)
+        watch.start_rank(r, ctx, text_bytes)
+        _record_rank(program, ctx)
+        text_bytes = watch.end_rank()
+        out.extend(ctx._lines)
     out.append("")
     return "\n".join(out)
 
 
-def _record_rank(
-    program: Callable[[Context], Any],
-    r: int,
-    ranks: int,
-    args: tuple[str, ...],
-    locs: dict[str, tuple[str, str]],
-) -> list[str]:
-    lines: list[str] = []
-    ctx = Context(r, ranks, args=args, _lines=lines, _locs=locs)
+def _record_rank(program: Callable[[Context], Any], ctx: Context) -> None:
+    """Runs one rank's program; what it records goes to ``ctx._lines``."""
+    r = ctx.rank
     try:
         program(ctx)
     except SystemExit as e:
@@ -761,4 +794,351 @@ def _record_rank(
             f"rank {r}: {type(e).__name__}: {e}\n"
             f"(in {_program_name(program)}, recording the program)\n{tb.rstrip()}"
         ) from e
-    return lines
+
+
+# ---- limits of a recording: a stall timeout and a size limit ---------------------------------
+
+#: How often the watch of a recording looks at it (seconds).
+_TICK_S = 0.25
+#: How long a CLI recording waits for a stopped rank to stop before ending the process.
+_STUCK_S = 2.0
+
+
+class _Stop(BaseException):
+    """Raised in the recording thread when its watch stops it (a stall, the size limit): a
+    BaseException, so that a program's ``except Exception`` lets it through."""
+
+
+class RecordTimeoutError(ProgramError):  # type: ignore[misc, valid-type]
+    """A rank recorded no operation for the record timeout: a :class:`acesim.ProgramError`.
+    ``detail`` is the message without the hint that follows it."""
+
+    detail = ""
+
+
+class RecordTooBigError(MemoryError):
+    """The schedule text outgrew its share of the memory budget: a MemoryError. ``detail``
+    is the message without the hint that follows it."""
+
+    detail = ""
+    hint = ""
+
+
+def _stop_recording(*_: object) -> None:
+    """A stopped rank's recording calls (its ``_emit``): they raise at once."""
+    raise _Stop()
+
+
+def _last_call(line: str) -> str:
+    """``ctx.compute at p.py:4`` for the schedule line ``compute 1000ps @p.py:4``."""
+    op = line.split(" ", 1)[0]
+    if line.endswith('"'):
+        i = line.rfind(' "@')
+        loc = line[i + 3 : -1].replace('\\"', '"').replace("\\\\", "\\") if i >= 0 else "?"
+    else:
+        i = line.rfind(" @")
+        loc = line[i + 2 :] if i >= 0 else "?"
+    return f"ctx.{op} at {loc}"
+
+
+def stall_detail(name: str, rank: int, seconds: int, ops: int, last: str) -> str:
+    """How a rank that records nothing for ``seconds`` is named (rank -1: the file was still
+    loading), as ``acesim run`` says it of C and Python ranks."""
+    if rank < 0:
+        return (
+            f"{name} did not finish loading in {seconds} s (before rank 0 started); "
+            "it may loop forever"
+        )
+    where = f" after its last ctx call, {last}" if last else " before its first ctx call"
+    return (
+        f"rank {rank}: no ctx call for {seconds} s{where} ({ops} operations recorded); "
+        "it may loop forever"
+    )
+
+
+def _set_async_exc(tid: int, exc: type[BaseException] | None) -> None:
+    """Raises ``exc`` in thread ``tid`` at its next Python instruction (None: takes back one
+    not raised yet). Needs CPython's C API (ctypes); elsewhere only the recording calls of a
+    stopped rank raise."""
+    try:
+        import ctypes
+
+        set_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
+    except (ImportError, AttributeError):  # pragma: no cover - not CPython
+        return
+    set_exc(ctypes.c_ulong(tid), None if exc is None else ctypes.py_object(exc))
+
+
+def _text_limit() -> tuple[int, int, str] | None:
+    """(most bytes of schedule text, the share of the memory budget it is, the budget in
+    words), from the simulator core, as ``acesim run`` bounds a recording; None without a
+    budget (or without the compiled core)."""
+    from ._corelib import core, have_core
+
+    limit = getattr(core(), "record_text_limit", None) if have_core() else None
+    if limit is None:
+        return None
+    got = limit()
+    return None if got is None else (int(got[0]), int(got[1]), str(got[2]))
+
+
+def record_timeout_s(value: object, where: str) -> int:
+    """Whole seconds (rounded up) of a record timeout: a number of seconds or a str with a
+    unit (``"60s"``, ``"500ms"``); 0 waits for ever. ``where`` prefixes an error."""
+    if isinstance(value, str):
+        try:
+            ps = parse_time_ps(value)
+        except ValueError as e:
+            raise InputError(f"{where}: {e} (a time such as 60s; 0 waits forever)") from None
+        return -(-ps // 1_000_000_000_000)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(
+            f"{where} must be a number of seconds or a str like '60s', not {type(value).__name__}"
+        )
+    if math.isnan(value) or value < 0 or math.isinf(value):
+        raise InputError(f"{where} must be a number of seconds >= 0 (0 waits forever), not {value}")
+    return math.ceil(value)
+
+
+def record_timeout_in_force(given: object, where: str) -> int:
+    """The record timeout in force: ``given`` (not None), else ``$ACESIM_RECORD_TIMEOUT``,
+    else :data:`DEFAULT_RECORD_TIMEOUT_S`."""
+    if given is not None:
+        return record_timeout_s(given, where)
+    env = os.environ.get("ACESIM_RECORD_TIMEOUT")
+    if env is not None:
+        return record_timeout_s(env, "environment: field `ACESIM_RECORD_TIMEOUT`")
+    return DEFAULT_RECORD_TIMEOUT_S
+
+
+class _StatusFile:
+    """ACESIM_RECORD_STATUS: where the ``acesim`` command, which runs this recorder as a
+    process of its own, reads how the recording goes: ``RANK OPS`` (RANK ``-`` while the
+    file loads), the last call on the next line, then ``too big`` when the size limit stopped
+    it. Rewritten in place, padded so that it never shrinks."""
+
+    def __init__(self, path: str) -> None:
+        self._fd: int | None = os.open(path, os.O_WRONLY)
+        self._size = 0
+
+    def write(self, text: str) -> None:
+        if self._fd is None:
+            return
+        data = text.encode()
+        if len(data) < self._size:
+            data += b" " * (self._size - len(data))
+        try:
+            os.pwrite(self._fd, data, 0)
+        except OSError:  # the command is gone or its disk is full: nothing to tell
+            return
+        self._size = len(data)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+class _Watch:
+    """Watches a recording from a thread of its own, every :data:`_TICK_S`: counts the bytes
+    of schedule text against ``max_bytes`` (0: no limit), stops a rank that records nothing
+    for ``timeout_s`` (0: never) and notes progress in a status file. A stopped rank gets
+    :class:`_Stop` raised in the recording thread, and its next recording call raises it too;
+    :meth:`guard` turns that into the error naming the rank. ``on_stuck`` (the command line)
+    is called with the error when the rank has not stopped :data:`_STUCK_S` later.
+
+    The text is counted in characters (bytes for ASCII, all of a schedule but file and region
+    names), as the main thread goes and when each rank ends, so the operation count in the
+    message is where the text crossed the limit, whenever the watch noticed it."""
+
+    def __init__(
+        self,
+        *,
+        name: str = "the program",
+        timeout_s: int = 0,
+        limit: tuple[int, int, str] | None = None,
+        status_path: str | None = None,
+        cli: bool = False,
+        on_stuck: Callable[[BaseException], None] | None = None,
+    ) -> None:
+        self._name = name
+        self._timeout_s = timeout_s
+        self._max_bytes, self._share, self._have = limit or (0, 0, "")
+        self._cli = cli
+        self._on_stuck = on_stuck
+        self._status = _StatusFile(status_path) if status_path else None
+        self._lock = threading.Lock()
+        self._tid = threading.get_ident()
+        self._rank = -1  # -1: loading the program file
+        self._ctx: Context | None = None
+        self._lines: list[str] = []
+        self._before = 0  # bytes of text before the current rank's operations
+        self._counted = 0  # operations of the current rank counted
+        self._counted_bytes = 0  # and their bytes
+        self._seen = (-1, 0)
+        self._since = time.monotonic()
+        self._stopped_at = 0.0
+        self._active = True
+        self._raised = False
+        self.error: BaseException | None = None
+        self._done = threading.Event()
+        self._thread: threading.Thread | None = None
+        if self._status is not None:
+            self._status.write("- 0\n\n")
+        if timeout_s or self._max_bytes or self._status is not None:
+            self._thread = threading.Thread(target=self._run, name="acesim-record-watch", daemon=True)
+            self._thread.start()
+
+    @classmethod
+    def for_api(cls, record_timeout: object, ignore_memory_limit: bool) -> _Watch:
+        timeout = record_timeout_in_force(record_timeout, "record(): record_timeout")
+        limit = None if ignore_memory_limit else _text_limit()
+        return cls(timeout_s=timeout, limit=limit)
+
+    # -- the recording thread --------------------------------------------------------------------
+
+    def start_rank(self, rank: int, ctx: Context, text_bytes: int) -> None:
+        """Rank ``rank`` starts, with ``text_bytes`` of text before its operations."""
+        with self._lock:
+            self._rank, self._ctx, self._lines = rank, ctx, ctx._lines
+            self._before, self._counted, self._counted_bytes = text_bytes, 0, 0
+            self._seen, self._since = (rank, 0), time.monotonic()
+            if self._status is not None:
+                self._status.write(f"{rank} 0\n\n")
+            if self._max_bytes and text_bytes > self._max_bytes:
+                self._fail(self._too_big(0))
+            if self.error is not None:
+                raise _Stop()
+
+    def end_rank(self) -> int:
+        """The rank ended: counts the rest of its text; returns the bytes of text so far."""
+        with self._lock:
+            self._count(len(self._lines))
+            if self.error is not None:
+                raise _Stop()
+            self._ctx = None
+            return self._before + self._counted_bytes
+
+    def guard(self, work: Callable[[], str]) -> str:
+        """``work()``, or the error that stopped it; then the watch ends."""
+        try:
+            return work()
+        except _Stop:
+            pass  # self.error says why
+        finally:
+            error = self._end()
+            if error is not None:
+                raise error from None
+        raise ProgramError("the recording was stopped")  # not reached: _Stop comes with an error
+
+    def _end(self) -> BaseException | None:
+        """:meth:`close`, even if a _Stop raised just before the watch ended arrives in it."""
+        while True:
+            try:
+                return self.close()
+            except _Stop:
+                continue
+
+    def close(self) -> BaseException | None:
+        """Ends the watch (no _Stop is raised afterwards); returns the error that stopped the
+        recording, if one did."""
+        self._done.set()
+        with self._lock:
+            self._active = False
+            if self._raised:
+                self._raised = False
+                _set_async_exc(self._tid, None)
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        if self._status is not None:
+            self._status.close()
+        return self.error
+
+    # -- the watch thread --------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while not self._done.wait(_TICK_S):
+            stuck = self._tick()
+            if stuck is not None and self._on_stuck is not None:
+                self._on_stuck(stuck)
+                return
+
+    def _tick(self) -> BaseException | None:
+        """One look; returns the error when a stopped rank is stuck past _STUCK_S."""
+        with self._lock:
+            if not self._active:
+                return None
+            n = len(self._lines)
+            self._count(n)
+            now = time.monotonic()
+            if self.error is None:
+                if (self._rank, n) != self._seen:
+                    self._seen, self._since = (self._rank, n), now
+                    if self._status is not None:
+                        self._status.write(self._state(n))
+                elif self._timeout_s and now - self._since >= self._timeout_s:
+                    last = _last_call(self._lines[n - 1]) if n else ""
+                    self._fail(self._stalled(n, last))
+            if self.error is None:
+                return None
+            if self._ctx is not None:
+                self._ctx._emit = _stop_recording  # type: ignore[method-assign]
+            _set_async_exc(self._tid, _Stop)
+            self._raised = True
+            return self.error if now - self._stopped_at >= _STUCK_S else None
+
+    # -- shared, under the lock --------------------------------------------------------------------
+
+    def _state(self, n: int, extra: str = "") -> str:
+        last = _last_call(self._lines[n - 1]) if n else ""
+        rank = "-" if self._rank < 0 else str(self._rank)
+        return f"{rank} {n}\n{last}\n{extra}"
+
+    def _count(self, n: int) -> None:
+        """Counts the bytes of the current rank's operations up to ``n``."""
+        if not self._max_bytes or n <= self._counted or self.error is not None:
+            return
+        new = self._lines[self._counted : n]
+        got = sum(map(len, new)) + len(new)
+        if self._before + self._counted_bytes + got > self._max_bytes:
+            room = self._max_bytes - self._before - self._counted_bytes
+            fit = 0
+            for line in new:
+                room -= len(line) + 1
+                if room < 0:
+                    break
+                fit += 1
+            self._fail(self._too_big(self._counted + fit))
+            if self._status is not None:
+                self._status.write(self._state(self._counted + fit, "too big\n"))
+        self._counted, self._counted_bytes = n, self._counted_bytes + got
+
+    def _fail(self, error: BaseException) -> None:
+        if self.error is None:
+            self.error = error
+            self._stopped_at = time.monotonic()
+
+    def _stalled(self, n: int, last: str) -> RecordTimeoutError:
+        detail = stall_detail(self._name, self._rank, self._timeout_s, n, last)
+        option = "--record-timeout" if self._cli else "record_timeout="
+        e = RecordTimeoutError(
+            f"{detail}\n(set {option} or ACESIM_RECORD_TIMEOUT to wait longer, 0 for ever)"
+        )
+        e.detail = detail
+        return e
+
+    def _too_big(self, ops: int) -> RecordTooBigError:
+        detail = (
+            f"rank {self._rank}: the recorded schedule grew past {self._max_bytes} bytes after "
+            f"{ops} operations of this rank"
+        )
+        instead = "use --ignore-memory-limit" if self._cli else "pass ignore_memory_limit=True"
+        hint = (
+            f"(the schedule text may take 1/{self._share} of the {self._have} of memory "
+            "available, as the program read from it and the run need the rest; record fewer "
+            f"ranks or operations, or {instead})"
+        )
+        e = RecordTooBigError(f"{detail}\n{hint}")
+        e.detail, e.hint = detail, hint
+        return e

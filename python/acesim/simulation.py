@@ -18,7 +18,10 @@ ProgramLike = Union[Callable[..., Any], Schedule, str, "os.PathLike[str]"]
 
 
 def _program_input(
-    program: ProgramLike, ranks: int | None, args: Sequence[str]
+    program: ProgramLike,
+    ranks: int | None,
+    args: Sequence[str],
+    record_timeout: float | str | None = None,
 ) -> tuple[str, str, str]:
     """(text, name, format) for `_core.simulate`."""
     if isinstance(program, Schedule):
@@ -32,6 +35,11 @@ def _program_input(
         if path.endswith(".c"):
             if ranks is None:
                 raise TypeError("simulate(): a C program needs ranks=")
+            if record_timeout is not None:
+                raise ValueError(
+                    "simulate(): record_timeout= is for Python programs; a C program is "
+                    "recorded with $ACESIM_RECORD_TIMEOUT (default 60s)"
+                )
             return path, path, "c"
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -40,7 +48,8 @@ def _program_input(
         if ranks is None:
             raise TypeError("simulate(): a Python program needs ranks=")
         name = f"<recorded {_program_name(program)}>"
-        return record(program, ranks, args=args), name, "schedule"
+        text = record(program, ranks, args=args, record_timeout=record_timeout)
+        return text, name, "schedule"
     raise TypeError(
         "program must be a callable taking a Context, acesim.Schedule(text) or the path of a "
         f".c, .goal or schedule file, not {type(program).__name__}"
@@ -57,6 +66,7 @@ def simulate(
     check: bool = False,
     max_events: int | None = None,
     max_sim_time: str | None = None,
+    record_timeout: float | str | None = None,
 ) -> Result:
     """Simulate ``program`` on ``machine`` and return the :class:`~acesim.Result`.
 
@@ -68,10 +78,15 @@ def simulate(
     activity intervals (``Result.trace``) used by :func:`acesim.plots.plot_timeline`.
     ``check=True`` checks the model's invariants as the run goes (InternalError if one
     breaks). ``max_events`` and ``max_sim_time`` (``"10ms"``) stop the run early: the result
-    is then partial (:attr:`Result.partial` says why and where).
+    is then partial (:attr:`Result.partial` says why and where). A Python program is
+    recorded with the limits of :func:`acesim.record`: ``record_timeout`` (seconds or
+    ``"90s"``; default ``$ACESIM_RECORD_TIMEOUT``, else 60 s; 0 waits for ever) stops a rank
+    that records nothing for that long, and a schedule text past a quarter of the memory
+    budget is stopped; a C program is recorded with ``$ACESIM_RECORD_TIMEOUT``.
 
-    Raises InputError (bad machine or program), ProgramError (the program failed),
-    DeadlockError (the program can never finish).
+    Raises InputError (bad machine or program), ProgramError (the program failed or a rank
+    recorded nothing for ``record_timeout``), DeadlockError (the program can never finish),
+    MemoryError (the recorded program or the run does not fit in memory).
     """
     if ranks is not None:
         if isinstance(ranks, bool) or not hasattr(type(ranks), "__index__"):
@@ -82,7 +97,7 @@ def simulate(
     args = [str(a) for a in args]
     m = resolve_machine(machine)
     warn_machine(m)
-    text, name, fmt = _program_input(program, ranks, args)
+    text, name, fmt = _program_input(program, ranks, args, record_timeout)
     if max_events is not None:
         max_events = operator.index(max_events)
         if max_events < 0:

@@ -6,10 +6,12 @@ use acesim::frontends::{mgen, schedule};
 use acesim::machine::topology::TopologySpec;
 use acesim::{MachineSource, Program};
 use clap::{Args, Parser, Subcommand};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
 mod output;
 use output::{check_distinct, write_all, Output, Producer};
@@ -50,23 +52,24 @@ struct Cli {
 enum Command {
     /// Simulate a program on a machine and print the predicted execution time.
     Run(RunArgs),
-    /// Compile and record an MGEN C program as a schedule, without simulating it.
+    /// Record an MGEN C program (compiled) or a Python program as a schedule, without
+    /// simulating it.
     Record {
-        /// The MGEN C program.
+        /// The MGEN C (.c) or Python (.py) program.
         program: PathBuf,
         #[arg(long)]
         ranks: u32,
         /// Where to write the schedule (default: standard output).
         #[arg(short, long)]
         output: Option<PathBuf>,
-        /// Stop when a rank makes no MGEN call for this long (default 60s, or
-        /// $ACESIM_RECORD_TIMEOUT; 0: wait for ever).
+        /// Stop when a rank makes no MGEN call (records no operation, for Python) for this
+        /// long (default 60s, or $ACESIM_RECORD_TIMEOUT; 0s: wait for ever).
         #[arg(long = "record-timeout", value_name = "TIME")]
         record_timeout: Option<String>,
         /// Record even if the schedule text outgrows the memory available.
         #[arg(long = "ignore-memory-limit")]
         ignore_memory_limit: bool,
-        /// Arguments passed to MGEN_Main.
+        /// Arguments passed to MGEN_Main (ctx.args, for Python).
         #[arg(last = true)]
         args: Vec<String>,
     },
@@ -201,11 +204,12 @@ struct RunArgs {
     /// Run even if the estimated memory exceeds what the machine has available.
     #[arg(long = "ignore-memory-limit")]
     ignore_memory_limit: bool,
-    /// Stop recording a C program when a rank makes no MGEN call for this long (default
-    /// 60s, or $ACESIM_RECORD_TIMEOUT; 0: wait for ever).
+    /// Stop recording a C or Python program when a rank makes no MGEN call (records no
+    /// operation, for Python) for this long (default 60s, or $ACESIM_RECORD_TIMEOUT; 0s:
+    /// wait for ever).
     #[arg(long = "record-timeout", value_name = "TIME")]
     record_timeout: Option<String>,
-    /// Arguments passed to MGEN_Main.
+    /// Arguments passed to MGEN_Main (ctx.args, for Python).
     #[arg(last = true)]
     args: Vec<String>,
 }
@@ -351,20 +355,96 @@ fn python() -> String {
 /// at replaces "Python").
 const PY_EXITED: &str = "Python exited with code";
 
-/// The rank the Python recorder noted it was at (ACESIM_RECORD_STATUS), if any.
-fn status_rank(path: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let r = text.trim();
-    (!r.is_empty()).then(|| r.to_string())
+/// What the Python recorder notes in its status file (ACESIM_RECORD_STATUS; written by
+/// `_StatusFile` in python/acesim/program.py): `RANK OPS` (RANK `-` while the program file
+/// loads), its last call on the next line, then `too big` when the size limit stopped it.
+/// A thread of the recorder notes them four times a second, and when a rank starts: a rank
+/// stuck in a call that holds Python's interpreter lock shows what was noted last.
+struct PyStatus {
+    /// The first line, which changes whenever the recording moves on.
+    progress: String,
+    /// None while the program file loads.
+    rank: Option<String>,
+    ops: String,
+    last: String,
+    too_big: bool,
 }
 
-/// Runs `python -m acesim ARGS`, for what lives in the Python package (in a process group
-/// of its own, stopped when `interrupt` is set; see `acesim::frontends::child`).
-fn python_acesim(
+impl PyStatus {
+    fn read(path: &Path) -> Option<PyStatus> {
+        let text = std::fs::read_to_string(path).ok()?;
+        let mut lines = text.trim().lines().map(str::trim);
+        let progress = lines.next()?.to_string();
+        let (rank, ops) = progress.split_once(' ')?;
+        Some(PyStatus {
+            rank: (rank != "-").then(|| rank.to_string()),
+            ops: ops.to_string(),
+            last: lines.next().unwrap_or("").to_string(),
+            too_big: lines.next() == Some("too big"),
+            progress,
+        })
+    }
+
+    /// The rank that made no progress for `seconds`, named as the Python recorder names it
+    /// (`stall_detail` in python/acesim/program.py) and as a C rank is named.
+    fn stalled(&self, name: &str, seconds: u64) -> String {
+        let Some(r) = &self.rank else {
+            return format!(
+                "{name} did not finish loading in {seconds} s (before rank 0 started); it may loop forever"
+            );
+        };
+        let at = match self.last.is_empty() {
+            true => " before its first ctx call".to_string(),
+            false => format!(" after its last ctx call, {}", self.last),
+        };
+        format!(
+            "rank {r}: no ctx call for {seconds} s{at} ({} operations recorded); it may loop forever",
+            self.ops
+        )
+    }
+}
+
+/// Watches the Python recorder's status file until `done`: sets `stop` when `interrupt` is
+/// set, or when the recording has not moved on (no new operation, no new rank) for
+/// `timeout_s` seconds (0: never), and then returns the status it stalled at. The clock
+/// starts when the recorder first notes something (Python's own start is not counted).
+fn watch_python(
+    status: &Path,
+    timeout_s: u64,
+    interrupt: Option<&AtomicBool>,
+    stop: &AtomicBool,
+    done: &AtomicBool,
+) -> Option<PyStatus> {
+    let mut seen = String::new();
+    let mut since = Instant::now();
+    while !done.load(Ordering::SeqCst) {
+        if interrupt.is_some_and(|f| f.load(Ordering::SeqCst)) {
+            stop.store(true, Ordering::SeqCst);
+            return None;
+        }
+        if timeout_s > 0 {
+            if let Some(s) = PyStatus::read(status) {
+                if s.progress != seen {
+                    seen.clone_from(&s.progress);
+                    since = Instant::now();
+                } else if since.elapsed() >= Duration::from_secs(timeout_s) {
+                    stop.store(true, Ordering::SeqCst);
+                    return Some(s);
+                }
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    None
+}
+
+/// Runs `python -m acesim ARGS` in a process group of its own, stopped when `interrupt` is
+/// set (see `acesim::frontends::child`), and waits for it.
+fn python_child(
     args: &[String],
     what: &str,
     interrupt: Option<&AtomicBool>,
-    envs: &[(&str, &Path)],
+    envs: &[(&str, &OsStr)],
 ) -> acesim::Result<acesim::frontends::child::Finished> {
     let py = python();
     let mut cmd = Process::new(&py);
@@ -372,28 +452,121 @@ fn python_acesim(
     for (k, v) in envs {
         cmd.env(k, v);
     }
-    let out = acesim::frontends::child::run(&mut cmd, interrupt, what).map_err(|e| match e {
+    acesim::frontends::child::run(&mut cmd, interrupt, what).map_err(|e| match e {
         Error::Program { message } => Error::Program {
             message: format!("{message}\n({what} needs Python with the acesim package: {py}; install it with `pip install .`)"),
         },
         e => e,
-    })?;
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        let hint = if err.contains("No module named acesim") {
-            "\n(install the Python package with `pip install .` from the repository, or set ACESIM_PYTHON)"
-        } else {
-            ""
-        };
-        let why = match err.trim().is_empty() {
-            true => format!("Python {}", acesim::frontends::child::describe(&out.status)),
-            false => err.trim_end().to_string(),
-        };
-        return Err(Error::Program {
-            message: format!("{what} failed:\n{why}{hint}"),
-        });
+    })
+}
+
+/// The error of a Python process that failed: what it wrote, or its exit code.
+fn python_failure(out: &acesim::frontends::child::Finished, what: &str) -> Error {
+    let err = String::from_utf8_lossy(&out.stderr);
+    let hint = if err.contains("No module named acesim") {
+        "\n(install the Python package with `pip install .` from the repository, or set ACESIM_PYTHON)"
+    } else {
+        ""
+    };
+    let why = match err.trim().is_empty() {
+        true => format!("Python {}", acesim::frontends::child::describe(&out.status)),
+        false => err.trim_end().to_string(),
+    };
+    Error::Program {
+        message: format!("{what} failed:\n{why}{hint}"),
     }
-    Ok(out)
+}
+
+/// Runs `python -m acesim ARGS`, for what lives in the Python package.
+fn python_acesim(
+    args: &[String],
+    what: &str,
+) -> acesim::Result<acesim::frontends::child::Finished> {
+    let out = python_child(args, what, None, &[])?;
+    match out.status.success() {
+        true => Ok(out),
+        false => Err(python_failure(&out, what)),
+    }
+}
+
+/// Records a Python program with `python -m acesim record` (the `acesim` package) and
+/// returns the schedule text, with the limits of a C recording: a rank that records no
+/// operation for the record timeout is stopped and named (the recorder notes its progress
+/// in a status file that this process watches); the recorder stops a schedule text past
+/// a quarter of the memory budget (exit code 5).
+fn record_python(
+    path: &Path,
+    ranks: u32,
+    args: &[String],
+    options: &mgen::RecordOptions,
+) -> acesim::Result<String> {
+    let name = path.display().to_string();
+    check_recorded_ranks(ranks)?;
+    let mut a = vec![
+        "record".to_string(),
+        name.clone(),
+        "--ranks".into(),
+        ranks.to_string(),
+    ];
+    if !args.is_empty() {
+        // The program's own arguments (ctx.args) follow a `--`.
+        a.push("--".into());
+        a.extend(args.iter().cloned());
+    }
+    let timeout = mgen::timeout_in_force(options.timeout_s)?;
+    let budget = match options.memory_check {
+        true => acesim::memory::memory_budget()?,
+        false => None,
+    };
+    let share = mgen::TEXT_SHARE_OF_BUDGET;
+    let max_bytes = budget.map_or(0, |b| (b / share).max(1)).to_string();
+    let status = tempfile::NamedTempFile::new().map_err(|e| Error::io("temporary file", e))?;
+    let what = format!("recording {name}");
+    let envs = [
+        ("ACESIM_RECORD_STATUS", status.path().as_os_str()),
+        ("ACESIM_RECORD_MAX_BYTES", OsStr::new(&max_bytes)),
+    ];
+    let (stop, done) = (AtomicBool::new(false), AtomicBool::new(false));
+    let interrupt = options.interrupt.as_deref();
+    let (out, stalled) = std::thread::scope(|s| {
+        let watcher = s.spawn(|| watch_python(status.path(), timeout, interrupt, &stop, &done));
+        let out = python_child(&a, &what, Some(&stop), &envs);
+        done.store(true, Ordering::SeqCst);
+        (out, watcher.join().ok().flatten())
+    });
+    let out = match (out, stalled) {
+        (Err(Error::Interrupted(_)), Some(s)) => {
+            return Err(Error::Program {
+                message: format!(
+                    "{what} failed:\n{}\n(set --record-timeout or ACESIM_RECORD_TIMEOUT to wait longer, 0 for ever)",
+                    s.stalled(&name, timeout)
+                ),
+            })
+        }
+        (out, _) => out?,
+    };
+    if out.status.success() {
+        return Ok(String::from_utf8_lossy(&out.stdout).into_owned());
+    }
+    let status = PyStatus::read(status.path());
+    if out.status.code() == Some(EXIT_TOO_BIG) && status.as_ref().is_some_and(|s| s.too_big) {
+        let have = budget.map_or(String::new(), acesim::memory::approx_size);
+        return Err(Error::TooBig(format!(
+            "{name}: recording stopped: {}\n(the schedule text may take 1/{share} of the {have} of memory available, as the program read from it and the run need the rest; record fewer ranks or operations, or use --ignore-memory-limit)",
+            String::from_utf8_lossy(&out.stderr).trim_end()
+        )));
+    }
+    Err(
+        match (python_failure(&out, &what), status.and_then(|s| s.rank)) {
+            (Error::Program { message }, Some(r)) if message.contains(PY_EXITED) => {
+                Error::Program {
+                    message: message.replace(PY_EXITED, &format!("rank {r} exited with code"))
+                        + " before finishing its program",
+                }
+            }
+            (e, _) => e,
+        },
+    )
 }
 
 fn dispatch(cli: Cli) -> acesim::Result<i32> {
@@ -423,7 +596,10 @@ fn dispatch_other(cli: Cli) -> acesim::Result<()> {
                 timeout_s: record_timeout_arg(record_timeout.as_deref())?,
                 memory_check: !ignore_memory_limit,
             };
-            let text = mgen::record_with(&program, ranks, &args, &options)?;
+            let text = match program.extension().is_some_and(|e| e == "py") {
+                true => record_python(&program, ranks, &args, &options)?,
+                false => mgen::record_with(&program, ranks, &args, &options)?,
+            };
             check_interrupt(&interrupt, &program)?;
             // Parse it so a recorded program with bad values is reported now.
             schedule::parse(
@@ -460,7 +636,7 @@ fn dispatch_other(cli: Cli) -> acesim::Result<()> {
                 args.push("-o".into());
                 args.push(o.display().to_string());
             }
-            let out = python_acesim(&args, "acesim report", None, &[])?;
+            let out = python_acesim(&args, "acesim report")?;
             out!("{}", String::from_utf8_lossy(&out.stdout));
             Ok(())
         }
@@ -603,37 +779,7 @@ fn load_program(
                 format!("--ranks is needed to run the Python program {name}"),
             )
         })?;
-        check_recorded_ranks(ranks)?;
-        let mut a = vec![
-            "record".to_string(),
-            name.clone(),
-            "--ranks".into(),
-            ranks.to_string(),
-        ];
-        if !args.is_empty() {
-            // The program's own arguments (ctx.args) follow a `--`.
-            a.push("--".into());
-            a.extend(args.iter().cloned());
-        }
-        // The recorder notes the rank it is at here, to name it if Python ends early.
-        let status = tempfile::NamedTempFile::new().map_err(|e| Error::io("temporary file", e))?;
-        let what = format!("recording {name}");
-        let out = python_acesim(
-            &a,
-            &what,
-            options.interrupt.as_deref(),
-            &[("ACESIM_RECORD_STATUS", status.path())],
-        )
-        .map_err(|e| match (e, status_rank(status.path())) {
-            (Error::Program { message }, Some(r)) if message.contains(PY_EXITED) => {
-                Error::Program {
-                    message: message.replace(PY_EXITED, &format!("rank {r} exited with code"))
-                        + " before finishing its program",
-                }
-            }
-            (e, _) => e,
-        })?;
-        let text = String::from_utf8_lossy(&out.stdout);
+        let text = record_python(path, ranks, args, options)?;
         return schedule::parse(&format!("schedule recorded from {name}"), &text);
     }
     let is_c = path.extension().is_some_and(|e| e == "c");

@@ -450,3 +450,140 @@ fn ctrl_c_while_recording_a_python_program_exits_130_without_a_traceback() {
         Vec::<String>::new()
     );
 }
+
+/// Waits (up to 5 s) until no live process carries `marker`, then asserts it.
+fn assert_no_process(marker: &str) {
+    let start = Instant::now();
+    while !live_processes(marker).is_empty() && start.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(live_processes(marker), Vec::<String>::new());
+}
+
+#[test]
+fn a_python_rank_that_records_nothing_for_the_record_timeout_is_stopped_and_named() {
+    if !has_python() {
+        eprintln!("python3 not found: skipping");
+        return;
+    }
+    // Rank 1 loops in Python code; with `sleep`, it waits in a call that never returns to
+    // Python: both are stopped, as their process is.
+    let prog = "import time, sys\n\ndef program(ctx):\n    ctx.compute(1)\n    if ctx.rank == 1:\n        while ctx.args[0] == 'spin':\n            pass\n        time.sleep(600)\n";
+    let dir = scratch(&[("stall.py", prog)]);
+    for how in ["spin", "sleep"] {
+        let start = Instant::now();
+        let child = acesim_py(
+            dir.path(),
+            &[
+                "run",
+                "stall.py",
+                "--ranks",
+                "2",
+                "--record-timeout",
+                "2s",
+                "--json",
+                "p.json",
+                "--",
+                how,
+            ],
+        )
+        .spawn()
+        .unwrap();
+        let o = wait_with_deadline(child, 60);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let e = stderr(&o);
+        assert!(
+            e.contains("error[program]: recording stall.py failed:\nrank 1: no ctx call for 2 s after its last ctx call, ctx.compute at stall.py:4 (1 operations recorded); it may loop forever\n(set --record-timeout or ACESIM_RECORD_TIMEOUT to wait longer, 0 for ever)"),
+            "{how}: {e}"
+        );
+        assert!(start.elapsed() < Duration::from_secs(30), "{how}");
+        assert!(!dir.path().join("p.json").exists());
+        assert_no_process("-m acesim record stall.py");
+    }
+    // `acesim record` too, with the timeout from the environment; a program file that never
+    // finishes loading is named as such.
+    let dir = scratch(&[("loop.py", "while True:\n    pass\n")]);
+    let child = acesim_py(dir.path(), &["record", "loop.py", "--ranks", "2"])
+        .env("ACESIM_RECORD_TIMEOUT", "1s")
+        .spawn()
+        .unwrap();
+    let o = wait_with_deadline(child, 60);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("recording loop.py failed:\nloop.py did not finish loading in 1 s (before rank 0 started); it may loop forever"),
+        "{}",
+        stderr(&o)
+    );
+    assert_no_process("-m acesim record loop.py");
+}
+
+#[test]
+fn a_python_recording_that_outgrows_the_memory_budget_is_refused_with_exit_5() {
+    if !has_python() {
+        eprintln!("python3 not found: skipping");
+        return;
+    }
+    let prog = "def program(ctx):\n    if ctx.rank == 0:\n        ctx.compute(1)\n        return\n    while True:\n        ctx.compute(1)\n";
+    let dir = scratch(&[("grow.py", prog)]);
+    let child = acesim_py(dir.path(), &["run", "grow.py", "--ranks", "2"])
+        .env("ACESIM_MEMORY_LIMIT", "40MB")
+        .spawn()
+        .unwrap();
+    let o = wait_with_deadline(child, 60);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    // The text may take 10000000 bytes: 68 before rank 1's operations (`# acesim schedule
+    // 1`, `ranks 2`, `rank 0`, rank 0's compute, `rank 1`), then 26 per operation
+    // (`compute 1000ps @grow.py:6`): 384612 fit.
+    let e = stderr(&o);
+    assert!(e.contains("error[memory]: grow.py: recording stopped: rank 1: the recorded schedule grew past 10000000 bytes after 384612 operations of this rank\n(the schedule text may take 1/4 of the 38.1 MiB of memory available, as the program read from it and the run need the rest; record fewer ranks or operations, or use --ignore-memory-limit)"), "{e}");
+    assert_no_process("-m acesim record grow.py");
+    // A program that ends, larger than the limit: refused, unless --ignore-memory-limit.
+    let prog = "def program(ctx):\n    for _ in range(50000):\n        ctx.compute(1)\n";
+    let dir = scratch(&[("big.py", prog)]);
+    let o = acesim_py(
+        dir.path(),
+        &["record", "big.py", "--ranks", "1", "-o", "s.sched"],
+    )
+    .env("ACESIM_MEMORY_LIMIT", "4MB")
+    .output()
+    .unwrap();
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("rank 0: the recorded schedule grew past 1000000 bytes after 39998 operations of this rank"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!dir.path().join("s.sched").exists());
+    let o = acesim_py(
+        dir.path(),
+        &[
+            "record",
+            "big.py",
+            "--ranks",
+            "1",
+            "-o",
+            "s.sched",
+            "--ignore-memory-limit",
+        ],
+    )
+    .env("ACESIM_MEMORY_LIMIT", "4MB")
+    .output()
+    .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(dir.path().join("s.sched")).unwrap();
+    assert_eq!(text.matches("compute 1000ps @big.py:3").count(), 50000);
+    // A rank that ends the process with code 5 is not taken for the size limit.
+    let prog = "import os\n\ndef program(ctx):\n    ctx.compute(1)\n    if ctx.rank == 1:\n        os._exit(5)\n";
+    let dir = scratch(&[("five.py", prog)]);
+    let o = acesim_py(dir.path(), &["run", "five.py", "--ranks", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "recording five.py failed:\nrank 1 exited with code 5 before finishing its program"
+        ),
+        "{}",
+        stderr(&o)
+    );
+}

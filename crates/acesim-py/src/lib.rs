@@ -303,6 +303,17 @@ fn record_c(py: Python<'_>, path: String, ranks: u32, args: Vec<String>) -> PyRe
     }
 }
 
+/// How much schedule text a recording may make, as `acesim run` bounds one: `(bytes, share,
+/// budget)`, the text taking 1/share of the memory budget (given in words, `3.8 MiB`), or
+/// None when there is no budget. The Python recorder stops a program past it.
+#[pyfunction]
+fn record_text_limit() -> PyResult<Option<(u64, u64, String)>> {
+    let share = mgen::TEXT_SHARE_OF_BUDGET;
+    Ok(acesim::memory::memory_budget()
+        .map_err(to_py)?
+        .map(|b| ((b / share).max(1), share, acesim::memory::approx_size(b))))
+}
+
 /// Synthetic traffic: runs `loads` and returns the points as JSON (see docs/traffic.md).
 #[pyfunction]
 #[pyo3(signature = (machine_text, machine_name, pattern, loads, packet, flit = None, injection = "bernoulli".to_string(), warmup = None, measure = None, drain = None, seed = 1, all_loads = false, check = false))]
@@ -364,6 +375,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(machine_warnings, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(record_c, m)?)?;
+    m.add_function(wrap_pyfunction!(record_text_limit, m)?)?;
     m.add_function(wrap_pyfunction!(cli, m)?)?;
     m.add_function(wrap_pyfunction!(traffic, m)?)?;
     Ok(())
