@@ -394,7 +394,7 @@ pub struct Program {
 }
 
 /// The index of `name` in `table`, added at the end if it is new.
-fn intern(table: &mut Vec<String>, name: &str) -> u32 {
+pub(crate) fn intern(table: &mut Vec<String>, name: &str) -> u32 {
     if let Some(i) = table.iter().position(|r| r == name) {
         return i as u32;
     }
@@ -473,10 +473,6 @@ impl Program {
 
     /// The operation as text (for reports).
     pub fn describe_op(&self, op: &Op) -> String {
-        if let Some(m) = op.kind.message() {
-            let (name, peer, size, tag) = (m.name(), m.peer_text(), m.size, m.tag_text());
-            return format!("{name} {peer} {size} tag={tag}");
-        }
         match op.kind {
             OpKind::Compute { ps } => format!("compute {ps}ps"),
             OpKind::Put { dst, size, tag, .. } => format!("put {dst} {size} tag={tag}"),
@@ -490,7 +486,11 @@ impl Program {
             OpKind::Send { .. }
             | OpKind::Recv { .. }
             | OpKind::Isend { .. }
-            | OpKind::Irecv { .. } => unreachable!("messages are described above"),
+            | OpKind::Irecv { .. } => {
+                let m = op.kind.message().expect("a message operation");
+                let (name, peer, size, tag) = (m.name(), m.peer_text(), m.size, m.tag_text());
+                format!("{name} {peer} {size} tag={tag}")
+            }
             OpKind::Wait { req } => format!("wait (request #{})", req + 1),
             OpKind::WaitAll { count, .. } => format!("waitall ({count} requests)"),
             OpKind::WaitAny { count, .. } => format!("waitany ({count} requests)"),
