@@ -4,7 +4,7 @@
 use crate::program::collectives::{self, Step};
 use crate::program::link::collective_calls::Matched;
 use crate::program::link::communicators::Communicators;
-use crate::program::ops::{Op, OpKind, Program, SrcLoc, NONE};
+use crate::program::ops::{Message, Op, OpKind, Program, SrcLoc, NONE};
 
 /// Tags of collective puts live far below any user tag (and never equal `ANY`).
 fn coll_put_tag(comm: u32, seq: u32, tag: u32) -> i64 {
@@ -53,83 +53,116 @@ impl Expander<'_> {
         let members = self.comms.members(coll.comm);
         let me = self.comms.rank_in(coll.comm, r as u32);
         let ctx = 2 * coll.comm + 1;
-        let at = |kind| Op { kind, loc };
         let tag = |t: u32| ((coll.seq as i64) << 16) | t as i64;
-        ops.push(at(OpKind::CollBegin { call: id }));
-        // Requests of messages and puts not yet waited for.
-        let mut pending: Vec<u32> = Vec::new();
-        let mut puts: Vec<u32> = Vec::new();
+        let put_tag = |t: u32| coll_put_tag(coll.comm, coll.seq, t);
+        let mut e = Emit {
+            prog,
+            ops,
+            rank: r as u32,
+            loc,
+            messages: Vec::new(),
+            puts: Vec::new(),
+        };
+        e.push(OpKind::CollBegin { call: id });
         for step in collectives::expand(spec, algorithm, members.len() as u32, me) {
             match step {
                 Step::Send { to, bytes, tag: t } => {
-                    let req = prog.new_handle(r as u32);
-                    pending.push(req);
-                    ops.push(at(OpKind::Isend {
-                        dst: members[to as usize],
-                        size: bytes,
-                        tag: tag(t),
-                        comm: ctx,
-                        req,
-                    }));
+                    e.message(true, members[to as usize], bytes, tag(t), ctx)
                 }
                 Step::Recv {
                     from,
                     bytes,
                     tag: t,
-                } => {
-                    let req = prog.new_handle(r as u32);
-                    pending.push(req);
-                    ops.push(at(OpKind::Irecv {
-                        src: members[from as usize] as i64,
-                        size: bytes,
-                        tag: tag(t),
-                        comm: ctx,
-                        req,
-                    }));
-                }
-                Step::WaitAll => wait_all(prog, &mut pending, ops, loc),
-                Step::Put { to, bytes, tag: t } => {
-                    let handle = prog.new_handle(r as u32);
-                    puts.push(handle);
-                    ops.push(at(OpKind::Put {
-                        dst: members[to as usize],
-                        size: bytes,
-                        tag: coll_put_tag(coll.comm, coll.seq, t),
-                        handle,
-                        nic: NONE,
-                    }));
-                }
-                Step::Poll { tag: t } => ops.push(at(OpKind::Poll {
-                    tag: coll_put_tag(coll.comm, coll.seq, t),
-                })),
-                Step::CompleteAll => wait_all(prog, &mut puts, ops, loc),
+                } => e.message(false, members[from as usize], bytes, tag(t), ctx),
+                Step::WaitAll => e.wait_messages(),
+                Step::Put { to, bytes, tag: t } => e.put(members[to as usize], bytes, put_tag(t)),
+                Step::Poll { tag: t } => e.push(OpKind::Poll { tag: put_tag(t) }),
+                Step::CompleteAll => e.wait_puts(),
                 Step::Reduce { bytes } => {
                     let ps = bytes.saturating_mul(self.reduce_ps);
                     if ps > 0 {
-                        ops.push(at(OpKind::Compute { ps }));
+                        e.push(OpKind::Compute { ps });
                     }
                 }
             }
         }
         // Whatever the algorithm left outstanding is finished before the call returns.
-        wait_all(prog, &mut pending, ops, loc);
-        wait_all(prog, &mut puts, ops, loc);
-        ops.push(at(OpKind::CollEnd { call: id }));
+        e.wait_messages();
+        e.wait_puts();
+        e.push(OpKind::CollEnd { call: id });
     }
 }
 
-/// A wait for the requests in `reqs`, if there are any; `reqs` is emptied.
-fn wait_all(prog: &mut Program, reqs: &mut Vec<u32>, ops: &mut Vec<Op>, loc: SrcLoc) {
-    if reqs.is_empty() {
-        return;
+/// The operations of one rank's call as they are emitted, with the requests of its
+/// messages and puts not yet waited for.
+struct Emit<'e> {
+    prog: &'e mut Program,
+    ops: &'e mut Vec<Op>,
+    rank: u32,
+    loc: SrcLoc,
+    messages: Vec<u32>,
+    puts: Vec<u32>,
+}
+
+impl Emit<'_> {
+    fn push(&mut self, kind: OpKind) {
+        self.ops.push(Op {
+            kind,
+            loc: self.loc,
+        });
     }
-    let list = prog.req_list(reqs);
-    ops.push(Op {
-        kind: OpKind::WaitAll {
-            list,
-            count: reqs.len() as u32,
-        },
-        loc,
-    });
-    reqs.clear();
+
+    /// A non-blocking send to (or receive from) world rank `peer` in context `comm`.
+    fn message(&mut self, send: bool, peer: u32, size: u64, tag: i64, comm: u32) {
+        let req = self.prog.new_handle(self.rank);
+        self.messages.push(req);
+        let m = Message {
+            send,
+            peer: i64::from(peer),
+            size,
+            tag,
+            comm,
+            req: Some(req),
+        };
+        self.push(m.op());
+    }
+
+    fn put(&mut self, dst: u32, size: u64, tag: i64) {
+        let handle = self.prog.new_handle(self.rank);
+        self.puts.push(handle);
+        self.push(OpKind::Put {
+            dst,
+            size,
+            tag,
+            handle,
+            nic: NONE,
+        });
+    }
+
+    fn wait_messages(&mut self) {
+        self.wait_all(false);
+    }
+
+    fn wait_puts(&mut self) {
+        self.wait_all(true);
+    }
+
+    /// A wait for the outstanding puts (or messages), if there are any.
+    fn wait_all(&mut self, puts: bool) {
+        let reqs = if puts {
+            &mut self.puts
+        } else {
+            &mut self.messages
+        };
+        if reqs.is_empty() {
+            return;
+        }
+        let list = self.prog.req_list(reqs);
+        let count = reqs.len() as u32;
+        reqs.clear();
+        self.ops.push(Op {
+            kind: OpKind::WaitAll { list, count },
+            loc: self.loc,
+        });
+    }
 }
