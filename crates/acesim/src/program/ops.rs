@@ -37,7 +37,7 @@ impl SrcLoc {
 }
 
 /// One operation of a rank. Ranks in point-to-point operations are communicator ranks
-/// until `mpi::link` has run, world ranks after; `comm` is a rank-local handle before
+/// until `program::link` has run, world ranks after; `comm` is a rank-local handle before
 /// linking and a message context after.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OpKind {
@@ -389,7 +389,7 @@ pub struct Program {
     /// After linking: the communicators (0 is the world) and the collective calls.
     pub comms: Vec<Communicator>,
     pub collectives: Vec<Collective>,
-    /// True once communicators and collectives are resolved (see `mpi::link`).
+    /// True once communicators and collectives are resolved (see `program::link`).
     pub linked: bool,
 }
 

@@ -12,7 +12,7 @@ pub const MAX_CPUS: u32 = 64;
 pub const COLLECTIVE_TAGS: i64 = 1_000_000;
 
 /// The message context of a tag: the world's own (0), or its collective context (1), as
-/// `mpi::link` numbers them.
+/// `program::link` numbers them.
 fn context(tag: i64) -> u32 {
     u32::from(tag >= COLLECTIVE_TAGS)
 }

@@ -1,5 +1,5 @@
 use super::*;
-use crate::program::OpKind;
+use crate::program::ops::OpKind;
 
 #[test]
 fn reads_labels_dependencies_and_operations() {

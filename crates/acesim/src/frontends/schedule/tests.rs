@@ -1,5 +1,5 @@
 use super::*;
-use crate::program::OpKind;
+use crate::program::ops::OpKind;
 
 #[test]
 fn parses_the_documented_example() {
