@@ -1,5 +1,7 @@
 //! Programs: per-rank operation lists, whatever front end produced them.
 
+use crate::error::{Error, Location};
+use crate::program::collectives::CollKind;
 use crate::units::Ps;
 
 /// No handle / no explicit NIC.
@@ -19,8 +21,23 @@ pub struct SrcLoc {
     pub line: u32,
 }
 
+impl SrcLoc {
+    /// The place in the file table `files` that this indexes; `line N` alone when the table
+    /// has no such file.
+    pub fn location(self, files: &[String]) -> Location {
+        match files.get(self.file as usize) {
+            Some(f) => Location {
+                file: f.clone(),
+                line: Some(self.line as usize),
+                ..Default::default()
+            },
+            None => Location::file(format!("line {}", self.line)),
+        }
+    }
+}
+
 /// One operation of a rank. Ranks in point-to-point operations are communicator ranks
-/// until `mpi::link` has run, world ranks after; `comm` is a rank-local handle before
+/// until `program::link` has run, world ranks after; `comm` is a rank-local handle before
 /// linking and a message context after.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OpKind {
@@ -135,6 +152,138 @@ pub struct Op {
     pub loc: SrcLoc,
 }
 
+/// What the four message operations (send, recv, isend, irecv) have in common, so that
+/// code which treats them alike reads them in one place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Message {
+    /// A send (else a receive).
+    pub send: bool,
+    /// A send's destination or a receive's source (which may be `ANY`).
+    pub peer: i64,
+    pub size: u64,
+    pub tag: i64,
+    pub comm: u32,
+    /// The request of a non-blocking operation.
+    pub req: Option<u32>,
+}
+
+impl OpKind {
+    /// The message of a send or receive, blocking or not.
+    pub fn message(self) -> Option<Message> {
+        let (send, peer, size, tag, comm, req) = match self {
+            OpKind::Send {
+                dst,
+                size,
+                tag,
+                comm,
+            } => (true, i64::from(dst), size, tag, comm, None),
+            OpKind::Isend {
+                dst,
+                size,
+                tag,
+                comm,
+                req,
+            } => (true, i64::from(dst), size, tag, comm, Some(req)),
+            OpKind::Recv {
+                src,
+                size,
+                tag,
+                comm,
+            } => (false, src, size, tag, comm, None),
+            OpKind::Irecv {
+                src,
+                size,
+                tag,
+                comm,
+                req,
+            } => (false, src, size, tag, comm, Some(req)),
+            _ => return None,
+        };
+        Some(Message {
+            send,
+            peer,
+            size,
+            tag,
+            comm,
+            req,
+        })
+    }
+}
+
+impl Message {
+    /// The operation that carries this message (a send's peer is a rank, not `ANY`).
+    pub fn op(self) -> OpKind {
+        let Message {
+            peer,
+            size,
+            tag,
+            comm,
+            ..
+        } = self;
+        match (self.send, self.req) {
+            (true, None) => OpKind::Send {
+                dst: peer as u32,
+                size,
+                tag,
+                comm,
+            },
+            (true, Some(req)) => OpKind::Isend {
+                dst: peer as u32,
+                size,
+                tag,
+                comm,
+                req,
+            },
+            (false, None) => OpKind::Recv {
+                src: peer,
+                size,
+                tag,
+                comm,
+            },
+            (false, Some(req)) => OpKind::Irecv {
+                src: peer,
+                size,
+                tag,
+                comm,
+                req,
+            },
+        }
+    }
+
+    /// `send`, `recv`, `isend` or `irecv`.
+    pub fn name(self) -> &'static str {
+        match (self.send, self.req.is_some()) {
+            (true, false) => "send",
+            (true, true) => "isend",
+            (false, false) => "recv",
+            (false, true) => "irecv",
+        }
+    }
+
+    /// The peer as programs write it (a receive's wildcard as `any`).
+    pub fn peer_text(self) -> String {
+        any_text(self.peer)
+    }
+
+    /// The tag as programs write it (a receive's wildcard as `any`).
+    pub fn tag_text(self) -> String {
+        if self.send {
+            self.tag.to_string()
+        } else {
+            any_text(self.tag)
+        }
+    }
+}
+
+/// A source or tag as programs write it: `any` for the wildcard.
+fn any_text(v: i64) -> String {
+    if v == ANY {
+        "any".to_string()
+    } else {
+        v.to_string()
+    }
+}
+
 /// Dependencies of one rank's operations in a dependency-graph program (GOAL): an operation
 /// is ready when every operation it `requires` has completed and every operation it
 /// `irequires` has started.
@@ -189,6 +338,15 @@ pub struct CollCall {
     pub comm: u32,
 }
 
+impl CollCall {
+    /// Whether the call names a root (`bcast`, `reduce`, `gather`, `scatter`).
+    pub fn is_rooted(&self) -> bool {
+        CollKind::ALL
+            .iter()
+            .any(|k| k.is_rooted() && k.name() == self.kind)
+    }
+}
+
 /// A collective call once its communicator is known (one per call, shared by its ranks).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Collective {
@@ -231,14 +389,23 @@ pub struct Program {
     /// After linking: the communicators (0 is the world) and the collective calls.
     pub comms: Vec<Communicator>,
     pub collectives: Vec<Collective>,
-    /// True once communicators and collectives are resolved (see `mpi::link`).
+    /// True once communicators and collectives are resolved (see `program::link`).
     pub linked: bool,
+}
+
+/// The index of `name` in `table`, added at the end if it is new.
+pub(crate) fn intern(table: &mut Vec<String>, name: &str) -> u32 {
+    if let Some(i) = table.iter().position(|r| r == name) {
+        return i as u32;
+    }
+    table.push(name.to_string());
+    (table.len() - 1) as u32
 }
 
 /// Reads a program's text; a file that is not UTF-8 text is reported at the line and
 /// column of its first bad byte.
 pub fn read_text(path: &std::path::Path) -> crate::error::Result<String> {
-    use crate::error::{line_col, Error, Location};
+    use crate::error::line_col;
     let name = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| Error::io(&name, e))?;
     String::from_utf8(bytes).map_err(|e| {
@@ -264,19 +431,11 @@ impl Program {
     }
 
     pub fn region_id(&mut self, name: &str) -> u32 {
-        if let Some(i) = self.regions.iter().position(|r| r == name) {
-            return i as u32;
-        }
-        self.regions.push(name.to_string());
-        (self.regions.len() - 1) as u32
+        intern(&mut self.regions, name)
     }
 
     pub fn file_id(&mut self, name: &str) -> u32 {
-        if let Some(i) = self.files.iter().position(|r| r == name) {
-            return i as u32;
-        }
-        self.files.push(name.to_string());
-        (self.files.len() - 1) as u32
+        intern(&mut self.files, name)
     }
 
     /// A new request slot of `rank`.
@@ -293,12 +452,19 @@ impl Program {
         start
     }
 
+    /// Where an operation came from.
+    pub fn location(&self, loc: SrcLoc) -> Location {
+        loc.location(&self.files)
+    }
+
     /// `file:line` of an operation.
     pub fn describe_loc(&self, loc: SrcLoc) -> String {
-        match self.files.get(loc.file as usize) {
-            Some(f) => format!("{f}:{}", loc.line),
-            None => format!("line {}", loc.line),
-        }
+        self.location(loc).to_string()
+    }
+
+    /// An input error about operation field `field`, at the operation's source line.
+    pub fn error_at(&self, loc: SrcLoc, field: &str, message: impl Into<String>) -> Error {
+        Error::input(self.location(loc).with_field(field), message)
     }
 
     pub fn total_ops(&self) -> usize {
@@ -307,13 +473,6 @@ impl Program {
 
     /// The operation as text (for reports).
     pub fn describe_op(&self, op: &Op) -> String {
-        let any = |v: i64| {
-            if v == ANY {
-                "any".to_string()
-            } else {
-                v.to_string()
-            }
-        };
         match op.kind {
             OpKind::Compute { ps } => format!("compute {ps}ps"),
             OpKind::Put { dst, size, tag, .. } => format!("put {dst} {size} tag={tag}"),
@@ -324,13 +483,13 @@ impl Program {
                 format!("region_begin {}", self.regions[region as usize])
             }
             OpKind::RegionEnd { region } => format!("region_end {}", self.regions[region as usize]),
-            OpKind::Send { dst, size, tag, .. } => format!("send {dst} {size} tag={tag}"),
-            OpKind::Recv { src, size, tag, .. } => {
-                format!("recv {} {size} tag={}", any(src), any(tag))
-            }
-            OpKind::Isend { dst, size, tag, .. } => format!("isend {dst} {size} tag={tag}"),
-            OpKind::Irecv { src, size, tag, .. } => {
-                format!("irecv {} {size} tag={}", any(src), any(tag))
+            OpKind::Send { .. }
+            | OpKind::Recv { .. }
+            | OpKind::Isend { .. }
+            | OpKind::Irecv { .. } => {
+                let m = op.kind.message().expect("a message operation");
+                let (name, peer, size, tag) = (m.name(), m.peer_text(), m.size, m.tag_text());
+                format!("{name} {peer} {size} tag={tag}")
             }
             OpKind::Wait { req } => format!("wait (request #{})", req + 1),
             OpKind::WaitAll { count, .. } => format!("waitall ({count} requests)"),

@@ -53,15 +53,7 @@ pub fn check_program(machine: &Machine, program: &Program) -> Result<()> {
             };
             if let Some(nic) = nic {
                 if nic != NONE && nic >= nics {
-                    let (file, line) = program
-                        .describe_loc(op.loc)
-                        .rsplit_once(':')
-                        .map_or((String::new(), None), |(f, l)| {
-                            (f.to_string(), l.parse().ok())
-                        });
-                    let mut loc = Location::file(file).with_field("nic");
-                    loc.line = line;
-                    return Err(Error::input(loc, format!("rank {rank}: nic={nic} but the machine has {nics} NIC(s) per node (nic.count)")));
+                    return Err(program.error_at(op.loc, "nic", format!("rank {rank}: nic={nic} but the machine has {nics} NIC(s) per node (nic.count)")));
                 }
             }
         }

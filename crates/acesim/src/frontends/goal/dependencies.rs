@@ -1,0 +1,123 @@
+//! A rank's labels and `requires` / `irequires` lines turned into dependency lists, with
+//! cycles rejected.
+
+use crate::error::Result;
+use crate::frontends::goal::text::err;
+use crate::program::ops::{RankDeps, NONE};
+use std::collections::HashMap;
+
+/// An operation of the rank block being read, as its dependencies are gathered.
+pub struct Labelled {
+    pub label: String,
+    pub line: usize,
+    /// The `cpu N` and `nic N` options (CPU 0 and no NIC when absent).
+    pub cpu: u32,
+    pub nic: u32,
+    pub deps: Vec<Dep>,
+}
+
+/// `LABEL requires TARGET` (or `irequires`), where it was written.
+pub struct Dep {
+    pub target: String,
+    pub line: usize,
+    pub col: usize,
+    /// `irequires`: the target need only have started.
+    pub start: bool,
+}
+
+/// The dependency lists of rank `rank`'s operations `ops`, whose labels are `labels`.
+pub fn resolve(
+    file: &str,
+    rank: u32,
+    ops: &[Labelled],
+    labels: &HashMap<String, u32>,
+) -> Result<RankDeps> {
+    let n = ops.len();
+    let mut d = RankDeps {
+        requires: vec![0; n],
+        irequires: vec![0; n],
+        after_complete: vec![Vec::new(); n],
+        after_start: vec![Vec::new(); n],
+        labels: ops.iter().map(|x| x.label.clone()).collect(),
+        cpu: if ops.iter().any(|x| x.cpu != 0) {
+            ops.iter().map(|x| x.cpu).collect()
+        } else {
+            Vec::new()
+        },
+        nic: if ops.iter().any(|x| x.nic != NONE) {
+            ops.iter().map(|x| x.nic).collect()
+        } else {
+            Vec::new()
+        },
+    };
+    for (op, labelled) in ops.iter().enumerate() {
+        for dep in &labelled.deps {
+            let Some(&target) = labels.get(&dep.target) else {
+                return Err(err(
+                    file,
+                    dep.line,
+                    dep.col,
+                    Some("label"),
+                    format!("rank {rank}: label {} is not defined", dep.target),
+                ));
+            };
+            if target as usize == op {
+                return Err(err(
+                    file,
+                    dep.line,
+                    dep.col,
+                    Some("label"),
+                    format!(
+                        "{} depends on itself: an operation can only require others",
+                        labelled.label
+                    ),
+                ));
+            }
+            if dep.start {
+                d.irequires[op] += 1;
+                d.after_start[target as usize].push(op as u32);
+            } else {
+                d.requires[op] += 1;
+                d.after_complete[target as usize].push(op as u32);
+            }
+        }
+    }
+    check_acyclic(file, rank, ops, &d)?;
+    Ok(d)
+}
+
+/// Kahn's algorithm over both kinds of edge: whatever is left is on a cycle.
+fn check_acyclic(file: &str, rank: u32, ops: &[Labelled], d: &RankDeps) -> Result<()> {
+    let n = ops.len();
+    let mut indeg: Vec<u32> = (0..n).map(|i| d.requires[i] + d.irequires[i]).collect();
+    let mut stack: Vec<usize> = (0..n).filter(|&i| indeg[i] == 0).collect();
+    let mut seen = 0;
+    while let Some(i) = stack.pop() {
+        seen += 1;
+        for &j in d.after_complete[i].iter().chain(&d.after_start[i]) {
+            indeg[j as usize] -= 1;
+            if indeg[j as usize] == 0 {
+                stack.push(j as usize);
+            }
+        }
+    }
+    if seen == n {
+        return Ok(());
+    }
+    let on_cycle: Vec<&str> = (0..n)
+        .filter(|&i| indeg[i] > 0)
+        .map(|i| ops[i].label.as_str())
+        .take(8)
+        .collect();
+    let first = (0..n).find(|&i| indeg[i] > 0).unwrap_or(0);
+    Err(err(
+        file,
+        ops[first].line,
+        1,
+        Some("requires"),
+        format!(
+            "rank {rank}: the dependencies form a cycle (involving {})",
+            on_cycle.join(", ")
+        ),
+    ))
+}

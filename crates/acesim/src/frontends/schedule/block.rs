@@ -1,0 +1,115 @@
+//! What a rank block has named so far: requests, communicators and open regions. Names
+//! belong to one rank block (a rank has one block).
+
+use crate::error::{Error, Location, Result};
+use crate::frontends::schedule::line::OpLine;
+use crate::frontends::schedule::tokens::Tok;
+use crate::program::ops::Program;
+use std::collections::HashMap;
+
+#[derive(Default)]
+pub struct Block {
+    /// The rank whose block is being read.
+    pub rank: Option<u32>,
+    /// Request (or handle) name -> request slot.
+    requests: HashMap<String, u32>,
+    /// Names of requests not yet waited for (or handles not yet completed), with the line
+    /// that made them: a name is reused only once its request was waited for.
+    pending: HashMap<String, usize>,
+    comms: HashMap<String, u32>,
+    /// (region id, line of its `region_begin`), innermost last.
+    open_regions: Vec<(u32, usize)>,
+}
+
+impl Block {
+    /// Starts the block of `rank` once the one before it is complete.
+    pub fn start(&mut self, rank: u32, file: &str, regions: &[String]) -> Result<()> {
+        self.check_closed(file, regions)?;
+        // Cleared, not new: the maps keep their room for the next block.
+        self.requests.clear();
+        self.pending.clear();
+        self.comms.clear();
+        self.open_regions.clear();
+        self.rank = Some(rank);
+        Ok(())
+    }
+
+    /// Every region the block opened is closed.
+    pub fn check_closed(&self, file: &str, regions: &[String]) -> Result<()> {
+        match (self.rank, self.open_regions.last()) {
+            (Some(rank), Some(&open)) => Err(unclosed_region(file, rank, open, regions)),
+            _ => Ok(()),
+        }
+    }
+
+    /// A new request named `name` by operation line `l`; `Err` gives the line of the
+    /// request of that name still outstanding.
+    pub fn open_request(
+        &mut self,
+        prog: &mut Program,
+        l: &OpLine,
+        name: &str,
+    ) -> std::result::Result<u32, usize> {
+        if let Some(&first) = self.pending.get(name) {
+            return Err(first);
+        }
+        self.pending.insert(name.to_string(), l.at.line);
+        let slot = prog.new_handle(l.rank);
+        // A name used again refers to the new request from here on; allocates only for a
+        // new name.
+        match self.requests.get_mut(name) {
+            Some(s) => *s = slot,
+            None => {
+                self.requests.insert(name.to_string(), slot);
+            }
+        }
+        Ok(slot)
+    }
+
+    /// The request named by token `t`.
+    pub fn request(&self, l: &OpLine, t: &Tok) -> Result<u32> {
+        self.requests.get(&*t.text).copied().ok_or_else(|| {
+            l.op_err(t, "request", format!("request '{}' was not created by an earlier put, get, isend or irecv on rank {}", t.text, l.rank))
+        })
+    }
+
+    /// The request named `name` was waited for: the name may be used again.
+    pub fn finished(&mut self, name: &str) {
+        self.pending.remove(name);
+    }
+
+    /// The communicator of option `comm=` (the world when absent).
+    pub fn comm(&self, l: &OpLine) -> Result<u32> {
+        match l.opt("comm") {
+            None | Some(("world", _)) => Ok(0),
+            Some((v, t)) => self.comms.get(v).copied().ok_or_else(|| {
+                l.err(t.col, Some("comm"), format!("communicator '{v}' was not created by an earlier comm_split or comm_dup on rank {}", l.rank))
+            }),
+        }
+    }
+
+    pub fn name_comm(&mut self, name: &str, handle: u32) {
+        self.comms.insert(name.to_string(), handle);
+    }
+
+    pub fn open_region(&mut self, id: u32, line: usize) {
+        self.open_regions.push((id, line));
+    }
+
+    /// Closes the innermost open region and gives its id.
+    pub fn close_region(&mut self) -> Option<u32> {
+        self.open_regions.pop().map(|(id, _)| id)
+    }
+}
+
+/// A rank block ended with region `open` (its id and line) still open.
+fn unclosed_region(file: &str, rank: u32, open: (u32, usize), regions: &[String]) -> Error {
+    let (id, line) = open;
+    Error::input(
+        Location::at(file, line, 1).with_field("region"),
+        format!(
+            "rank {rank}: region {} is never closed (expected a region_end in the same rank block)",
+            regions[id as usize]
+        ),
+    )
+}

@@ -1,0 +1,14 @@
+//! The plain-text schedule format (docs/schedule-format.md): reader and writer.
+
+mod block;
+mod line;
+mod operations;
+mod read;
+mod tokens;
+mod write;
+
+pub use read::parse;
+pub use write::write;
+
+#[cfg(test)]
+mod tests;

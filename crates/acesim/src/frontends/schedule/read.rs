@@ -1,0 +1,192 @@
+//! Reading a schedule, line by line: `ranks N`, then rank blocks of operations.
+
+use crate::error::{Error, Location, Result};
+use crate::frontends::schedule::block::Block;
+use crate::frontends::schedule::line::{At, OpLine};
+use crate::frontends::schedule::operations::operation;
+use crate::frontends::schedule::tokens::{tokenize, Tok};
+use crate::program::ops::{intern, Op, Program, SrcLoc};
+
+/// Reads a schedule. `file` names it in errors.
+pub fn parse(file: &str, text: &str) -> Result<Program> {
+    let mut reader = Reader {
+        file,
+        text,
+        program: None,
+        files: vec![file.to_string()],
+        seen_rank: Vec::new(),
+        block: Block::default(),
+    };
+    let mut toks: Vec<Tok> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        reader.line(At { file, line: i + 1 }, raw, &mut toks)?;
+    }
+    reader.finish()
+}
+
+struct Reader<'a> {
+    file: &'a str,
+    text: &'a str,
+    /// Present from the `ranks N` line on.
+    program: Option<Program>,
+    /// The program's source files: the schedule, then those `@FILE:LINE` names.
+    files: Vec<String>,
+    seen_rank: Vec<bool>,
+    block: Block,
+}
+
+impl<'a> Reader<'a> {
+    fn line(&mut self, at: At, raw: &'a str, toks: &mut Vec<Tok<'a>>) -> Result<()> {
+        tokenize(raw, toks).map_err(|(c, m)| at.err(c, None, m))?;
+        if toks.is_empty() {
+            return Ok(());
+        }
+        let (loc, annotation) = self.source(at, toks)?;
+        let Some(first) = toks.first() else {
+            return Err(at.err(
+                annotation.unwrap_or(1),
+                None,
+                "a source location without an operation: expected `OPERATION ... @FILE:LINE`",
+            ));
+        };
+        if first.text == "ranks" {
+            return self.ranks(at, toks);
+        }
+        let Some(prog) = self.program.as_mut() else {
+            return Err(at.err(first.col, None, "the schedule must start with `ranks N`"));
+        };
+        if first.text == "rank" {
+            return self.rank(at, toks);
+        }
+        let Some(rank) = self.block.rank else {
+            return Err(at.err(
+                first.col,
+                None,
+                format!("`{}` before any `rank R` line", first.text),
+            ));
+        };
+        let (annotated, ranks) = (annotation.is_some(), prog.ranks);
+        let l = OpLine::new(at, toks, loc, annotated, &self.files, rank, ranks);
+        let kind = operation(&l, prog, &mut self.block)?;
+        prog.ops[rank as usize].push(Op { kind, loc });
+        Ok(())
+    }
+
+    /// Where the line's operation comes from: its trailing `@FILE:LINE` (taken off the
+    /// tokens; its column comes back too), else this line.
+    fn source(&mut self, at: At, toks: &mut Vec<Tok>) -> Result<(SrcLoc, Option<usize>)> {
+        let this_line = SrcLoc {
+            file: 0,
+            line: at.line as u32,
+        };
+        let Some(last) = toks.last() else {
+            return Ok((this_line, None));
+        };
+        let Some(text) = last.text.strip_prefix('@') else {
+            return Ok((this_line, None));
+        };
+        let bad = || {
+            at.err(
+                last.col,
+                None,
+                format!("'{}' is not a source location like @prog.c:12", last.text),
+            )
+        };
+        let (f, l) = text
+            .rsplit_once(':')
+            .filter(|(f, _)| !f.is_empty())
+            .ok_or_else(bad)?;
+        let line: u32 = l.parse().map_err(|_| bad())?;
+        let loc = SrcLoc {
+            file: intern(&mut self.files, f),
+            line,
+        };
+        let col = last.col;
+        toks.pop();
+        Ok((loc, Some(col)))
+    }
+
+    /// `ranks N`, the first line.
+    fn ranks(&mut self, at: At, toks: &[Tok]) -> Result<()> {
+        let head = &toks[0];
+        if self.program.is_some() {
+            return Err(at.err(head.col, Some("ranks"), "`ranks` given twice"));
+        }
+        let [n] = &toks[1..] else {
+            return Err(at.err(head.col, Some("ranks"), "expected `ranks N`"));
+        };
+        let count: u32 = n.text.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+            at.err(
+                n.col,
+                Some("ranks"),
+                format!("'{}' is not a positive rank count", n.text),
+            )
+        })?;
+        if count > 1 << 26 {
+            return Err(at.err(n.col, Some("ranks"), "more than 2^26 ranks"));
+        }
+        self.program = Some(Program::new(count));
+        self.seen_rank = vec![false; count as usize];
+        Ok(())
+    }
+
+    /// `rank R`, which starts the block of rank R.
+    fn rank(&mut self, at: At, toks: &[Tok]) -> Result<()> {
+        let prog = self.program.as_ref().expect("after `ranks N`");
+        let ranks = prog.ranks;
+        let [r] = &toks[1..] else {
+            return Err(at.err(toks[0].col, Some("rank"), "expected `rank R`"));
+        };
+        let rv: u32 = r.text.parse().map_err(|_| {
+            at.err(
+                r.col,
+                Some("rank"),
+                format!("'{}' is not a rank number", r.text),
+            )
+        })?;
+        if rv >= ranks {
+            return Err(at.err(
+                r.col,
+                Some("rank"),
+                format!(
+                    "rank {rv} is out of range: there are {ranks} ranks (0..{})",
+                    ranks - 1
+                ),
+            ));
+        }
+        if self.seen_rank[rv as usize] {
+            let first = self.first_block_line(rv);
+            return Err(at.err(
+                r.col,
+                Some("rank"),
+                format!("rank {rv} has a second block (a rank has one block; its first is at line {first})"),
+            ));
+        }
+        self.seen_rank[rv as usize] = true;
+        self.block.start(rv, self.file, &prog.regions)
+    }
+
+    /// The line of the first block of rank `rank`: found again only on this error path, so
+    /// reading stays lean.
+    fn first_block_line(&self, rank: u32) -> usize {
+        self.text
+            .lines()
+            .position(|l| {
+                let mut w = l.split_whitespace();
+                w.next() == Some("rank") && w.next().and_then(|x| x.parse().ok()) == Some(rank)
+            })
+            .map_or(0, |i| i + 1)
+    }
+
+    fn finish(self) -> Result<Program> {
+        let mut prog = self.program.ok_or_else(|| {
+            Error::input(
+                Location::at(self.file, self.text.lines().count().max(1), 1),
+                "empty schedule: expected `ranks N`",
+            )
+        })?;
+        self.block.check_closed(self.file, &prog.regions)?;
+        prog.files = self.files;
+        Ok(prog)
+    }
+}

@@ -1,0 +1,187 @@
+//! Collective calls matched across the ranks of each communicator: every member makes the
+//! same calls in the same order; each call's algorithm is resolved once for all of them.
+
+use crate::error::{Error, Result};
+use crate::program::collective_defaults::CollectivesConfig;
+use crate::program::collectives::{self, CollKind, CollSpec, Transport};
+use crate::program::link::communicators::Communicators;
+use crate::program::link::world_ranks::{CallsByComm, RankCall};
+use crate::program::ops::{CollCall, Collective, Communicator, Program};
+use std::collections::HashMap;
+
+/// The calls once matched: one `Collective` each, the spec and algorithm it expands with,
+/// and where it stands in each member's operations.
+pub struct Matched {
+    pub collectives: Vec<Collective>,
+    pub specs: Vec<(CollSpec, &'static str)>,
+    /// Per rank: operation index -> collective id.
+    pub expand_at: Vec<HashMap<usize, u32>>,
+}
+
+pub fn match_calls(
+    prog: &Program,
+    comms: &Communicators,
+    calls: &CallsByComm,
+    config: &CollectivesConfig,
+) -> Result<Matched> {
+    let mut matched = Matched {
+        collectives: Vec::new(),
+        specs: Vec::new(),
+        expand_at: vec![HashMap::new(); prog.ranks as usize],
+    };
+    for (c, per_rank) in calls.iter().enumerate() {
+        let comm = &comms.list[c];
+        let Some(&first) = comm.members.first() else {
+            continue;
+        };
+        check_agreement(prog, comm, per_rank)?;
+        for (seq, call) in per_rank[first as usize].iter().enumerate() {
+            let (spec, resolved) = resolve(prog, config, call, comm.members.len() as u32)?;
+            let id = matched.collectives.len() as u32;
+            matched.collectives.push(Collective {
+                kind: call.call.kind.clone(),
+                algorithm: if spec.transport == Transport::Rdma {
+                    format!("{resolved} (rdma)")
+                } else {
+                    resolved.to_string()
+                },
+                comm: c as u32,
+                size: call.call.size,
+                root: call.call.root,
+                seq: seq as u32,
+            });
+            matched.specs.push((spec, resolved));
+            for &m in &comm.members {
+                let op_index = per_rank[m as usize][seq].op_index;
+                matched.expand_at[m as usize].insert(op_index, id);
+            }
+        }
+    }
+    Ok(matched)
+}
+
+/// Every member of `comm` makes the calls its first member makes.
+fn check_agreement(prog: &Program, comm: &Communicator, per_rank: &[Vec<RankCall>]) -> Result<()> {
+    let first = comm.members[0];
+    let reference = &per_rank[first as usize];
+    for &m in &comm.members {
+        let mine = &per_rank[m as usize];
+        for (seq, (a, b)) in reference.iter().zip(mine.iter()).enumerate() {
+            if !same_call(&a.call, &b.call) {
+                return Err(prog.error_at(b.loc, "collective", format!(
+                    "mismatched collective calls on {}: call #{} is `{}` on rank {} but `{}` on rank {} ({})",
+                    comm.name, seq + 1, describe(&b.call), b.rank, describe(&a.call), a.rank, prog.describe_loc(a.loc)
+                )));
+            }
+        }
+        if mine.len() != reference.len() {
+            let (long_rank, long, short_rank, short) = if mine.len() > reference.len() {
+                (m, mine, first, reference)
+            } else {
+                (first, reference, m, mine)
+            };
+            let extra = &long[short.len()];
+            return Err(prog.error_at(extra.loc, "collective", format!(
+                "mismatched collective calls on {}: rank {long_rank} makes {} calls but rank {short_rank} makes {}; call #{} (`{}`) has no partner",
+                comm.name, long.len(), short.len(), short.len() + 1, describe(&extra.call)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The same call on two ranks (their communicator handles are rank-local).
+fn same_call(a: &CollCall, b: &CollCall) -> bool {
+    a.kind == b.kind
+        && a.size == b.size
+        && a.root == b.root
+        && a.algorithm == b.algorithm
+        && a.transport == b.transport
+        && a.segment == b.segment
+}
+
+/// The spec of a call on a communicator of `p` ranks, with the machine's defaults for what
+/// the call leaves out, and the algorithm it resolves to.
+fn resolve(
+    prog: &Program,
+    config: &CollectivesConfig,
+    at: &RankCall,
+    p: u32,
+) -> Result<(CollSpec, &'static str)> {
+    let call = &at.call;
+    let kind = CollKind::parse(&call.kind).ok_or_else(|| {
+        prog.error_at(
+            at.loc,
+            "collective",
+            format!("unknown collective `{}`", call.kind),
+        )
+    })?;
+    let algorithm = if call.algorithm.is_empty() {
+        config.algorithm(&call.kind).to_string()
+    } else {
+        call.algorithm.clone()
+    };
+    let transport_name = if call.transport.is_empty() {
+        if kind == CollKind::Barrier {
+            config.barrier_transport.clone()
+        } else {
+            "msg".into()
+        }
+    } else {
+        call.transport.clone()
+    };
+    let transport = if transport_name == "rdma" {
+        Transport::Rdma
+    } else {
+        Transport::Msg
+    };
+    if call.root >= p && kind.is_rooted() {
+        return Err(prog.error_at(
+            at.loc,
+            "root",
+            format!(
+                "root {} is out of range: the communicator has {p} ranks",
+                call.root
+            ),
+        ));
+    }
+    let spec = CollSpec {
+        kind,
+        algorithm,
+        transport,
+        size: call.size,
+        root: call.root,
+        segment: if call.segment == 0 {
+            config.segment.0
+        } else {
+            call.segment
+        },
+    };
+    let resolved = collectives::resolve(&spec, p).map_err(|m| algorithm_error(prog, at, m))?;
+    Ok((spec, resolved))
+}
+
+fn algorithm_error(prog: &Program, at: &RankCall, m: String) -> Error {
+    if at.call.algorithm.is_empty() {
+        // The machine chose the algorithm; the call site says where it bites.
+        let field = format!("collectives.{}", at.call.kind);
+        prog.error_at(at.loc, &field, format!("{m} (the machine's {field})"))
+    } else {
+        prog.error_at(at.loc, "algo", m)
+    }
+}
+
+/// A call as the mismatch messages show it.
+fn describe(c: &CollCall) -> String {
+    let mut s = c.kind.clone();
+    if c.kind != "barrier" {
+        s += &format!(" {} B", c.size);
+    }
+    if c.is_rooted() {
+        s += &format!(" root={}", c.root);
+    }
+    if !c.algorithm.is_empty() {
+        s += &format!(" algo={}", c.algorithm);
+    }
+    s
+}
