@@ -886,6 +886,8 @@ def record_timeout_s(value: object, where: str) -> int:
     """Whole seconds (rounded up) of a record timeout: a number of seconds or a str with a
     unit (``"60s"``, ``"500ms"``); 0 waits for ever. ``where`` prefixes an error."""
     if isinstance(value, str):
+        if value.strip() == "0":
+            return 0
         try:
             ps = parse_time_ps(value)
         except ValueError as e:

@@ -95,6 +95,13 @@ def test_bad_record_timeouts_are_refused() -> None:
         acesim.record(spin, 2, record_timeout="2 parsecs")
 
 
+def test_a_record_timeout_of_0_waits_for_ever(monkeypatch: pytest.MonkeyPatch) -> None:
+    # As for C programs: `0` needs no unit.
+    monkeypatch.setenv("ACESIM_RECORD_TIMEOUT", "0")
+    assert "ranks 2" in acesim.record(lambda ctx: ctx.compute("1ns"), 2)
+    assert "ranks 2" in acesim.record(lambda ctx: ctx.compute("1ns"), 2, record_timeout="0")
+
+
 def test_a_program_that_ends_is_not_stopped() -> None:
     def slow(ctx):
         ctx.compute(1)

@@ -2,16 +2,15 @@
 //! runs the very same code (`acesim::_core.cli`).
 
 use acesim::error::{Error, Location};
-use acesim::frontends::{mgen, schedule};
+use acesim::frontends::load::COMMAND_LINE;
+use acesim::frontends::record::{parse_timeout, RecordOptions, MAX_RANKS};
+use acesim::frontends::{self, python, schedule, Format, Source};
 use acesim::machine::topology::TopologySpec;
 use acesim::{MachineSource, Program};
 use clap::{Args, Parser, Subcommand};
-use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Command as Process;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, OnceLock};
-use std::time::{Duration, Instant};
 
 mod output;
 use output::{check_distinct, write_all, Output, Producer};
@@ -63,7 +62,7 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
         /// Stop when a rank makes no MGEN call (records no operation, for Python) for this
-        /// long (default 60s, or $ACESIM_RECORD_TIMEOUT; 0s: wait for ever).
+        /// long (default 60s, or $ACESIM_RECORD_TIMEOUT; 0: wait for ever).
         #[arg(long = "record-timeout", value_name = "TIME")]
         record_timeout: Option<String>,
         /// Record even if the schedule text outgrows the memory available.
@@ -205,7 +204,7 @@ struct RunArgs {
     #[arg(long = "ignore-memory-limit")]
     ignore_memory_limit: bool,
     /// Stop recording a C or Python program when a rank makes no MGEN call (records no
-    /// operation, for Python) for this long (default 60s, or $ACESIM_RECORD_TIMEOUT; 0s:
+    /// operation, for Python) for this long (default 60s, or $ACESIM_RECORD_TIMEOUT; 0:
     /// wait for ever).
     #[arg(long = "record-timeout", value_name = "TIME")]
     record_timeout: Option<String>,
@@ -346,229 +345,6 @@ fn exit_code_of(result: acesim::Result<i32>) -> i32 {
     }
 }
 
-/// The Python interpreter that has the `acesim` package ($ACESIM_PYTHON, else python3).
-fn python() -> String {
-    std::env::var("ACESIM_PYTHON").unwrap_or_else(|_| "python3".to_string())
-}
-
-/// How a Python process that ended early without a word is reported (then the rank it was
-/// at replaces "Python").
-const PY_EXITED: &str = "Python exited with code";
-
-/// What the Python recorder notes in its status file (ACESIM_RECORD_STATUS; written by
-/// `_StatusFile` in python/acesim/program.py): `RANK OPS` (RANK `-` while the program file
-/// loads), its last call on the next line, then `too big` when the size limit stopped it.
-/// A thread of the recorder notes them four times a second, and when a rank starts: a rank
-/// stuck in a call that holds Python's interpreter lock shows what was noted last.
-struct PyStatus {
-    /// The first line, which changes whenever the recording moves on.
-    progress: String,
-    /// None while the program file loads.
-    rank: Option<String>,
-    ops: String,
-    last: String,
-    too_big: bool,
-}
-
-impl PyStatus {
-    fn read(path: &Path) -> Option<PyStatus> {
-        let text = std::fs::read_to_string(path).ok()?;
-        let mut lines = text.trim().lines().map(str::trim);
-        let progress = lines.next()?.to_string();
-        let (rank, ops) = progress.split_once(' ')?;
-        Some(PyStatus {
-            rank: (rank != "-").then(|| rank.to_string()),
-            ops: ops.to_string(),
-            last: lines.next().unwrap_or("").to_string(),
-            too_big: lines.next() == Some("too big"),
-            progress,
-        })
-    }
-
-    /// The rank that made no progress for `seconds`, named as the Python recorder names it
-    /// (`stall_detail` in python/acesim/program.py) and as a C rank is named.
-    fn stalled(&self, name: &str, seconds: u64) -> String {
-        let Some(r) = &self.rank else {
-            return format!(
-                "{name} did not finish loading in {seconds} s (before rank 0 started); it may loop forever"
-            );
-        };
-        let at = match self.last.is_empty() {
-            true => " before its first ctx call".to_string(),
-            false => format!(" after its last ctx call, {}", self.last),
-        };
-        format!(
-            "rank {r}: no ctx call for {seconds} s{at} ({} operations recorded); it may loop forever",
-            self.ops
-        )
-    }
-}
-
-/// Watches the Python recorder's status file until `done`: sets `stop` when `interrupt` is
-/// set, or when the recording has not moved on (no new operation, no new rank) for
-/// `timeout_s` seconds (0: never), and then returns the status it stalled at. The clock
-/// starts when the recorder first notes something (Python's own start is not counted).
-fn watch_python(
-    status: &Path,
-    timeout_s: u64,
-    interrupt: Option<&AtomicBool>,
-    stop: &AtomicBool,
-    done: &AtomicBool,
-) -> Option<PyStatus> {
-    let mut seen = String::new();
-    let mut since = Instant::now();
-    while !done.load(Ordering::SeqCst) {
-        if interrupt.is_some_and(|f| f.load(Ordering::SeqCst)) {
-            stop.store(true, Ordering::SeqCst);
-            return None;
-        }
-        if timeout_s > 0 {
-            if let Some(s) = PyStatus::read(status) {
-                if s.progress != seen {
-                    seen.clone_from(&s.progress);
-                    since = Instant::now();
-                } else if since.elapsed() >= Duration::from_secs(timeout_s) {
-                    stop.store(true, Ordering::SeqCst);
-                    return Some(s);
-                }
-            }
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    None
-}
-
-/// Runs `python -m acesim ARGS` in a process group of its own, stopped when `interrupt` is
-/// set (see `acesim::frontends::child`), and waits for it.
-fn python_child(
-    args: &[String],
-    what: &str,
-    interrupt: Option<&AtomicBool>,
-    envs: &[(&str, &OsStr)],
-) -> acesim::Result<acesim::frontends::child::Finished> {
-    let py = python();
-    let mut cmd = Process::new(&py);
-    cmd.arg("-m").arg("acesim").args(args);
-    for (k, v) in envs {
-        cmd.env(k, v);
-    }
-    acesim::frontends::child::run(&mut cmd, interrupt, what).map_err(|e| match e {
-        Error::Program { message } => Error::Program {
-            message: format!("{message}\n({what} needs Python with the acesim package: {py}; install it with `pip install .`)"),
-        },
-        e => e,
-    })
-}
-
-/// The error of a Python process that failed: what it wrote, or its exit code.
-fn python_failure(out: &acesim::frontends::child::Finished, what: &str) -> Error {
-    let err = String::from_utf8_lossy(&out.stderr);
-    let hint = if err.contains("No module named acesim") {
-        "\n(install the Python package with `pip install .` from the repository, or set ACESIM_PYTHON)"
-    } else {
-        ""
-    };
-    let why = match err.trim().is_empty() {
-        true => format!("Python {}", acesim::frontends::child::describe(&out.status)),
-        false => err.trim_end().to_string(),
-    };
-    Error::Program {
-        message: format!("{what} failed:\n{why}{hint}"),
-    }
-}
-
-/// Runs `python -m acesim ARGS`, for what lives in the Python package.
-fn python_acesim(
-    args: &[String],
-    what: &str,
-) -> acesim::Result<acesim::frontends::child::Finished> {
-    let out = python_child(args, what, None, &[])?;
-    match out.status.success() {
-        true => Ok(out),
-        false => Err(python_failure(&out, what)),
-    }
-}
-
-/// Records a Python program with `python -m acesim record` (the `acesim` package) and
-/// returns the schedule text, with the limits of a C recording: a rank that records no
-/// operation for the record timeout is stopped and named (the recorder notes its progress
-/// in a status file that this process watches); the recorder stops a schedule text past
-/// a quarter of the memory budget (exit code 5).
-fn record_python(
-    path: &Path,
-    ranks: u32,
-    args: &[String],
-    options: &mgen::RecordOptions,
-) -> acesim::Result<String> {
-    let name = path.display().to_string();
-    check_recorded_ranks(ranks)?;
-    let mut a = vec![
-        "record".to_string(),
-        name.clone(),
-        "--ranks".into(),
-        ranks.to_string(),
-    ];
-    if !args.is_empty() {
-        // The program's own arguments (ctx.args) follow a `--`.
-        a.push("--".into());
-        a.extend(args.iter().cloned());
-    }
-    let timeout = mgen::timeout_in_force(options.timeout_s)?;
-    let budget = match options.memory_check {
-        true => acesim::memory::memory_budget()?,
-        false => None,
-    };
-    let share = mgen::TEXT_SHARE_OF_BUDGET;
-    let max_bytes = budget.map_or(0, |b| (b / share).max(1)).to_string();
-    let status = tempfile::NamedTempFile::new().map_err(|e| Error::io("temporary file", e))?;
-    let what = format!("recording {name}");
-    let envs = [
-        ("ACESIM_RECORD_STATUS", status.path().as_os_str()),
-        ("ACESIM_RECORD_MAX_BYTES", OsStr::new(&max_bytes)),
-    ];
-    let (stop, done) = (AtomicBool::new(false), AtomicBool::new(false));
-    let interrupt = options.interrupt.as_deref();
-    let (out, stalled) = std::thread::scope(|s| {
-        let watcher = s.spawn(|| watch_python(status.path(), timeout, interrupt, &stop, &done));
-        let out = python_child(&a, &what, Some(&stop), &envs);
-        done.store(true, Ordering::SeqCst);
-        (out, watcher.join().ok().flatten())
-    });
-    let out = match (out, stalled) {
-        (Err(Error::Interrupted(_)), Some(s)) => {
-            return Err(Error::Program {
-                message: format!(
-                    "{what} failed:\n{}\n(set --record-timeout or ACESIM_RECORD_TIMEOUT to wait longer, 0 for ever)",
-                    s.stalled(&name, timeout)
-                ),
-            })
-        }
-        (out, _) => out?,
-    };
-    if out.status.success() {
-        return Ok(String::from_utf8_lossy(&out.stdout).into_owned());
-    }
-    let status = PyStatus::read(status.path());
-    if out.status.code() == Some(EXIT_TOO_BIG) && status.as_ref().is_some_and(|s| s.too_big) {
-        let have = budget.map_or(String::new(), acesim::memory::approx_size);
-        return Err(Error::TooBig(format!(
-            "{name}: recording stopped: {}\n(the schedule text may take 1/{share} of the {have} of memory available, as the program read from it and the run need the rest; record fewer ranks or operations, or use --ignore-memory-limit)",
-            String::from_utf8_lossy(&out.stderr).trim_end()
-        )));
-    }
-    Err(
-        match (python_failure(&out, &what), status.and_then(|s| s.rank)) {
-            (Error::Program { message }, Some(r)) if message.contains(PY_EXITED) => {
-                Error::Program {
-                    message: message.replace(PY_EXITED, &format!("rank {r} exited with code"))
-                        + " before finishing its program",
-                }
-            }
-            (e, _) => e,
-        },
-    )
-}
-
 fn dispatch(cli: Cli) -> acesim::Result<i32> {
     if let Command::Run(a) = cli.command {
         return run(a);
@@ -591,15 +367,13 @@ fn dispatch_other(cli: Cli) -> acesim::Result<()> {
             let output = output.map(|p| Output::check("-o", &p)).transpose()?;
             check_distinct(&output.iter().collect::<Vec<_>>(), &[("program", &program)])?;
             let interrupt = interrupt_flag();
-            let options = mgen::RecordOptions {
+            let options = RecordOptions {
                 interrupt: Some(interrupt.clone()),
                 timeout_s: record_timeout_arg(record_timeout.as_deref())?,
                 memory_check: !ignore_memory_limit,
             };
-            let text = match program.extension().is_some_and(|e| e == "py") {
-                true => record_python(&program, ranks, &args, &options)?,
-                false => mgen::record_with(&program, ranks, &args, &options)?,
-            };
+            let format = Format::of_path(&program);
+            let text = frontends::load::record(&program, format, ranks, &args, &options)?;
             check_interrupt(&interrupt, &program)?;
             // Parse it so a recorded program with bad values is reported now.
             schedule::parse(
@@ -636,14 +410,14 @@ fn dispatch_other(cli: Cli) -> acesim::Result<()> {
                 args.push("-o".into());
                 args.push(o.display().to_string());
             }
-            let out = python_acesim(&args, "acesim report")?;
+            let out = python::run_package(&args, "acesim report")?;
             out!("{}", String::from_utf8_lossy(&out.stdout));
             Ok(())
         }
         Command::Traffic(t) => traffic(t),
         Command::Validate { machine, program } => {
             let config = load_machine(&machine)?;
-            let options = mgen::RecordOptions {
+            let options = RecordOptions {
                 interrupt: Some(interrupt_flag()),
                 memory_check: true,
                 ..Default::default()
@@ -701,12 +475,12 @@ fn check_ranks(r: u32) -> acesim::Result<()> {
 /// A rank count for recording a C or Python program: refused at once when absurd.
 fn check_recorded_ranks(r: u32) -> acesim::Result<()> {
     check_ranks(r)?;
-    if r > mgen::MAX_RANKS {
+    if r > MAX_RANKS {
         return Err(Error::input(
             Location::file("command line").with_field("ranks"),
             format!(
                 "--ranks {r}: programs are recorded for at most {} ranks",
-                mgen::MAX_RANKS
+                MAX_RANKS
             ),
         ));
     }
@@ -715,7 +489,7 @@ fn check_recorded_ranks(r: u32) -> acesim::Result<()> {
 
 /// `--record-timeout` in seconds, if given.
 fn record_timeout_arg(text: Option<&str>) -> acesim::Result<Option<u64>> {
-    text.map(|t| mgen::parse_timeout(t, "command line", "record-timeout"))
+    text.map(|t| parse_timeout(t, "command line", "record-timeout"))
         .transpose()
 }
 
@@ -765,52 +539,25 @@ fn toml_string(s: &str) -> String {
     format!("\"{escaped}\"")
 }
 
+/// The program at `path`, read or recorded (C and Python programs, for `ranks` ranks).
 fn load_program(
     path: &Path,
     ranks: Option<u32>,
     args: &[String],
-    options: &mgen::RecordOptions,
+    options: &RecordOptions,
 ) -> acesim::Result<Program> {
-    let name = path.display().to_string();
-    if path.extension().is_some_and(|e| e == "py") {
-        let ranks = ranks.ok_or_else(|| {
-            Error::input(
-                Location::file("command line").with_field("ranks"),
-                format!("--ranks is needed to run the Python program {name}"),
-            )
-        })?;
-        let text = record_python(path, ranks, args, options)?;
-        return schedule::parse(&format!("schedule recorded from {name}"), &text);
+    let format = Format::of_path(path);
+    if let Some(r) = ranks.filter(|_| format.is_recorded()) {
+        check_recorded_ranks(r)?;
     }
-    let is_c = path.extension().is_some_and(|e| e == "c");
-    if is_c {
-        let ranks = ranks.ok_or_else(|| {
-            Error::input(
-                Location::file("command line").with_field("ranks"),
-                format!("--ranks is needed to run the C program {name}"),
-            )
-        })?;
-        check_recorded_ranks(ranks)?;
-        return mgen::load_with(path, ranks, args, options);
-    }
-    let text = acesim::program::read_text(path)?;
-    let program = if path.extension().is_some_and(|e| e == "goal") {
-        acesim::frontends::goal::parse(&name, &text)?
-    } else {
-        schedule::parse(&name, &text)?
-    };
-    if let Some(r) = ranks {
-        if r != program.ranks {
-            return Err(Error::input(
-                Location::file("command line").with_field("ranks"),
-                format!(
-                    "--ranks {r} but {name} is a schedule for {} ranks",
-                    program.ranks
-                ),
-            ));
-        }
-    }
-    Ok(program)
+    frontends::load(
+        Source::File(path),
+        format,
+        ranks,
+        args,
+        options,
+        &COMMAND_LINE,
+    )
 }
 
 fn run(a: RunArgs) -> acesim::Result<i32> {
@@ -841,7 +588,7 @@ fn run(a: RunArgs) -> acesim::Result<i32> {
         inputs.extend(machine_inputs(&a.machine, &config));
         check_distinct(&outputs, &inputs)?;
     }
-    let options = mgen::RecordOptions {
+    let options = RecordOptions {
         interrupt: Some(interrupt.clone()),
         timeout_s: record_timeout_arg(a.record_timeout.as_deref())?,
         memory_check: !a.ignore_memory_limit,

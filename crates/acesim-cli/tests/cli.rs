@@ -854,3 +854,29 @@ fn errors_show_the_line_and_suggest_the_intended_name() {
     );
     assert!(err.contains("cycle: rank 0 -> rank 1 -> rank 0"), "{err}");
 }
+
+#[test]
+fn a_record_timeout_of_0_waits_for_ever_as_the_help_says() {
+    // `0` has no unit, and needs none: it is no limit (`0s` too).
+    let dir = tempfile::tempdir().unwrap();
+    let fig1 = repo().join("examples/papers/fig1.c");
+    let fig1 = fig1.to_str().unwrap();
+    for t in ["0", "0s"] {
+        let o = acesim(
+            &["record", fig1, "--ranks", "2", "--record-timeout", t],
+            dir.path(),
+        );
+        assert!(o.status.success(), "--record-timeout {t}: {}", stderr(&o));
+        assert!(String::from_utf8_lossy(&o.stdout).contains("ranks 2"));
+    }
+    let o = acesim(
+        &["record", fig1, "--ranks", "2", "--record-timeout", "7"],
+        dir.path(),
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "a number other than 0 needs a unit"
+    );
+    assert!(stderr(&o).contains("record-timeout"), "{}", stderr(&o));
+}

@@ -2,7 +2,9 @@
 //! out; the Python package (python/acesim) builds the friendly API on top.
 
 use acesim::error::{Error, Location};
-use acesim::frontends::{goal, mgen, schedule};
+use acesim::frontends::load::PYTHON_ARGUMENTS;
+use acesim::frontends::record::{RecordOptions, TEXT_SHARE_OF_BUDGET};
+use acesim::frontends::{self, mgen, Format, Source};
 use acesim::MachineSource;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -219,41 +221,25 @@ fn simulate(
 ) -> PyResult<RunResult> {
     let run = move |interrupt: Arc<AtomicBool>| -> Result<acesim::Results, Error> {
         let machine = load_machine(&machine_text, &machine_name, &[])?;
-        let program = match program_format.as_str() {
-            "schedule" => schedule::parse(&program_name, &program_text)?,
-            "goal" => goal::parse(&program_name, &program_text)?,
-            "c" => {
-                let r = ranks.ok_or_else(|| {
-                    Error::input(
-                        Location::file("arguments").with_field("ranks"),
-                        format!("ranks is needed to run the C program {program_text}"),
-                    )
-                })?;
-                let options = mgen::RecordOptions {
-                    interrupt: Some(interrupt.clone()),
-                    memory_check: true,
-                    ..Default::default()
-                };
-                mgen::load_with(Path::new(&program_text), r, &args, &options)?
-            }
-            other => {
-                return Err(Error::input(
-                    Location::file("arguments").with_field("program_format"),
-                    format!("unknown program format '{other}' (schedule, goal or c)"),
-                ))
-            }
+        let format = Format::by_name(&program_format).ok_or_else(|| {
+            Error::input(
+                Location::file("arguments").with_field("program_format"),
+                format!("unknown program format '{program_format}' (schedule, goal or c)"),
+            )
+        })?;
+        let source = match format {
+            Format::C | Format::Python => Source::File(Path::new(&program_text)),
+            Format::Goal | Format::Schedule => Source::Text {
+                name: &program_name,
+                text: &program_text,
+            },
         };
-        if let Some(r) = ranks {
-            if r != program.ranks {
-                return Err(Error::input(
-                    Location::file("arguments").with_field("ranks"),
-                    format!(
-                        "ranks={r} but {program_name} is a program for {} ranks",
-                        program.ranks
-                    ),
-                ));
-            }
-        }
+        let options = RecordOptions {
+            interrupt: Some(interrupt.clone()),
+            memory_check: true,
+            ..Default::default()
+        };
+        let program = frontends::load(source, format, ranks, &args, &options, &PYTHON_ARGUMENTS)?;
         let max_sim_time = acesim::run::simulate::parse_time_limit(
             max_sim_time.as_deref(),
             "arguments",
@@ -290,7 +276,7 @@ fn simulate(
 #[pyo3(signature = (path, ranks, args = Vec::new()))]
 fn record_c(py: Python<'_>, path: String, ranks: u32, args: Vec<String>) -> PyResult<String> {
     let work = move |interrupt: Arc<AtomicBool>| {
-        let options = mgen::RecordOptions {
+        let options = RecordOptions {
             interrupt: Some(interrupt),
             memory_check: true,
             ..Default::default()
@@ -308,7 +294,7 @@ fn record_c(py: Python<'_>, path: String, ranks: u32, args: Vec<String>) -> PyRe
 /// None when there is no budget. The Python recorder stops a program past it.
 #[pyfunction]
 fn record_text_limit() -> PyResult<Option<(u64, u64, String)>> {
-    let share = mgen::TEXT_SHARE_OF_BUDGET;
+    let share = TEXT_SHARE_OF_BUDGET;
     Ok(acesim::memory::memory_budget()
         .map_err(to_py)?
         .map(|b| ((b / share).max(1), share, acesim::memory::approx_size(b))))

@@ -2,74 +2,16 @@
 //! rank (each rank in a fresh process), recorded as a schedule and read back.
 
 use crate::error::{Error, Location, Result};
+use crate::frontends::record::{stalled_hint, text_budget, too_big, RecordOptions, MAX_RANKS};
 use crate::frontends::schedule;
 use crate::program::Program;
 use std::path::Path;
 use std::process::Command;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 /// The public header users include.
 pub const MGEN_H: &str = include_str!("../../../../mgen/mgen.h");
 /// The recorder runtime linked with every program.
 pub const MGEN_RUNTIME_C: &str = include_str!("../../../../mgen/mgen_runtime.c");
-
-/// Most ranks the recorder runtime accepts (`MGEN_MAX_RANKS` in mgen_runtime.c).
-pub const MAX_RANKS: u32 = 1 << 24;
-
-/// Seconds a rank may go without an MGEN call before the recording is stopped, unless
-/// `--record-timeout` or `$ACESIM_RECORD_TIMEOUT` says otherwise.
-pub const DEFAULT_TIMEOUT_S: u64 = 60;
-
-/// Share of the memory budget the recorded schedule text may take: the text, the program
-/// read from it and the run each need memory of the same order.
-pub const TEXT_SHARE_OF_BUDGET: u64 = 4;
-
-/// Limits and controls of a recording.
-#[derive(Debug, Clone, Default)]
-pub struct RecordOptions {
-    /// Stop the recording (and its rank processes) when this becomes true.
-    pub interrupt: Option<Arc<AtomicBool>>,
-    /// Seconds a rank may go without an MGEN call (0: no limit); `None`:
-    /// `$ACESIM_RECORD_TIMEOUT`, else [`DEFAULT_TIMEOUT_S`].
-    pub timeout_s: Option<u64>,
-    /// Refuse (exit code 5) a schedule text larger than the memory budget allows
-    /// (`sim::memory_budget` / [`TEXT_SHARE_OF_BUDGET`]).
-    pub memory_check: bool,
-}
-
-impl RecordOptions {
-    /// The defaults of a recording made outside the CLI: memory checked, no interrupt,
-    /// the default timeout.
-    pub fn checked() -> Self {
-        RecordOptions {
-            memory_check: true,
-            ..Default::default()
-        }
-    }
-}
-
-/// Seconds in a record timeout such as `60s`, `2min` or `0` (no limit).
-pub fn parse_timeout(text: &str, source: &str, field: &str) -> Result<u64> {
-    let ps = crate::units::parse_time(text).map_err(|m| {
-        Error::input(
-            Location::file(source).with_field(field),
-            format!("{m} (a time such as 60s; 0 waits forever)"),
-        )
-    })?;
-    Ok(ps.div_ceil(1_000_000_000_000))
-}
-
-/// The record timeout in force: `given`, else `$ACESIM_RECORD_TIMEOUT`, else the default.
-pub fn timeout_in_force(given: Option<u64>) -> Result<u64> {
-    if let Some(t) = given {
-        return Ok(t);
-    }
-    match std::env::var("ACESIM_RECORD_TIMEOUT") {
-        Ok(v) => parse_timeout(&v, "environment", "ACESIM_RECORD_TIMEOUT"),
-        Err(_) => Ok(DEFAULT_TIMEOUT_S),
-    }
-}
 
 /// Compiles `source` and records it for `ranks` ranks; returns the schedule text.
 /// `args` are passed to `MGEN_Main`. The compiler is `$CC`, else `cc`.
@@ -141,12 +83,8 @@ pub fn record_with(
             "interrupted while compiling {src_name}"
         )));
     }
-    let timeout = timeout_in_force(options.timeout_s)?;
-    let budget = match options.memory_check {
-        true => crate::memory::memory_budget()?,
-        false => None,
-    };
-    let max_bytes = budget.map_or(0, |b| (b / TEXT_SHARE_OF_BUDGET).max(1));
+    let timeout = crate::frontends::record::timeout_in_force(options.timeout_s)?;
+    let (budget, max_bytes) = text_budget(options)?;
     let sched = dir.path().join("recorded.sched");
     let run = crate::frontends::child::run(
         Command::new(&exe)
@@ -166,10 +104,7 @@ pub fn record_with(
     let stderr = String::from_utf8_lossy(&run.stderr);
     let stderr = stderr.trim_end();
     if run.status.code() == Some(5) {
-        let have = budget.map_or(String::new(), crate::memory::approx_size);
-        return Err(Error::TooBig(format!(
-            "{src_name}: recording stopped: {stderr}\n(the schedule text may take 1/{TEXT_SHARE_OF_BUDGET} of the {have} of memory available, as the program read from it and the run need the rest; record fewer ranks or operations, or use --ignore-memory-limit)"
-        )));
+        return Err(too_big(&src_name, stderr, budget));
     }
     if !run.status.success() {
         let why = match stderr.is_empty() {
@@ -180,7 +115,7 @@ pub fn record_with(
             false => stderr.to_string(),
         };
         let hint = match why.contains("no MGEN call for") {
-            true => "\n(set --record-timeout or ACESIM_RECORD_TIMEOUT to wait longer, 0 for ever)",
+            true => stalled_hint(),
             false => "",
         };
         return Err(Error::Program {

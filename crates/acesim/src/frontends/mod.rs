@@ -1,8 +1,16 @@
 //! Program front ends: each reads one kind of input into a [`Program`](crate::program::Program)
-//! (per-rank operation lists): MGEN C programs (recorded rank by rank), the schedule text
-//! format and GOAL dependency graphs.
+//! (per-rank operation lists): MGEN C programs (recorded rank by rank), Python programs
+//! (recorded by the Python package), the schedule text format and GOAL dependency graphs.
+//! [`load`] is the one way in, for the command line and the Python binding alike.
 
 pub mod child;
+pub mod format;
 pub mod goal;
+pub mod load;
 pub mod mgen;
+pub mod python;
+pub mod record;
 pub mod schedule;
+
+pub use format::Format;
+pub use load::{load, Source};
