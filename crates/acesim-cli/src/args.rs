@@ -1,0 +1,181 @@
+//! The command line: subcommands and their options (clap).
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(
+    name = "acesim",
+    version,
+    about = "Interconnection-network simulator for RDMA and MPI communication"
+)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum Command {
+    /// Simulate a program on a machine and print the predicted execution time.
+    Run(RunArgs),
+    /// Record an MGEN C program (compiled) or a Python program as a schedule, without
+    /// simulating it.
+    Record {
+        /// The MGEN C (.c) or Python (.py) program.
+        program: PathBuf,
+        #[arg(long)]
+        ranks: u32,
+        /// Where to write the schedule (default: standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Stop when a rank makes no MGEN call (records no operation, for Python) for this
+        /// long (default 60s, or $ACESIM_RECORD_TIMEOUT; 0: wait for ever).
+        #[arg(long = "record-timeout", value_name = "TIME")]
+        record_timeout: Option<String>,
+        /// Record even if the schedule text outgrows the memory available.
+        #[arg(long = "ignore-memory-limit")]
+        ignore_memory_limit: bool,
+        /// Arguments passed to MGEN_Main (ctx.args, for Python).
+        #[arg(last = true)]
+        args: Vec<String>,
+    },
+    /// Print a machine (file or preset) with every default filled in, and its size.
+    Machine(MachineArgs),
+    /// Write PNG plots and a self-contained HTML page for a JSON summary (needs the Python
+    /// package with matplotlib).
+    Report {
+        /// A JSON summary written by `acesim run --json`.
+        result: PathBuf,
+        /// Folder for the plots and report.html (default: next to the JSON).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Synthetic traffic: latency and accepted throughput against offered load.
+    Traffic(TrafficArgs),
+    /// Check a machine and, optionally, a program without simulating.
+    Validate {
+        #[command(flatten)]
+        machine: MachineArgs,
+        /// A program to check against the machine.
+        program: Option<PathBuf>,
+    },
+}
+
+#[derive(Args)]
+pub(crate) struct MachineArgs {
+    /// Machine file (TOML) or preset name (table1).
+    #[arg(long, short, default_value = "table1")]
+    pub(crate) machine: String,
+    /// Override a machine field, e.g. --set router.switch_latency=100ns (repeatable).
+    #[arg(long = "set", value_name = "FIELD=VALUE")]
+    pub(crate) set: Vec<String>,
+    /// Number of ranks; schedules carry their own.
+    #[arg(long)]
+    pub(crate) ranks: Option<u32>,
+    /// Ranks per node (sharing its NICs and DMA engines); same as --set placement.ranks_per_node=N.
+    #[arg(long = "ranks-per-node")]
+    pub(crate) ranks_per_node: Option<u32>,
+    /// Placement of ranks on nodes: block, cyclic, random (see placement.seed) or a file with
+    /// one node number per rank.
+    #[arg(long)]
+    pub(crate) placement: Option<String>,
+}
+
+#[derive(Args)]
+pub(crate) struct TrafficArgs {
+    #[command(flatten)]
+    pub(crate) machine: MachineArgs,
+    /// uniform, permutation, transpose, bit_complement, bit_reverse, shuffle, tornado,
+    /// neighbor, nearest_group, worst_case, hotspot:NODES:FRACTION.
+    #[arg(long, default_value = "uniform")]
+    pub(crate) pattern: String,
+    /// Offered loads (fractions of the injection bandwidth): 0.5, 0.1,0.2 or FROM:TO:STEP.
+    #[arg(long, default_value = "0.1:1.0:0.1")]
+    pub(crate) load: String,
+    /// Packet size on the wire, header included.
+    #[arg(long, default_value = "64 B")]
+    pub(crate) packet: String,
+    /// Slot of the Bernoulli injection process (BookSim's flit); default: the packet.
+    #[arg(long)]
+    pub(crate) flit: Option<String>,
+    /// bernoulli or periodic.
+    #[arg(long, default_value = "bernoulli")]
+    pub(crate) injection: String,
+    /// Warm-up before measuring; default: 1000 packet times.
+    #[arg(long)]
+    pub(crate) warmup: Option<String>,
+    /// Measurement window; default: 5000 packet times.
+    #[arg(long)]
+    pub(crate) measure: Option<String>,
+    /// How long to wait after the window for the measured packets; default: 10 windows.
+    #[arg(long)]
+    pub(crate) drain: Option<String>,
+    #[arg(long, default_value_t = 1)]
+    pub(crate) seed: u64,
+    /// Write the table as CSV here.
+    #[arg(long)]
+    pub(crate) csv: Option<PathBuf>,
+    /// Write the points as JSON here.
+    #[arg(long)]
+    pub(crate) json: Option<PathBuf>,
+    /// Keep going past saturation (by default the sweep stops after two saturated loads).
+    #[arg(long = "all-loads")]
+    pub(crate) all_loads: bool,
+    /// Check the model's invariants as each load runs and when it stops (README "Safety").
+    #[arg(long)]
+    pub(crate) check: bool,
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct RunArgs {
+    /// The program: MGEN C (.c), Python (.py), GOAL (.goal) or schedule text (any other
+    /// extension).
+    pub(crate) program: PathBuf,
+    #[command(flatten)]
+    pub(crate) machine: MachineArgs,
+    /// Write the JSON summary here.
+    #[arg(long)]
+    pub(crate) json: Option<PathBuf>,
+    /// Write one CSV row per directed link here.
+    #[arg(long = "links-csv")]
+    pub(crate) links_csv: Option<PathBuf>,
+    /// Also write the program as schedule text here (e.g. to keep a recorded C program).
+    #[arg(long = "schedule-out")]
+    pub(crate) schedule_out: Option<PathBuf>,
+    /// Write a timeline (Chrome trace JSON for Perfetto or chrome://tracing) here.
+    #[arg(long)]
+    pub(crate) timeline: Option<PathBuf>,
+    /// Links drawn as utilization counters in the timeline: names (r0.p1->r1, nic3->r1) or
+    /// busiest:N (default busiest:4), comma-separated.
+    #[arg(long = "timeline-links", value_delimiter = ',')]
+    pub(crate) timeline_links: Vec<String>,
+    /// Add every rank's intervals (compute, overhead, blocked, regions, collectives) to --json.
+    #[arg(long)]
+    pub(crate) trace: bool,
+    /// Do not print the summary.
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+    /// Check the model's invariants while running (link bandwidth, credits, packet
+    /// conservation, event order); a broken one stops the run with exit code 70.
+    #[arg(long)]
+    pub(crate) check: bool,
+    /// Stop after this many events and write partial results (exit code 4).
+    #[arg(long = "max-events", value_name = "N")]
+    pub(crate) max_events: Option<u64>,
+    /// Stop at this simulated time (e.g. 10ms) and write partial results (exit code 4).
+    #[arg(long = "max-sim-time", value_name = "TIME")]
+    pub(crate) max_sim_time: Option<String>,
+    /// Run even if the estimated memory exceeds what the machine has available.
+    #[arg(long = "ignore-memory-limit")]
+    pub(crate) ignore_memory_limit: bool,
+    /// Stop recording a C or Python program when a rank makes no MGEN call (records no
+    /// operation, for Python) for this long (default 60s, or $ACESIM_RECORD_TIMEOUT; 0:
+    /// wait for ever).
+    #[arg(long = "record-timeout", value_name = "TIME")]
+    pub(crate) record_timeout: Option<String>,
+    /// Arguments passed to MGEN_Main (ctx.args, for Python).
+    #[arg(last = true)]
+    pub(crate) args: Vec<String>,
+}

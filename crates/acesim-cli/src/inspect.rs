@@ -1,0 +1,69 @@
+//! `acesim machine` and `acesim validate`: a machine (and a program) checked and described
+//! without simulating, with the memory admission a run would apply.
+
+use crate::args::MachineArgs;
+use crate::inputs::{load_machine, load_program};
+use crate::signals::interrupt_flag;
+use acesim::frontends::record::RecordOptions;
+use acesim::memory::{approx_size, memory_budget};
+use acesim::run::admission::{admit, admit_machine, estimate_run_memory, Tracing};
+use acesim::run::simulate::{check_program, layout};
+use std::path::Path;
+
+/// `acesim machine`: every field in force, and the size of the machine.
+pub(crate) fn machine(m: &MachineArgs) -> acesim::Result<()> {
+    let config = load_machine(m)?;
+    let ranks = m.ranks.unwrap_or(1);
+    admit_machine(&config, ranks)?;
+    let (topo, _) = layout(&config, ranks)?;
+    outln!(
+        "# {}: {} routers, {} nodes, {} NICs per node, {} directed links",
+        topo.kind(),
+        topo.num_routers,
+        topo.num_nodes,
+        topo.nics_per_node(),
+        topo.num_links()
+    );
+    out!("{}", config.in_force().to_toml());
+    Ok(())
+}
+
+/// `acesim validate`: the machine, and the program against it.
+pub(crate) fn validate(machine: &MachineArgs, program: Option<&Path>) -> acesim::Result<()> {
+    let config = load_machine(machine)?;
+    let options = RecordOptions {
+        interrupt: Some(interrupt_flag()),
+        memory_check: true,
+        ..Default::default()
+    };
+    let ranks = match program {
+        Some(p) => load_program(p, machine.ranks, &[], &options)?.ranks,
+        None => machine.ranks.unwrap_or(1),
+    };
+    admit_machine(&config, ranks)?;
+    let (topo, _) = layout(&config, ranks)?;
+    outln!(
+        "machine ok: {}: {} routers, {} nodes, {} directed links",
+        topo.kind(),
+        topo.num_routers,
+        topo.num_nodes,
+        topo.num_links()
+    );
+    let Some(p) = program else {
+        return Ok(());
+    };
+    let mut prog = load_program(p, machine.ranks, &[], &options)?;
+    check_program(&config, &prog)?;
+    acesim::program::link::link(&mut prog, &config.collectives)?;
+    let need = estimate_run_memory(&config, &prog, Tracing::None)?;
+    // The same admission as `run`: a run that would be refused is refused here.
+    admit(need)?;
+    let ops: usize = prog.ops.iter().map(Vec::len).sum();
+    outln!(
+        "program ok: {} ranks, {ops} operations after expanding collectives; the run needs about {} beyond the program{}",
+        prog.ranks,
+        approx_size(need),
+        memory_budget()?.map_or(String::new(), |a| format!(" ({} available)", approx_size(a)))
+    );
+    Ok(())
+}

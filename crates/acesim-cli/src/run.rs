@@ -1,0 +1,121 @@
+//! `acesim run`: a program on a machine, with its outputs (JSON, links CSV, schedule,
+//! timeline) written all or nothing.
+
+use crate::args::RunArgs;
+use crate::exit_codes::EXIT_STOPPED;
+use crate::inputs::{bytes, load_machine, load_program, machine_inputs, record_timeout_arg};
+use crate::output::{check_distinct, write_all, Output, Producer};
+use crate::signals::{interrupt_flag, signal_exit_code};
+use acesim::error::{Error, Location};
+use acesim::frontends::record::RecordOptions;
+use acesim::frontends::schedule;
+use std::path::PathBuf;
+
+pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
+    if !a.timeline_links.is_empty() && a.timeline.is_none() {
+        return Err(Error::input(
+            Location::file("command line").with_field("timeline-links"),
+            "--timeline-links chooses the links drawn in a timeline: it needs --timeline FILE",
+        ));
+    }
+    let check = |option: &str, p: &Option<PathBuf>| {
+        p.as_deref().map(|p| Output::check(option, p)).transpose()
+    };
+    let json_out = check("--json", &a.json)?;
+    let links_out = check("--links-csv", &a.links_csv)?;
+    let schedule_out = check("--schedule-out", &a.schedule_out)?;
+    let timeline_out = check("--timeline", &a.timeline)?;
+    // Ctrl-C or SIGTERM stops a recording (and its processes) or the run at its next look
+    // at the flag and writes what it has (set up first, so a signal while reading the
+    // program is not lost); a second one ends the process at once.
+    let interrupt = interrupt_flag();
+    let config = load_machine(&a.machine)?;
+    {
+        let outputs: Vec<&Output> = [&json_out, &links_out, &schedule_out, &timeline_out]
+            .into_iter()
+            .flatten()
+            .collect();
+        let mut inputs = vec![("program", a.program.as_path())];
+        inputs.extend(machine_inputs(&a.machine, &config));
+        check_distinct(&outputs, &inputs)?;
+    }
+    let options = RecordOptions {
+        interrupt: Some(interrupt.clone()),
+        timeout_s: record_timeout_arg(a.record_timeout.as_deref())?,
+        memory_check: !a.ignore_memory_limit,
+    };
+    let program = load_program(&a.program, a.machine.ranks, &a.args, &options)?;
+    let schedule_text = match &a.schedule_out {
+        Some(_) => Some(schedule::write(&program).map_err(|m| {
+            Error::input(Location::file("command line").with_field("schedule-out"), m)
+        })?),
+        None => None,
+    };
+    let trace = a.trace || a.timeline.is_some();
+    let max_sim_time = acesim::run::simulate::parse_time_limit(
+        a.max_sim_time.as_deref(),
+        "command line",
+        "max-sim-time",
+    )?;
+    let options = acesim::run::simulate::Options {
+        trace,
+        check: a.check,
+        max_events: a.max_events,
+        max_sim_time,
+        interrupt: Some(interrupt),
+        memory_check: !a.ignore_memory_limit,
+        timeline: a.timeline.is_some(),
+        ..Default::default()
+    };
+    let results = acesim::run::simulate::simulate_with(&config, program, &options)?;
+    let timeline = match &a.timeline {
+        Some(_) => {
+            let spec = if a.timeline_links.is_empty() {
+                vec!["busiest:4".to_string()]
+            } else {
+                a.timeline_links.clone()
+            };
+            let links = acesim::results::timeline::select_links(&results, &spec).map_err(|m| {
+                Error::input(
+                    Location::file("command line").with_field("timeline-links"),
+                    m,
+                )
+            })?;
+            Some(
+                acesim::results::timeline::chrome_trace(&results, &links)
+                    .map_err(Error::Internal)?,
+            )
+        }
+        None => None,
+    };
+    // Outputs are written only after the run succeeded, all or nothing.
+    let links_text = links_out.as_ref().map(|_| results.links_csv());
+    let mut writes: Vec<(Output, Producer)> = Vec::new();
+    if let (Some(o), Some(t)) = (schedule_out, &schedule_text) {
+        writes.push((o, bytes(t.as_bytes())));
+    }
+    if let Some(o) = json_out {
+        writes.push((o, Box::new(|w| results.write_json(w))));
+    }
+    if let (Some(o), Some(t)) = (links_out, &links_text) {
+        writes.push((o, bytes(t.as_bytes())));
+    }
+    if let (Some(o), Some(t)) = (timeline_out, &timeline) {
+        writes.push((o, bytes(t.as_bytes())));
+    }
+    write_all(writes)?;
+    if !a.quiet {
+        out!("{}", results.summary());
+    } else if let Some(p) = &results.partial {
+        eprintln!(
+            "warning: partial results: the run was stopped ({}) at {} ps",
+            p.reason.name(),
+            p.stopped_at_ps
+        );
+    }
+    Ok(match &results.partial {
+        None => 0,
+        Some(p) if p.reason == acesim::results::StopReason::Interrupted => signal_exit_code(),
+        Some(_) => EXIT_STOPPED,
+    })
+}

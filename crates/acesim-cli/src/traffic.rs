@@ -1,0 +1,115 @@
+//! `acesim traffic`: synthetic traffic at a list of offered loads, as a table and files.
+
+use crate::args::TrafficArgs;
+use crate::inputs::{bytes, load_machine, machine_inputs};
+use crate::output::{check_distinct, write_all, Output, Producer};
+use acesim::error::{Error, Location};
+use acesim::machine::topology::TopologySpec;
+
+pub(crate) fn traffic(a: TrafficArgs) -> acesim::Result<()> {
+    let csv_out = a
+        .csv
+        .as_deref()
+        .map(|p| Output::check("--csv", p))
+        .transpose()?;
+    let json_out = a
+        .json
+        .as_deref()
+        .map(|p| Output::check("--json", p))
+        .transpose()?;
+    use acesim::run::traffic::{
+        parse_loads, points_csv, points_table, run_loads, saturation_throughput, Injection,
+        TrafficConfig,
+    };
+    let mut config = load_machine(&a.machine)?;
+    size_for_traffic(&mut config, a.machine.ranks)?;
+    let outputs: Vec<&Output> = [&csv_out, &json_out].into_iter().flatten().collect();
+    check_distinct(&outputs, &machine_inputs(&a.machine, &config))?;
+    let cmd =
+        |field: &str, m: String| Error::input(Location::file("command line").with_field(field), m);
+    let loads = parse_loads(&a.load).map_err(|m| cmd("load", m))?;
+    let pattern =
+        acesim::run::patterns::Pattern::parse(&a.pattern).map_err(|m| cmd("pattern", m))?;
+    let packet = acesim::units::parse_size(&a.packet).map_err(|m| cmd("packet", m))?;
+    let flit = match &a.flit {
+        Some(f) => acesim::units::parse_size(f).map_err(|m| cmd("flit", m))?,
+        None => packet,
+    };
+    let injection = Injection::parse(&a.injection).map_err(|m| cmd("injection", m))?;
+    let time = |v: &Option<String>, field: &str| -> acesim::Result<Option<u64>> {
+        v.as_deref()
+            .map(|t| acesim::units::parse_time(t).map_err(|m| cmd(field, m)))
+            .transpose()
+    };
+    let base = TrafficConfig {
+        check: a.check,
+        ..TrafficConfig::with_defaults(
+            &config,
+            pattern,
+            packet,
+            Some(flit),
+            injection,
+            time(&a.warmup, "warmup")?,
+            time(&a.measure, "measure")?,
+            time(&a.drain, "drain")?,
+            a.seed,
+        )?
+    };
+    let points = run_loads(&config, &base, &loads, a.all_loads)?;
+    let csv = points_csv(&points);
+    let json_text = match &json_out {
+        Some(_) => {
+            serde_json::to_string_pretty(&points).map_err(|e| Error::Internal(e.to_string()))?
+        }
+        None => String::new(),
+    };
+    let mut writes: Vec<(Output, Producer)> = Vec::new();
+    if let Some(o) = csv_out {
+        writes.push((o, bytes(csv.as_bytes())));
+    }
+    if let Some(o) = json_out {
+        writes.push((o, bytes(json_text.as_bytes())));
+    }
+    write_all(writes)?;
+    if !a.quiet {
+        out!("{}", points_table(&points));
+        let best = saturation_throughput(&points).unwrap_or(0.0);
+        if !points.iter().any(|p| p.saturated) {
+            outln!(
+                "no saturation up to load {}; best accepted throughput {best:.4}",
+                points.last().map_or(0.0, |p| p.load)
+            );
+        } else if let Some(l) = acesim::run::traffic::last_stable_load(&points) {
+            outln!("saturation throughput: {best:.4} of the injection bandwidth (last stable load {l})");
+        } else {
+            outln!("saturated at every load tried; best accepted throughput {best:.4}");
+        }
+    }
+    Ok(())
+}
+
+/// Traffic runs on every node of the machine: `--ranks N` sizes a crossbar that has no
+/// `nodes` of its own, and is refused where it would be ignored.
+pub(crate) fn size_for_traffic(
+    config: &mut acesim::Machine,
+    ranks: Option<u32>,
+) -> acesim::Result<()> {
+    let Some(n) = ranks else { return Ok(()) };
+    if let TopologySpec::Crossbar(c) = &mut config.topology {
+        if c.nodes.is_none() {
+            c.nodes = Some(n);
+            return Ok(());
+        }
+    }
+    let nodes = acesim::machine::topology::planned_size(config, 1).nodes;
+    if nodes == n as u64 {
+        return Ok(());
+    }
+    Err(Error::input(
+        Location::file("command line").with_field("ranks"),
+        format!(
+            "--ranks {n}: synthetic traffic runs on every node of the machine, and this {} has {nodes}; --ranks sizes only a crossbar without `nodes`",
+            config.topology.name()
+        ),
+    ))
+}
