@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! machine/    config (TOML, presets) -> topology + placement
-//! frontends/  C programs, schedules, GOAL files       -> program/
+//! frontends/  C and Python programs, schedules, GOAL   -> program/
 //! program/    per-rank operations, linked (communicators, requests, collectives)
 //! runtime/    ranks executing their programs  <->  network/ (behind one interface, at the NIC)
 //! engine/     the event queue both run on
@@ -12,13 +12,15 @@
 //! run/        the drivers that tie them together: a program run, synthetic traffic
 //! ```
 //!
-//! Below them: `units` (picoseconds, bytes, bandwidths), `error` (located input errors),
-//! `rng` (seeded random numbers), `memory` (what this process may use). Nothing in the
-//! core prints or exits; the CLI and the Python binding do.
+//! Below them: `units` (picoseconds, bytes, bandwidths), `ids` (dense ids and `NONE`),
+//! `error` (located input errors), `rng` (seeded random numbers), `memory` (what this
+//! process may use). Nothing in the core prints or exits; the CLI and the Python binding
+//! do. docs/architecture.md walks through it.
 
 pub mod engine;
 pub mod error;
 pub mod frontends;
+pub mod ids;
 pub mod machine;
 pub mod memory;
 pub mod network;

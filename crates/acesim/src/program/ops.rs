@@ -4,8 +4,8 @@ use crate::error::{Error, Location};
 use crate::program::collectives::CollKind;
 use crate::units::Ps;
 
-/// No handle / no explicit NIC.
-pub const NONE: u32 = u32::MAX;
+/// No handle, no explicit NIC, not matched yet.
+pub use crate::ids::NONE;
 
 /// Wildcard source or tag of a receive.
 pub const ANY: i64 = -1;

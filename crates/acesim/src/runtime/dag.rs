@@ -5,8 +5,26 @@
 use super::state::*;
 use crate::engine::Schedule;
 use crate::network::Network;
-use crate::program::{OpKind, NONE};
+use crate::program::{OpKind, RankDeps, NONE};
 use crate::units::Ps;
+
+/// What an operation waits for of another: its start (`irequires`) or its completion
+/// (`requires`).
+#[derive(Debug, Clone, Copy)]
+enum Dependency {
+    Start,
+    Complete,
+}
+
+impl Dependency {
+    /// The operations of a rank that wait for this of `op`.
+    fn dependents(self, deps: &RankDeps, op: u32) -> &[u32] {
+        match self {
+            Dependency::Start => &deps.after_start[op as usize],
+            Dependency::Complete => &deps.after_complete[op as usize],
+        }
+    }
+}
 
 impl Runtime {
     /// Runs a dependency-graph rank: the computations whose time is over complete, then
@@ -132,24 +150,15 @@ impl Runtime {
         }
     }
 
+    /// Operation `op` started: the operations that `irequires` it lose a dependency.
     pub(super) fn start_op(&mut self, q: &mut impl Schedule<RtEvent>, now: Ps, rank: u32, op: u32) {
-        let r = rank as usize;
-        let Some(deps) = self.program.deps.as_ref() else {
-            return;
-        };
-        let dag = self.ranks[r].dag.as_mut().expect("dag rank");
-        dag.started[op as usize] = true;
-        for i in 0..deps[r].after_start[op as usize].len() {
-            let deps = self.program.deps.as_ref().expect("dag program");
-            let d = deps[r].after_start[op as usize][i];
-            let dag = self.ranks[r].dag.as_mut().expect("dag rank");
-            dag.need_irequires[d as usize] -= 1;
-            if dag.need_irequires[d as usize] == 0 && dag.need_requires[d as usize] == 0 {
-                self.make_ready(q, now, rank, d);
-            }
+        if let Some(dag) = self.ranks[rank as usize].dag.as_mut() {
+            dag.started[op as usize] = true;
+            self.release(q, now, rank, op, Dependency::Start);
         }
     }
 
+    /// Operation `op` completed: the operations that `require` it lose a dependency.
     pub(super) fn complete_op(
         &mut self,
         q: &mut impl Schedule<RtEvent>,
@@ -157,23 +166,41 @@ impl Runtime {
         rank: u32,
         op: u32,
     ) {
+        if let Some(dag) = self.ranks[rank as usize].dag.as_mut() {
+            dag.done[op as usize] = true;
+            dag.completed += 1;
+            self.release(q, now, rank, op, Dependency::Complete);
+            self.check_dag_done(rank, now);
+        }
+    }
+
+    /// The operations that depend on `op` starting (or completing) lose that dependency;
+    /// those left with none are ready.
+    fn release(
+        &mut self,
+        q: &mut impl Schedule<RtEvent>,
+        now: Ps,
+        rank: u32,
+        op: u32,
+        on: Dependency,
+    ) {
         let r = rank as usize;
         let Some(deps) = self.program.deps.as_ref() else {
             return;
         };
-        let dag = self.ranks[r].dag.as_mut().expect("dag rank");
-        dag.done[op as usize] = true;
-        dag.completed += 1;
-        for i in 0..deps[r].after_complete[op as usize].len() {
+        for i in 0..on.dependents(&deps[r], op).len() {
             let deps = self.program.deps.as_ref().expect("dag program");
-            let d = deps[r].after_complete[op as usize][i];
+            let d = on.dependents(&deps[r], op)[i] as usize;
             let dag = self.ranks[r].dag.as_mut().expect("dag rank");
-            dag.need_requires[d as usize] -= 1;
-            if dag.need_irequires[d as usize] == 0 && dag.need_requires[d as usize] == 0 {
-                self.make_ready(q, now, rank, d);
+            let need = match on {
+                Dependency::Start => &mut dag.need_irequires[d],
+                Dependency::Complete => &mut dag.need_requires[d],
+            };
+            *need -= 1;
+            if dag.need_irequires[d] == 0 && dag.need_requires[d] == 0 {
+                self.make_ready(q, now, rank, d as u32);
             }
         }
-        self.check_dag_done(rank, now);
     }
 
     pub(super) fn check_dag_done(&mut self, rank: u32, now: Ps) {

@@ -20,8 +20,8 @@ pub(super) const NO_CREDIT: u32 = u32::MAX;
 pub(super) const NOT_STALLED: Ps = Ps::MAX;
 /// VCs whose FIFOs an `Input` holds itself.
 pub(super) const INLINE_VCS: usize = 4;
-/// End of a list of packets.
-pub(super) const NONE: u32 = u32::MAX;
+/// The end of a list of packets (and no packet, no link).
+pub(super) use crate::ids::NONE;
 
 #[derive(Debug, Clone, Copy)]
 pub enum PacketEvent {
