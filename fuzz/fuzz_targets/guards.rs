@@ -4,8 +4,8 @@
 
 #![allow(dead_code)] // Each target uses some of these.
 
-use acesim::Machine;
 use acesim::program::{OpKind, Program};
+use acesim::Machine;
 
 /// Largest rank count a parser target lets through (the parsers allow 2^26).
 pub const MAX_RANKS: u64 = 1 << 14;

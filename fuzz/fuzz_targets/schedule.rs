@@ -3,8 +3,8 @@
 
 #![no_main]
 
-use acesim::program::{OpKind, Program};
 use acesim::frontends::schedule;
+use acesim::program::{OpKind, Program};
 use acesim::Error;
 use libfuzzer_sys::fuzz_target;
 
