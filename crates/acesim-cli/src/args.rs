@@ -135,6 +135,11 @@ pub(crate) struct RunArgs {
     pub(crate) program: PathBuf,
     #[command(flatten)]
     pub(crate) machine: MachineArgs,
+    /// The network model: `packet` (packets through routers, flit-level accurate) or
+    /// `flow` (messages as max-min fair flows: much faster, exact when uncontended; see
+    /// docs/flow.md).
+    #[arg(long, value_name = "MODEL", default_value = "packet")]
+    pub(crate) model: String,
     /// Write the JSON summary here.
     #[arg(long)]
     pub(crate) json: Option<PathBuf>,

@@ -6,6 +6,7 @@ use crate::inputs::{load_machine, load_program};
 use crate::signals::interrupt_flag;
 use acesim::frontends::record::RecordOptions;
 use acesim::memory::{approx_size, memory_budget};
+use acesim::network::Model;
 use acesim::run::admission::{admit, admit_machine, estimate_run_memory, Tracing};
 use acesim::run::simulate::{check_program, layout};
 use std::path::Path;
@@ -55,7 +56,8 @@ pub(crate) fn validate(machine: &MachineArgs, program: Option<&Path>) -> acesim:
     let mut prog = load_program(p, machine.ranks, &[], &options)?;
     check_program(&config, &prog)?;
     acesim::program::link::link(&mut prog, &config.collectives)?;
-    let need = estimate_run_memory(&config, &prog, Tracing::None)?;
+    // The packet model's estimate: the flow model needs less.
+    let need = estimate_run_memory(&config, &prog, Tracing::None, Model::Packet)?;
     // The same admission as `run`: a run that would be refused is refused here.
     admit(need)?;
     let ops: usize = prog.ops.iter().map(Vec::len).sum();

@@ -9,6 +9,7 @@ use crate::signals::{interrupt_flag, signal_exit_code};
 use acesim::error::{Error, Location};
 use acesim::frontends::record::RecordOptions;
 use acesim::frontends::schedule;
+use acesim::network::Model;
 use std::path::PathBuf;
 
 pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
@@ -18,6 +19,8 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
             "--timeline-links chooses the links drawn in a timeline: it needs --timeline FILE",
         ));
     }
+    let model = Model::parse(&a.model)
+        .map_err(|m| Error::input(Location::file("command line").with_field("model"), m))?;
     let check = |option: &str, p: &Option<PathBuf>| {
         p.as_deref().map(|p| Output::check(option, p)).transpose()
     };
@@ -58,6 +61,7 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
         "max-sim-time",
     )?;
     let options = acesim::run::simulate::Options {
+        model,
         trace,
         check: a.check,
         max_events: a.max_events,

@@ -3,6 +3,7 @@
 
 use crate::engine::Schedule;
 use crate::machine::topology::Topology;
+use crate::network::models::Model;
 use crate::units::Ps;
 
 /// What the network tells the runtime. `token` is the runtime's own id for the message.
@@ -103,6 +104,9 @@ pub trait Network {
 
     /// Notices produced since they were last taken: the driver empties this list.
     fn notices(&mut self) -> &mut Vec<Notice>;
+
+    /// Which model this is.
+    fn model(&self) -> Model;
 
     /// The topology the model runs on.
     fn topology(&self) -> &Topology;

@@ -9,7 +9,11 @@
 //!
 //! How a model is added: docs/architecture.md.
 
+pub mod flow;
 pub mod interface;
+pub mod link_kinds;
+pub mod models;
 pub mod packet;
 
 pub use interface::{LinkStats, ModelEvent, NetCounters, Network, NicStats, Notice};
+pub use models::Model;

@@ -32,6 +32,7 @@ pub fn collect(
     let (mean_hops, minimal_fraction) = nics::over_all(nic_stats);
     Results {
         acesim_version: env!("CARGO_PKG_VERSION"),
+        model: net.model().name(),
         topology: describe_topology(topo),
         predicted_time_ps: predicted,
         partial,

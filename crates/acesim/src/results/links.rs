@@ -15,8 +15,12 @@ pub struct LinkResult {
     pub packets: u64,
     pub busy_ps: Ps,
     pub utilization: f64,
-    pub wait_ps: Ps,
-    pub stall_ps: Ps,
+    /// Time packets waited for the link, and the link idled for want of buffer space
+    /// downstream: absent where the model has no packets and no buffers (`flow`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wait_ps: Option<Ps>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stall_ps: Option<Ps>,
     /// Routers at the two ends (absent at a NIC end).
     pub src_router: Option<u32>,
     pub dst_router: Option<u32>,
@@ -26,6 +30,7 @@ pub struct LinkResult {
 /// a run of `elapsed`.
 pub fn links(net: &impl Network, elapsed: Ps) -> Vec<LinkResult> {
     let topo = net.topology();
+    let waits = net.model().measures_waiting();
     (0..topo.num_links())
         .filter(|&l| l >= topo.num_ports() || topo.ports.peer[l as usize] != Peer::None)
         .map(|l| {
@@ -43,8 +48,8 @@ pub fn links(net: &impl Network, elapsed: Ps) -> Vec<LinkResult> {
                 } else {
                     0.0
                 },
-                wait_ps: s.wait_ps,
-                stall_ps: s.stall_ps,
+                wait_ps: waits.then_some(s.wait_ps),
+                stall_ps: waits.then_some(s.stall_ps),
                 src_router: if l >= topo.num_ports() {
                     None
                 } else {

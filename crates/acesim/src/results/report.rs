@@ -55,6 +55,8 @@ pub const MAX_JSON_LINKS: usize = 100_000;
 #[derive(Debug, Clone, Serialize)]
 pub struct Results {
     pub acesim_version: &'static str,
+    /// The network model: `packet` or `flow`.
+    pub model: &'static str,
     pub topology: String,
     pub predicted_time_ps: Ps,
     /// Set when the run stopped early; absent for a complete run.

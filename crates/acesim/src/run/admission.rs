@@ -6,7 +6,9 @@ use crate::machine::loaded::Machine;
 use crate::machine::placement;
 use crate::machine::topology::{PlannedSize, Topology};
 use crate::memory::{approx_size, memory_budget};
+use crate::network::flow::FlowNetwork;
 use crate::network::packet::PacketNetwork;
+use crate::network::Model;
 use crate::program::Program;
 use crate::results;
 use crate::runtime::Runtime;
@@ -23,14 +25,19 @@ pub enum Tracing {
 
 /// Estimated bytes a run of the linked `program` allocates beyond the program itself, from
 /// the machine's planned size (nothing is built).
-pub fn estimate_run_memory(machine: &Machine, program: &Program, tracing: Tracing) -> Result<u64> {
+pub fn estimate_run_memory(
+    machine: &Machine,
+    program: &Program,
+    tracing: Tracing,
+    model: Model,
+) -> Result<u64> {
     let nodes = placement::nodes_needed(
         &machine.placement_policy,
         machine.placement.ranks_per_node,
         program.ranks,
     )?;
     let size = crate::machine::topology::planned_size(machine, nodes);
-    Ok(estimate_memory(&size, machine, program, tracing))
+    Ok(estimate_memory(&size, machine, program, tracing, model))
 }
 
 /// Refuses (exit 5) a machine whose topology alone needs more memory than is available,
@@ -77,12 +84,16 @@ pub fn estimate_memory(
     machine: &Machine,
     program: &Program,
     tracing: Tracing,
+    model: Model,
 ) -> u64 {
     let (xfers, recvs) = Runtime::count_transfers(program);
     let topo = Topology::estimate_bytes(size);
     // Message slots are reused once a message lands: about two in flight per rank.
-    let net =
-        PacketNetwork::estimate_bytes(size, machine.router.vcs as u64, 2 * program.ranks as u64);
+    let in_flight = 2 * program.ranks as u64;
+    let net = match model {
+        Model::Packet => PacketNetwork::estimate_bytes(size, machine.router.vcs as u64, in_flight),
+        Model::Flow => FlowNetwork::estimate_bytes(size, in_flight),
+    };
     let rt = Runtime::estimate_bytes(program);
     let user_ops = xfers; // result rows; collective steps are summarised per call
     let res = results::estimate_bytes(user_ops, recvs, size.links(), program.ranks as u64);

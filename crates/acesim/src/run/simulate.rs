@@ -5,8 +5,9 @@ use crate::error::{Error, Location, Result};
 use crate::machine::loaded::Machine;
 use crate::machine::placement::{self, Placement};
 use crate::machine::topology::Topology;
+use crate::network::flow::FlowNetwork;
 use crate::network::packet::PacketNetwork;
-use crate::network::Network;
+use crate::network::{Model, Network};
 use crate::program::{OpKind, Program, NONE};
 use crate::results::{self, Results, StopReason};
 use crate::run::admission::{admit, estimate_run_memory, Tracing};
@@ -78,6 +79,8 @@ pub struct Options {
     pub memory_check: bool,
     /// A timeline will be drawn from the trace after the run (for the memory estimate).
     pub timeline: bool,
+    /// The network model: packets (the default) or flows.
+    pub model: Model,
     /// Make every returned credit an event, as before credits were kept off the queue when
     /// they wake nothing: the reference that optimisation must match (tests).
     #[doc(hidden)]
@@ -120,15 +123,25 @@ pub fn simulate_with(machine: &Machine, program: Program, options: &Options) -> 
     crate::program::link::link(&mut program, &machine.collectives)?;
     // Before anything large is built: a machine too big for the memory is refused at once.
     if options.memory_check {
-        admit(estimate_run_memory(machine, &program, options.tracing())?)?;
+        admit(estimate_run_memory(
+            machine,
+            &program,
+            options.tracing(),
+            options.model,
+        )?)?;
     }
     let (topo, placement) = layout(machine, program.ranks)?;
     let rt = Runtime::new(program, RtParams::from_config(machine), placement);
-    let mut net = PacketNetwork::new(topo, machine);
-    if options.every_credit_an_event {
-        net.every_credit_an_event();
+    match options.model {
+        Model::Packet => {
+            let mut net = PacketNetwork::new(topo, machine);
+            if options.every_credit_an_event {
+                net.every_credit_an_event();
+            }
+            drive(net, rt, options, started)
+        }
+        Model::Flow => drive(FlowNetwork::new(topo, machine), rt, options, started),
     }
-    drive(net, rt, options, started)
 }
 
 /// Runs the runtime against network model `net` until the program ends or a limit stops

@@ -6,15 +6,13 @@ use crate::machine::loaded::Machine;
 use crate::machine::options::Routing;
 use crate::machine::topology::{LinkClass, LinkEnd, PlannedSize, Shape, Topology};
 use crate::network::interface::{LinkStats, NicStats};
+use crate::network::link_kinds::{link_kinds, router_delay};
 
 impl NetParams {
     pub fn from_config(c: &Machine) -> NetParams {
         let r = &c.router;
         NetParams {
-            router_delay: r.routing_delay.0
-                + r.vc_allocation_delay.0
-                + r.switch_allocation_delay.0
-                + r.switch_latency.0,
+            router_delay: router_delay(c),
             vcs: r.vcs as u8,
             buffer: r.buffer_per_vc.limit().map(|s| s.0),
             dma_rate: c.nic.dma_rate.0,
@@ -38,40 +36,7 @@ impl PacketNetwork {
     pub fn new(topo: Topology, config: &Machine) -> PacketNetwork {
         let params = NetParams::from_config(config);
         let nl = topo.num_links();
-        let switch = config.router.switch_throughput;
-        let net_rate = switch.output(config.link.bandwidth.0);
-        let nic_link = config.nic_link();
-        let mut kinds = [LinkKind::default(); 5];
-        for class in [
-            LinkClass::Network,
-            LinkClass::Local,
-            LinkClass::Global,
-            LinkClass::Injection,
-            LinkClass::Ejection,
-        ] {
-            kinds[class as usize] = match class {
-                LinkClass::Network | LinkClass::Local => LinkKind {
-                    rate: net_rate,
-                    latency: config.link.latency.0,
-                    sender_delay: params.router_delay,
-                },
-                LinkClass::Global => LinkKind {
-                    rate: switch.output(config.global_link().bandwidth.0),
-                    latency: config.global_link().latency.0,
-                    sender_delay: params.router_delay,
-                },
-                LinkClass::Ejection => LinkKind {
-                    rate: switch.output(nic_link.bandwidth.0),
-                    latency: nic_link.latency.0,
-                    sender_delay: params.router_delay,
-                },
-                LinkClass::Injection => LinkKind {
-                    rate: nic_link.bandwidth.0,
-                    latency: nic_link.latency.0,
-                    sender_delay: 0,
-                },
-            };
-        }
+        let kinds = link_kinds(config);
         let mut links = Vec::with_capacity(nl as usize);
         for l in 0..nl {
             let class = topo.link_class(l);

@@ -4,6 +4,7 @@ use super::state::*;
 use crate::engine::Schedule;
 use crate::machine::topology::Topology;
 use crate::network::interface::{LinkStats, NetCounters, Network, NicStats, Notice};
+use crate::network::models::Model;
 use crate::units::Ps;
 
 impl Network for PacketNetwork {
@@ -60,6 +61,10 @@ impl Network for PacketNetwork {
 
     fn notices(&mut self) -> &mut Vec<Notice> {
         &mut self.notices
+    }
+
+    fn model(&self) -> Model {
+        Model::Packet
     }
 
     fn topology(&self) -> &Topology {

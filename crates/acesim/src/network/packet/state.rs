@@ -5,6 +5,7 @@
 use crate::machine::options::Routing;
 use crate::machine::topology::Topology;
 use crate::network::interface::{LinkStats, ModelEvent, NicStats, Notice};
+pub(super) use crate::network::link_kinds::LinkKind;
 use crate::rng::Rng;
 use crate::units::Ps;
 use std::collections::VecDeque;
@@ -114,17 +115,6 @@ pub(super) struct Message {
     pub(super) dma: bool,
     /// Router-to-router hops of its packets so far.
     pub(super) hops: u32,
-}
-
-/// What a link's class fixes: rate, latency and the sender's pipeline delay (a handful of
-/// classes, so a link keeps an index and its record stays one cache line).
-#[derive(Debug, Clone, Copy, Default)]
-pub(super) struct LinkKind {
-    /// Serialization rate in bytes/s.
-    pub(super) rate: u64,
-    pub(super) latency: Ps,
-    /// Pipeline delay of the element that sends on this link (0 for a NIC).
-    pub(super) sender_delay: Ps,
 }
 
 /// A link's sender side as a hop reads and writes it: one cache line (its statistics and

@@ -1,0 +1,405 @@
+//! Max-min fair rates by progressive filling: every flow's rate grows at the same pace until
+//! a resource it uses is full; its flows then keep that rate, and the others go on. The
+//! resource that fills next is taken from a heap, not found by a scan.
+//!
+//! A flow uses each of its resources with a weight (bytes of the resource per byte of the
+//! flow: a link carries headers, a DMA engine moves only the payload). Only the flows
+//! connected, through shared resources, to a resource that changed since the last solve
+//! are solved again: flows elsewhere keep their rates.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+#[derive(Debug, Clone, Default)]
+struct Resource {
+    capacity: f64,
+    /// Active flows using it, and each one's weight on it.
+    flows: Vec<(u32, f64)>,
+    /// Scratch for a solve: load of the flows already fixed, weight of the others, and
+    /// the version of its heap entry.
+    fixed_load: f64,
+    open_weight: f64,
+    version: u32,
+    /// Solve in which it was last reached (so one solve visits it once).
+    seen: u32,
+    dirty: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Flow {
+    /// Its resources and weights.
+    uses: Vec<(u32, f64)>,
+    /// Where it stands in each resource's flow list (for removal).
+    slots: Vec<u32>,
+    rate: f64,
+    active: bool,
+    seen: u32,
+    fixed: bool,
+}
+
+/// A heap entry: the rate at which a resource fills, smallest first (ties: lowest id, so
+/// that solving is deterministic).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Fill {
+    rate: f64,
+    resource: u32,
+    version: u32,
+}
+
+impl Eq for Fill {}
+
+impl Ord for Fill {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .rate
+            .total_cmp(&self.rate)
+            .then(other.resource.cmp(&self.resource))
+    }
+}
+
+impl PartialOrd for Fill {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Resources, flows and their max-min rates.
+#[derive(Debug, Default)]
+pub struct MaxMin {
+    resources: Vec<Resource>,
+    flows: Vec<Flow>,
+    free_flows: Vec<u32>,
+    dirty: Vec<u32>,
+    solve: u32,
+    heap: BinaryHeap<Fill>,
+    /// Scratch lists of a solve.
+    component: Vec<u32>,
+    stack: Vec<u32>,
+}
+
+impl MaxMin {
+    /// A resource of `capacity` (bytes per picosecond).
+    pub fn add_resource(&mut self, capacity: f64) -> u32 {
+        self.resources.push(Resource {
+            capacity,
+            ..Default::default()
+        });
+        (self.resources.len() - 1) as u32
+    }
+
+    pub fn capacity(&self, r: u32) -> f64 {
+        self.resources[r as usize].capacity
+    }
+
+    /// The rate of a flow using `uses` (resource, weight) alone: its smallest
+    /// capacity / weight. A solve gives a lone flow exactly this.
+    pub fn alone(&self, uses: &[(u32, f64)]) -> f64 {
+        uses.iter()
+            .filter(|(_, w)| *w > 0.0)
+            .map(|&(r, w)| self.resources[r as usize].capacity / w)
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// Starts a flow on `uses`; its rate is set by the next `solve`.
+    pub fn add_flow(&mut self, uses: &[(u32, f64)]) -> u32 {
+        let id = match self.free_flows.pop() {
+            Some(id) => id,
+            None => {
+                self.flows.push(Flow::default());
+                (self.flows.len() - 1) as u32
+            }
+        };
+        let mut slots = Vec::with_capacity(uses.len());
+        for &(r, w) in uses {
+            let res = &mut self.resources[r as usize];
+            slots.push(res.flows.len() as u32);
+            res.flows.push((id, w));
+            self.mark(r);
+        }
+        let f = &mut self.flows[id as usize];
+        f.uses.clear();
+        f.uses.extend_from_slice(uses);
+        f.slots = slots;
+        f.rate = 0.0;
+        f.active = true;
+        id
+    }
+
+    /// Ends a flow: the others on its resources may speed up at the next `solve`.
+    pub fn remove_flow(&mut self, id: u32) {
+        let f = std::mem::take(&mut self.flows[id as usize]);
+        for (i, &(r, _)) in f.uses.iter().enumerate() {
+            let slot = f.slots[i] as usize;
+            let res = &mut self.resources[r as usize];
+            res.flows.swap_remove(slot);
+            if let Some(&(moved, _)) = res.flows.get(slot) {
+                // The flow moved into `slot` keeps its index right.
+                let m = &mut self.flows[moved as usize];
+                if let Some(k) = m.uses.iter().position(|&(rr, _)| rr == r) {
+                    m.slots[k] = slot as u32;
+                }
+            }
+            self.mark(r);
+        }
+        self.free_flows.push(id);
+    }
+
+    fn mark(&mut self, r: u32) {
+        let res = &mut self.resources[r as usize];
+        if !res.dirty {
+            res.dirty = true;
+            self.dirty.push(r);
+        }
+    }
+
+    /// Active flows on resource `r`.
+    pub fn flows_on(&self, r: u32) -> usize {
+        self.resources[r as usize].flows.len()
+    }
+
+    pub fn rate(&self, id: u32) -> f64 {
+        self.flows[id as usize].rate
+    }
+
+    pub fn uses(&self, id: u32) -> &[(u32, f64)] {
+        &self.flows[id as usize].uses
+    }
+
+    /// Whether anything changed since the last solve.
+    pub fn is_dirty(&self) -> bool {
+        !self.dirty.is_empty()
+    }
+
+    /// Solves again the flows connected to what changed; `changed` gets the flows whose
+    /// rate was (re)computed, in a deterministic order.
+    pub fn solve(&mut self, changed: &mut Vec<u32>) {
+        changed.clear();
+        self.solve = self.solve.wrapping_add(1);
+        let stamp = self.solve;
+        self.collect_component(stamp, changed);
+        self.fill(changed);
+    }
+
+    /// The active flows reachable from the dirty resources, into `flows` (sorted).
+    fn collect_component(&mut self, stamp: u32, flows: &mut Vec<u32>) {
+        self.component.clear();
+        self.stack.clear();
+        for r in std::mem::take(&mut self.dirty) {
+            self.resources[r as usize].dirty = false;
+            self.stack.push(r);
+        }
+        while let Some(r) = self.stack.pop() {
+            let res = &mut self.resources[r as usize];
+            if res.seen == stamp {
+                continue;
+            }
+            res.seen = stamp;
+            self.component.push(r);
+            for i in 0..self.resources[r as usize].flows.len() {
+                let f = self.resources[r as usize].flows[i].0;
+                let flow = &mut self.flows[f as usize];
+                if flow.seen == stamp {
+                    continue;
+                }
+                flow.seen = stamp;
+                flows.push(f);
+                for &(r2, _) in &flow.uses {
+                    if self.resources[r2 as usize].seen != stamp {
+                        self.stack.push(r2);
+                    }
+                }
+            }
+        }
+        flows.sort_unstable();
+        self.component.sort_unstable();
+    }
+
+    /// Progressive filling of `flows` over the component's resources.
+    fn fill(&mut self, flows: &[u32]) {
+        self.heap.clear();
+        for &f in flows {
+            let flow = &mut self.flows[f as usize];
+            flow.fixed = false;
+            flow.rate = 0.0;
+        }
+        for i in 0..self.component.len() {
+            let r = self.component[i];
+            let res = &mut self.resources[r as usize];
+            res.fixed_load = 0.0;
+            res.open_weight = res.flows.iter().map(|&(_, w)| w).sum();
+            res.version = res.version.wrapping_add(1);
+            if res.open_weight > 0.0 {
+                self.heap.push(Fill {
+                    rate: res.capacity / res.open_weight,
+                    resource: r,
+                    version: res.version,
+                });
+            }
+        }
+        while let Some(top) = self.heap.pop() {
+            let res = &self.resources[top.resource as usize];
+            if top.version != res.version || res.open_weight <= 0.0 {
+                continue;
+            }
+            let rate = top.rate;
+            // Every open flow of this resource keeps `rate`: it is their bottleneck.
+            for i in 0..self.resources[top.resource as usize].flows.len() {
+                let (f, _) = self.resources[top.resource as usize].flows[i];
+                if self.flows[f as usize].fixed {
+                    continue;
+                }
+                self.fix(f, rate);
+            }
+        }
+    }
+
+    /// Flow `f` keeps `rate`: its resources carry it, and fill later for the others.
+    fn fix(&mut self, f: u32, rate: f64) {
+        let flow = &mut self.flows[f as usize];
+        flow.fixed = true;
+        flow.rate = rate;
+        for i in 0..self.flows[f as usize].uses.len() {
+            let (r, w) = self.flows[f as usize].uses[i];
+            let res = &mut self.resources[r as usize];
+            res.fixed_load += w * rate;
+            res.open_weight -= w;
+            res.version = res.version.wrapping_add(1);
+            // Rounding may leave a sliver of weight: below this, nothing is open.
+            if res.open_weight > 1e-12 {
+                let left = (res.capacity - res.fixed_load).max(0.0);
+                self.heap.push(Fill {
+                    rate: left / res.open_weight,
+                    resource: r,
+                    version: res.version,
+                });
+            } else {
+                res.open_weight = 0.0;
+            }
+        }
+    }
+
+    /// The load on every resource over its capacity, beyond rounding: the first resource
+    /// that carries more than it can, if any (checks).
+    pub fn overloaded(&self) -> Option<(u32, f64, f64)> {
+        self.resources.iter().enumerate().find_map(|(r, res)| {
+            let load: f64 = res
+                .flows
+                .iter()
+                .map(|&(f, w)| w * self.flows[f as usize].rate)
+                .sum();
+            (load > res.capacity * (1.0 + 1e-9)).then_some((r as u32, load, res.capacity))
+        })
+    }
+
+    /// A flow none of whose resources is full (max-min gives every flow a bottleneck).
+    pub fn unbottlenecked(&self) -> Option<u32> {
+        self.flows.iter().enumerate().find_map(|(f, flow)| {
+            if !flow.active || flow.uses.iter().all(|&(_, w)| w <= 0.0) {
+                return None;
+            }
+            let full = flow.uses.iter().any(|&(r, w)| {
+                let res = &self.resources[r as usize];
+                let load: f64 = res
+                    .flows
+                    .iter()
+                    .map(|&(g, w2)| w2 * self.flows[g as usize].rate)
+                    .sum();
+                w > 0.0 && load >= res.capacity * (1.0 - 1e-9)
+            });
+            (!full).then_some(f as u32)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn two_flows_share_a_link_and_a_third_gets_the_rest_elsewhere() {
+        let mut m = MaxMin::default();
+        let a = m.add_resource(10.0);
+        let b = m.add_resource(4.0);
+        let f1 = m.add_flow(&[(a, 1.0), (b, 1.0)]);
+        let f2 = m.add_flow(&[(b, 1.0)]);
+        let f3 = m.add_flow(&[(a, 1.0)]);
+        let mut changed = Vec::new();
+        m.solve(&mut changed);
+        assert_eq!(changed, vec![f1, f2, f3]);
+        assert_eq!((m.rate(f1), m.rate(f2), m.rate(f3)), (2.0, 2.0, 8.0));
+        m.remove_flow(f2);
+        m.solve(&mut changed);
+        assert_eq!((m.rate(f1), m.rate(f3)), (4.0, 6.0));
+    }
+
+    #[test]
+    fn a_lone_flow_gets_exactly_its_alone_rate() {
+        let mut m = MaxMin::default();
+        let a = m.add_resource(0.0028);
+        let b = m.add_resource(0.004);
+        let uses = [(a, 2016.0 / 2048.0), (b, 1.0)];
+        let f = m.add_flow(&uses);
+        m.solve(&mut Vec::new());
+        assert_eq!(m.rate(f).to_bits(), m.alone(&uses).to_bits());
+    }
+
+    #[test]
+    fn only_the_connected_flows_are_solved_again() {
+        let mut m = MaxMin::default();
+        let a = m.add_resource(1.0);
+        let b = m.add_resource(1.0);
+        let f1 = m.add_flow(&[(a, 1.0)]);
+        let _f2 = m.add_flow(&[(b, 1.0)]);
+        let mut changed = Vec::new();
+        m.solve(&mut changed);
+        let f3 = m.add_flow(&[(a, 1.0)]);
+        m.solve(&mut changed);
+        assert_eq!(changed, vec![f1, f3]);
+        assert_eq!(m.rate(f1), 0.5);
+    }
+
+    proptest! {
+        /// Random flows on random resources: no resource carries more than its capacity,
+        /// every flow has a full resource where no flow is faster (max-min fairness).
+        #[test]
+        fn rates_are_feasible_and_max_min_fair(
+            caps in prop::collection::vec(1u32..100, 1..12),
+            flows in prop::collection::vec(prop::collection::vec((0usize..12, 1u32..4), 1..5), 1..30),
+            removals in prop::collection::vec(0usize..30, 0..10),
+        ) {
+            let mut m = MaxMin::default();
+            let rs: Vec<u32> = caps.iter().map(|&c| m.add_resource(c as f64)).collect();
+            let mut ids = Vec::new();
+            for f in &flows {
+                let mut uses: Vec<(u32, f64)> = f.iter().map(|&(r, w)| (rs[r % rs.len()], w as f64)).collect();
+                uses.sort_by_key(|u| u.0);
+                uses.dedup_by_key(|u| u.0);
+                ids.push(m.add_flow(&uses));
+            }
+            let mut changed = Vec::new();
+            m.solve(&mut changed);
+            let mut gone = std::collections::BTreeSet::new();
+            for &i in &removals {
+                if i < ids.len() && gone.insert(i) {
+                    m.remove_flow(ids[i]);
+                }
+            }
+            m.solve(&mut changed);
+            prop_assert!(m.overloaded().is_none());
+            prop_assert!(m.unbottlenecked().is_none());
+            // On each flow's bottleneck (a full resource), no other flow is faster.
+            for (i, &f) in ids.iter().enumerate() {
+                if gone.contains(&i) { continue; }
+                let rate = m.rate(f);
+                let fair = m.uses(f).iter().any(|&(r, _)| {
+                    let res = &m.resources[r as usize];
+                    let load: f64 = res.flows.iter().map(|&(g, w)| w * m.rate(g)).sum();
+                    load >= res.capacity * (1.0 - 1e-9)
+                        && res.flows.iter().all(|&(g, _)| m.rate(g) <= rate * (1.0 + 1e-9))
+                });
+                prop_assert!(fair, "flow {} at {} has no bottleneck where it is fastest", f, rate);
+            }
+        }
+    }
+}

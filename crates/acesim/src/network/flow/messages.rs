@@ -1,0 +1,486 @@
+//! A message's life in the flow model.
+//!
+//! It waits for its NIC's send DMA engine (one message at a time, in order). When its DMA
+//! starts, its timing alone on its route is computed (`pipeline`), the injection link busy
+//! with the NIC's earlier messages as long as they need it alone: when its send DMA is done,
+//! when it lands, and the work of its bottleneck. Its flow starts when the NIC's previous
+//! message has done its work (a NIC's packets leave in order, one message after the other).
+//! While it moves it is a flow of the max-min solver: at rate `r` against `r*` alone, its
+//! work advances `r / r*` picoseconds a picosecond. Each milestone comes when the work
+//! reaches the point it had alone, plus the time it had alone past the end of the work (the
+//! last packet's way to memory). Alone, every time is the packet model's; shared, the work
+//! stretches.
+
+use super::pipeline::{timing, Shape};
+use super::state::*;
+use crate::engine::Schedule;
+use crate::ids::NONE;
+use crate::network::interface::Notice;
+use crate::units::{transfer_time, Ps};
+
+impl FlowNetwork {
+    /// A new message of `kind`, queued on its NIC's send engine (control messages, which
+    /// need no DMA, start at once).
+    pub(super) fn send_message(
+        &mut self,
+        q: &mut impl Schedule<FlowEvent>,
+        now: Ps,
+        (src_nic, dst_nic): (u32, u32),
+        payload: u64,
+        token: u64,
+        kind: Kind,
+    ) {
+        let (packets, wire) = match kind {
+            Kind::Control => (1, self.params.control),
+            Kind::Data | Kind::Injected => {
+                let n = payload.div_ceil(self.params.max_payload).max(1);
+                (n, payload + n * self.params.header)
+            }
+        };
+        let m = Message {
+            token,
+            kind,
+            src_nic,
+            dst_nic,
+            payload,
+            packets,
+            wire,
+            route_at: 0,
+            route_len: 0,
+            hops: 0,
+            minimal: true,
+            timing: Default::default(),
+            flow: NONE,
+            alone: 0.0,
+            rate: 0.0,
+            progress: 0.0,
+            updated: now,
+            started: now,
+            activated: now,
+            tx_done: false,
+            version: 0,
+        };
+        let id = match self.free_messages.pop() {
+            Some(id) => {
+                self.messages[id as usize] = m;
+                id
+            }
+            None => {
+                self.messages.push(m);
+                (self.messages.len() - 1) as u32
+            }
+        };
+        self.active += 1;
+        if kind == Kind::Control {
+            self.start(q, now, id);
+            return;
+        }
+        let queue = &mut self.tx_queue[src_nic as usize];
+        queue.push_back(id);
+        if queue.len() == 1 {
+            self.start(q, now, id);
+        }
+    }
+
+    /// Message `m` starts: its first DMA (or its control packet) now.
+    fn start(&mut self, q: &mut impl Schedule<FlowEvent>, now: Ps, m: u32) {
+        let (src, dst, kind) = {
+            let msg = &self.messages[m as usize];
+            (msg.src_nic, msg.dst_nic, msg.kind)
+        };
+        if kind != Kind::Control {
+            self.notices.push(Notice::TxStarted {
+                token: self.messages[m as usize].token,
+            });
+        } else if self.topo.nic_node(src) == self.topo.nic_node(dst) {
+            // The NIC acknowledges a same-node transfer internally, at once.
+            let token = self.messages[m as usize].token;
+            self.notices.push(Notice::ControlArrived { token });
+            self.finish(m);
+            return;
+        }
+        let route = self.route(src, dst);
+        let hops = self.hops_of(&route.links);
+        let (at, len) = self.store_route(&route.links);
+        let p = &self.params;
+        let msg = &self.messages[m as usize];
+        let shape = Shape {
+            packets: msg.packets,
+            full: msg.payload.min(p.max_payload),
+            last: msg.payload - (msg.packets - 1) * p.max_payload,
+            header: match kind {
+                Kind::Control => p.control,
+                Kind::Data | Kind::Injected => p.header,
+            },
+            dma: match kind {
+                Kind::Data => Some(self.dma_rate()),
+                Kind::Injected | Kind::Control => None,
+            },
+            queue: p.injection_queue,
+            rx_dma: kind == Kind::Data,
+            link_busy: match kind {
+                Kind::Control => 0,
+                Kind::Data | Kind::Injected => self.inject_free[src as usize].saturating_sub(now),
+            },
+        };
+        let t = timing(&shape, &hops);
+        self.count_route(m, &route.links, &shape);
+        let msg = &mut self.messages[m as usize];
+        (msg.route_at, msg.route_len, msg.hops, msg.minimal) = (at, len, route.hops, route.minimal);
+        msg.timing = t;
+        msg.started = now;
+        if kind == Kind::Control {
+            q.at(
+                now + t.landed,
+                FlowEvent::Deliver {
+                    msg: m,
+                    what: Milestone::ControlArrived,
+                },
+            );
+            return;
+        }
+        self.inject_free[src as usize] = now + t.injected;
+        if self.moving[src as usize] == NONE {
+            self.activate(q, now, m);
+        } else {
+            // Its DMA runs while the NIC's earlier message moves: it ends as it would alone.
+            self.messages[m as usize].tx_done = true;
+            q.at(
+                now + t.tx_done,
+                FlowEvent::Deliver {
+                    msg: m,
+                    what: Milestone::TxDone,
+                },
+            );
+            self.waiting[src as usize].push_back(m);
+        }
+    }
+
+    /// Message `m`'s flow starts: it shares its resources from now on.
+    fn activate(&mut self, q: &mut impl Schedule<FlowEvent>, now: Ps, m: u32) {
+        let src = self.messages[m as usize].src_nic;
+        let uses = self.uses_of(m);
+        let msg = &mut self.messages[m as usize];
+        msg.activated = now;
+        msg.updated = now;
+        msg.progress = 0.0;
+        let t = msg.timing;
+        if t.work == 0 || uses.is_empty() {
+            // Nothing to share (a zero-byte message between two NICs of a node): its
+            // milestones are those it has alone, and the NIC's next message may move.
+            if !msg.tx_done {
+                msg.tx_done = true;
+                let at = (msg.started + t.tx_done).max(now);
+                q.at(
+                    at,
+                    FlowEvent::Deliver {
+                        msg: m,
+                        what: Milestone::TxDone,
+                    },
+                );
+            }
+            let at = (msg.started + t.landed).max(now);
+            q.at(
+                at,
+                FlowEvent::Deliver {
+                    msg: m,
+                    what: Milestone::Landed,
+                },
+            );
+            self.next_flow(q, now, src);
+            return;
+        }
+        let alone = self.solver.alone(&uses);
+        let flow = self.solver.add_flow(&uses);
+        if self.flow_message.len() <= flow as usize {
+            self.flow_message.resize(flow as usize + 1, NONE);
+        }
+        self.flow_message[flow as usize] = m;
+        let msg = &mut self.messages[m as usize];
+        (msg.flow, msg.alone, msg.rate) = (flow, alone, 0.0);
+        self.moving[src as usize] = m;
+        self.solve_soon(q, now);
+    }
+
+    /// The NIC's next waiting message, if any, starts its flow.
+    fn next_flow(&mut self, q: &mut impl Schedule<FlowEvent>, now: Ps, nic: u32) {
+        self.moving[nic as usize] = NONE;
+        if let Some(next) = self.waiting[nic as usize].pop_front() {
+            self.activate(q, now, next);
+        }
+    }
+
+    /// The payload DMA rate, or the memory bandwidth when that is lower.
+    fn dma_rate(&self) -> u64 {
+        let d = self.params.dma_rate;
+        self.params.memory_bandwidth.map_or(d, |m| m.min(d))
+    }
+
+    /// Keeps a route's links for the message that takes it.
+    fn store_route(&mut self, links: &[u32]) -> (u32, u32) {
+        let len = links.len() as u32;
+        if let Some(i) = self.free_routes.iter().position(|&(_, l)| l >= len) {
+            let (at, l) = self.free_routes.swap_remove(i);
+            self.routes[at as usize..(at + len) as usize].copy_from_slice(links);
+            if l > len {
+                self.free_routes.push((at + len, l - len));
+            }
+            return (at, len);
+        }
+        let at = self.routes.len() as u32;
+        self.routes.extend_from_slice(links);
+        (at, len)
+    }
+
+    /// What a message adds to the statistics of the links it crosses.
+    fn count_route(&mut self, m: u32, links: &[u32], shape: &Shape) {
+        let msg = &self.messages[m as usize];
+        let n = shape.packets.max(1);
+        for &l in links {
+            let rate = self.kinds[self.topo.link_class(l) as usize].rate;
+            let ser = |p: u64| transfer_time(p + shape.header, rate);
+            let s = &mut self.link_stats[l as usize];
+            s.bytes += msg.wire;
+            s.packets += n;
+            s.busy_ps += (n - 1) * ser(shape.full) + ser(shape.last);
+        }
+        self.packet_hops += n * links.len() as u64;
+        if !links.is_empty() {
+            self.bytes_injected += msg.wire;
+        }
+    }
+
+    /// A Solve at `now`, unless one is on its way.
+    fn solve_soon(&mut self, q: &mut impl Schedule<FlowEvent>, now: Ps) {
+        if self.solve_at != Some(now) {
+            self.solve_at = Some(now);
+            q.at(now, FlowEvent::Solve);
+        }
+    }
+
+    /// New rates for the flows the changes reached: each one's work so far is counted at
+    /// its old rate, and its next milestone moves.
+    pub(super) fn on_solve(&mut self, q: &mut impl Schedule<FlowEvent>, now: Ps) {
+        self.solve_at = None;
+        if !self.solver.is_dirty() {
+            return;
+        }
+        let mut changed = std::mem::take(&mut self.changed);
+        self.solver.solve(&mut changed);
+        for &f in &changed {
+            let m = self.flow_message[f as usize];
+            let rate = self.solver.rate(f);
+            let msg = &mut self.messages[m as usize];
+            msg.progress = advance(msg, now);
+            msg.updated = now;
+            if rate == msg.rate {
+                continue;
+            }
+            msg.rate = rate;
+            msg.version = msg.version.wrapping_add(1);
+            self.schedule_reach(q, now, m);
+        }
+        self.changed = changed;
+        if self.checks {
+            self.check_rates();
+        }
+    }
+
+    /// The event of message `m`'s next milestone of work, at its current rate.
+    fn schedule_reach(&mut self, q: &mut impl Schedule<FlowEvent>, now: Ps, m: u32) {
+        let msg = &self.messages[m as usize];
+        let (target, _) = next_target(msg);
+        let left = (target - msg.progress).max(0.0);
+        let dt = if msg.rate >= msg.alone {
+            // At the rate it has alone the work advances a picosecond a picosecond.
+            left.ceil()
+        } else if msg.rate > 0.0 {
+            (left * msg.alone / msg.rate).ceil()
+        } else {
+            return; // stopped: a later solve moves it
+        };
+        let at = now + dt as Ps;
+        q.at(
+            at,
+            FlowEvent::Reach {
+                msg: m,
+                version: msg.version,
+            },
+        );
+    }
+
+    /// Message `m` reached its milestone of work (if the event is still its latest).
+    pub(super) fn on_reach(
+        &mut self,
+        q: &mut impl Schedule<FlowEvent>,
+        now: Ps,
+        m: u32,
+        version: u32,
+    ) {
+        let msg = &mut self.messages[m as usize];
+        if msg.version != version || msg.flow == NONE {
+            return;
+        }
+        let (target, extra) = next_target(msg);
+        msg.progress = target;
+        msg.updated = now;
+        if !msg.tx_done {
+            msg.tx_done = true;
+            q.at(
+                now + extra.tx,
+                FlowEvent::Deliver {
+                    msg: m,
+                    what: Milestone::TxDone,
+                },
+            );
+            if target < msg.timing.work as f64 {
+                // The send DMA is done before the work: on to the end of the work.
+                self.schedule_reach(q, now, m);
+                return;
+            }
+        }
+        // The work is done: the rest of the way is latency, and the resources are free.
+        let flow = msg.flow;
+        let (src, activated) = (msg.src_nic, msg.activated);
+        msg.flow = NONE;
+        q.at(
+            now + extra.landed,
+            FlowEvent::Deliver {
+                msg: m,
+                what: Milestone::Landed,
+            },
+        );
+        self.solver.remove_flow(flow);
+        self.flow_message[flow as usize] = NONE;
+        self.trace_activity(m, activated, now);
+        self.solve_soon(q, now);
+        self.next_flow(q, now, src);
+    }
+
+    /// A milestone is due: its notice goes to the runtime.
+    pub(super) fn on_deliver(
+        &mut self,
+        q: &mut impl Schedule<FlowEvent>,
+        now: Ps,
+        m: u32,
+        what: Milestone,
+    ) {
+        let msg = &self.messages[m as usize];
+        let token = msg.token;
+        match what {
+            Milestone::TxDone => {
+                self.notices.push(Notice::TxDone { token });
+                let src = msg.src_nic;
+                self.tx_queue[src as usize].pop_front();
+                if let Some(&next) = self.tx_queue[src as usize].front() {
+                    self.start(q, now, next);
+                }
+            }
+            Milestone::Landed => {
+                let hops = (msg.hops as u64 * msg.packets) as u32;
+                self.notices.push(Notice::Landed { token, hops });
+                self.count_landed(m);
+                self.finish(m);
+            }
+            Milestone::ControlArrived => {
+                self.notices.push(Notice::ControlArrived { token });
+                self.bytes_delivered += msg.wire;
+                self.finish(m);
+            }
+        }
+    }
+
+    /// The NIC statistics of a landed message.
+    fn count_landed(&mut self, m: u32) {
+        let msg = &self.messages[m as usize];
+        if msg.route_len == 0 {
+            self.bytes_local += msg.payload;
+            return;
+        }
+        self.bytes_delivered += msg.wire;
+        let n = msg.packets;
+        let src = &mut self.nic_stats[msg.src_nic as usize];
+        src.injected_packets += n;
+        src.hops += msg.hops as u64 * n;
+        src.minimal_packets += if msg.minimal { n } else { 0 };
+        self.nic_stats[msg.dst_nic as usize].ejected_packets += n;
+    }
+
+    /// The message is over: its slot and its route's are free.
+    fn finish(&mut self, m: u32) {
+        let msg = &self.messages[m as usize];
+        if msg.route_len > 0 {
+            self.free_routes.push((msg.route_at, msg.route_len));
+        }
+        self.active -= 1;
+        self.free_messages.push(m);
+    }
+
+    /// Tracing: the message's links were busy while it moved.
+    fn trace_activity(&mut self, m: u32, from: Ps, to: Ps) {
+        let Some(act) = &mut self.link_activity else {
+            return;
+        };
+        let msg = &self.messages[m as usize];
+        for i in msg.route_at..msg.route_at + msg.route_len {
+            let a = &mut act[self.routes[i as usize] as usize];
+            match a.last_mut() {
+                Some(last) if last.1 >= from => last.1 = last.1.max(to),
+                _ => a.push((from, to)),
+            }
+        }
+    }
+
+    /// Checks: no resource over its capacity, every flow limited by a full resource.
+    fn check_rates(&mut self) {
+        if self.violation.is_some() {
+            return;
+        }
+        if let Some((r, load, cap)) = self.solver.overloaded() {
+            self.violation = Some(format!(
+                "flow model: resource {r} carries {load} bytes/ps, more than its {cap}"
+            ));
+        } else if let Some(f) = self.solver.unbottlenecked() {
+            self.violation = Some(format!(
+                "flow model: flow {f} is limited by no full resource"
+            ));
+        }
+    }
+}
+
+/// Work done by now at the message's current rate.
+fn advance(msg: &Message, now: Ps) -> f64 {
+    let dt = (now - msg.updated) as f64;
+    if msg.rate >= msg.alone {
+        msg.progress + dt
+    } else {
+        msg.progress + dt * msg.rate / msg.alone
+    }
+}
+
+/// Where a message's milestones fall past the end of its work.
+struct Extra {
+    tx: Ps,
+    landed: Ps,
+}
+
+/// The work at which the message's next milestone comes (its send DMA's end, if that is
+/// still to come and comes before the end of the work, else the end of the work), and how
+/// long after the work each milestone comes: what it had alone, counted from when its flow
+/// started.
+fn next_target(msg: &Message) -> (f64, Extra) {
+    let t = msg.timing;
+    let waited = msg.activated - msg.started;
+    let after_work = |at: Ps| at.saturating_sub(waited).saturating_sub(t.work);
+    let extra = Extra {
+        tx: after_work(t.tx_done),
+        landed: after_work(t.landed),
+    };
+    let tx = t.tx_done.saturating_sub(waited);
+    let target = if !msg.tx_done && tx < t.work {
+        tx
+    } else {
+        t.work
+    };
+    (target as f64, extra)
+}

@@ -1,0 +1,142 @@
+//! The flow model behind the [`Network`] interface.
+
+use super::state::*;
+use crate::engine::Schedule;
+use crate::machine::topology::Topology;
+use crate::network::interface::{LinkStats, NetCounters, Network, NicStats, Notice};
+use crate::network::models::Model;
+use crate::units::Ps;
+
+impl Network for FlowNetwork {
+    type Event = FlowEvent;
+
+    fn send_data(
+        &mut self,
+        q: &mut impl Schedule<FlowEvent>,
+        now: Ps,
+        src_nic: u32,
+        dst_nic: u32,
+        payload: u64,
+        token: u64,
+    ) {
+        self.send_message(q, now, (src_nic, dst_nic), payload, token, Kind::Data);
+    }
+
+    fn inject(
+        &mut self,
+        q: &mut impl Schedule<FlowEvent>,
+        now: Ps,
+        src_nic: u32,
+        dst_nic: u32,
+        payload: u64,
+        token: u64,
+    ) {
+        self.send_message(q, now, (src_nic, dst_nic), payload, token, Kind::Injected);
+    }
+
+    fn send_control(
+        &mut self,
+        q: &mut impl Schedule<FlowEvent>,
+        now: Ps,
+        src_nic: u32,
+        dst_nic: u32,
+        token: u64,
+    ) {
+        self.send_message(q, now, (src_nic, dst_nic), 0, token, Kind::Control);
+    }
+
+    fn handle(&mut self, q: &mut impl Schedule<FlowEvent>, now: Ps, ev: FlowEvent) {
+        match ev {
+            FlowEvent::Solve => self.on_solve(q, now),
+            FlowEvent::Reach { msg, version } => self.on_reach(q, now, msg, version),
+            FlowEvent::Deliver { msg, what } => self.on_deliver(q, now, msg, what),
+        }
+    }
+
+    fn notices(&mut self) -> &mut Vec<Notice> {
+        &mut self.notices
+    }
+
+    fn model(&self) -> Model {
+        Model::Flow
+    }
+
+    fn topology(&self) -> &Topology {
+        &self.topo
+    }
+
+    fn in_flight(&self) -> bool {
+        self.active != 0
+    }
+
+    fn stuck_summary(&self) -> Option<String> {
+        (self.active != 0).then(|| format!("{} messages still moving", self.active))
+    }
+
+    fn settle(&mut self) -> Ps {
+        0
+    }
+
+    fn enable_checks(&mut self) {
+        self.checks = true;
+    }
+
+    fn violation(&self) -> Option<&str> {
+        self.violation.as_deref()
+    }
+
+    fn check_end(&self, _end: Ps) -> Result<(), String> {
+        if let Some(v) = &self.violation {
+            return Err(v.clone());
+        }
+        if self.bytes_injected != self.bytes_delivered {
+            return Err(format!(
+                "bytes injected ({}) != bytes delivered ({})",
+                self.bytes_injected, self.bytes_delivered
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_stopped(&self, _end: Ps) -> Result<(), String> {
+        match &self.violation {
+            Some(v) => Err(v.clone()),
+            None => Ok(()),
+        }
+    }
+
+    fn enable_trace(&mut self) {
+        self.link_activity = Some(vec![Vec::new(); self.link_stats.len()]);
+    }
+
+    fn release_run_state(&mut self) {
+        self.messages = Vec::new();
+        self.routes = Vec::new();
+        self.tx_queue = Vec::new();
+    }
+
+    fn link_stats(&self, link: u32) -> &LinkStats {
+        &self.link_stats[link as usize]
+    }
+
+    fn link_rate(&self, link: u32) -> u64 {
+        self.kinds[self.topo.link_class(link) as usize].rate
+    }
+
+    fn nic_stats(&self) -> &[NicStats] {
+        &self.nic_stats
+    }
+
+    fn counters(&self) -> NetCounters {
+        NetCounters {
+            packet_hops: self.packet_hops,
+            bytes_injected: self.bytes_injected,
+            bytes_delivered: self.bytes_delivered,
+            bytes_local: self.bytes_local,
+        }
+    }
+
+    fn link_activity(&self) -> Option<&[Vec<(Ps, Ps)>]> {
+        self.link_activity.as_deref()
+    }
+}

@@ -1,0 +1,121 @@
+//! The route of a message: the links from its NIC to the destination's, by the topology's
+//! routing function. A message takes one path. Where the packet model chooses per packet,
+//! the flow model chooses once per message, by the same rules: a random up port at each
+//! switch of a fat tree (`random`), a random intermediate group on a dragonfly (Valiant),
+//! and for UGAL the path whose first link carries fewer flows, weighted by hops, as the
+//! packet model weighs queued bytes (docs/flow.md).
+
+use super::pipeline::Hop;
+use super::state::*;
+use crate::ids::NONE;
+use crate::machine::options::Routing;
+use crate::machine::topology::dragonfly::{Dragonfly, NO_GROUP};
+use crate::machine::topology::{Peer, Shape};
+
+/// A route: its links, its router-to-router hops, whether it is minimal.
+pub(super) struct Route {
+    pub(super) links: Vec<u32>,
+    pub(super) hops: u32,
+    pub(super) minimal: bool,
+}
+
+impl FlowNetwork {
+    /// The links from `src_nic` to `dst_nic` (none between two NICs of one node).
+    pub(super) fn route(&mut self, src_nic: u32, dst_nic: u32) -> Route {
+        let topo = &self.topo;
+        if topo.nic_node(src_nic) == topo.nic_node(dst_nic) {
+            return Route {
+                links: Vec::new(),
+                hops: 0,
+                minimal: true,
+            };
+        }
+        let (src, dst) = (topo.nic_router(src_nic), topo.nic_router(dst_nic));
+        let via = match &topo.shape {
+            Shape::Dragonfly(d) => {
+                let d = *d;
+                self.intermediate_group(&d, src, dst, dst_nic)
+            }
+            Shape::Crossbar | Shape::Grid(_) | Shape::FatTree(_) | Shape::LeafSpine(_) => NO_GROUP,
+        };
+        let topo = &self.topo;
+        let mut links = vec![topo.num_ports() + src_nic];
+        let (mut router, mut via_left, mut hops) = (src, via, 0);
+        loop {
+            let mut hop = match &topo.shape {
+                Shape::Dragonfly(d) => {
+                    if via_left != NO_GROUP && d.group_of(router) == via_left {
+                        via_left = NO_GROUP;
+                    }
+                    d.route_via(&topo.ports, router, dst_nic, via_left)
+                }
+                _ => topo.route_between(router, src, dst, dst_nic),
+            };
+            if let (Shape::FatTree(f), Routing::RandomUp) = (&topo.shape, self.params.routing) {
+                hop = f.random_up(&topo.ports, router, hop, &mut self.rng);
+            }
+            links.push(hop.port);
+            match topo.ports.peer[hop.port as usize] {
+                Peer::Router(p) => {
+                    router = topo.ports.port_router[p as usize];
+                    hops += 1;
+                }
+                Peer::Nic(_) | Peer::None => break,
+            }
+        }
+        Route {
+            links,
+            hops,
+            minimal: via == NO_GROUP,
+        }
+    }
+
+    /// Dragonfly: the group a message goes through first (`NO_GROUP`: minimal).
+    fn intermediate_group(&mut self, d: &Dragonfly, src: u32, dst: u32, dst_nic: u32) -> u32 {
+        let (here, there) = (d.group_of(src), d.group_of(dst));
+        if !d.has_intermediate(here, there) || self.params.routing == Routing::Minimal {
+            return NO_GROUP;
+        }
+        let v = d.draw_intermediate(here, there, &mut self.rng);
+        match self.params.routing {
+            Routing::Valiant => v,
+            Routing::Ugal { threshold } => {
+                let ports = &self.topo.ports;
+                let first = |via| d.route_via(ports, src, dst_nic, via).port;
+                let load = |port: u32| {
+                    let r = self.link_resource[port as usize];
+                    if r == NONE {
+                        1
+                    } else {
+                        self.solver.flows_on(r) as u64 + 1
+                    }
+                };
+                let minimal = (
+                    load(first(NO_GROUP)),
+                    d.path_hops(ports, src, dst_nic, NO_GROUP),
+                );
+                let around = (load(first(v)), d.path_hops(ports, src, dst_nic, v));
+                match Dragonfly::ugal_goes_around(minimal, around, threshold) {
+                    true => v,
+                    false => NO_GROUP,
+                }
+            }
+            Routing::Minimal | Routing::RandomUp => NO_GROUP,
+        }
+    }
+
+    /// The pipeline's view of a route's links.
+    pub(super) fn hops_of(&self, links: &[u32]) -> Vec<Hop> {
+        links
+            .iter()
+            .map(|&l| {
+                let k = self.kinds[self.topo.link_class(l) as usize];
+                Hop {
+                    rate: k.rate,
+                    latency: k.latency,
+                    sender_delay: k.sender_delay,
+                }
+            })
+            .collect()
+    }
+}

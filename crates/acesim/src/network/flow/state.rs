@@ -1,0 +1,140 @@
+//! The state of the flow model: messages (each a flow while it moves data), the resources
+//! they share (links, DMA engines, memory) with their max-min rates, and the statistics.
+
+use super::maxmin::MaxMin;
+use super::pipeline::Timing;
+use crate::machine::options::Routing;
+use crate::machine::topology::Topology;
+use crate::network::interface::{LinkStats, ModelEvent, NicStats, Notice};
+use crate::network::link_kinds::LinkKind;
+use crate::rng::Rng;
+use crate::units::Ps;
+use std::collections::VecDeque;
+
+/// The flow model's events.
+#[derive(Debug, Clone, Copy)]
+pub enum FlowEvent {
+    /// Rates are solved again, once for every change at this picosecond.
+    Solve,
+    /// Message `msg` reaches its next milestone of work (its send DMA is done, or its data
+    /// has all crossed its bottleneck), unless its rate changed since (`version`).
+    Reach { msg: u32, version: u32 },
+    /// A milestone of message `msg` is due: its notice goes to the runtime.
+    Deliver { msg: u32, what: Milestone },
+}
+
+impl ModelEvent for FlowEvent {}
+
+/// What a message tells the runtime, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Milestone {
+    /// The last packet left the sender's memory: the NIC may start its next message.
+    TxDone,
+    /// The last packet is in the receiver's memory.
+    Landed,
+    /// A control message reached its NIC.
+    ControlArrived,
+}
+
+/// What kind of message it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// Data DMAed from memory to memory.
+    Data,
+    /// Synthetic traffic: packets in the NIC at once, no DMA.
+    Injected,
+    /// A control packet: latency only.
+    Control,
+}
+
+/// A message: waiting for its NIC, moving (a flow of the max-min solver), or delivering.
+#[derive(Debug, Clone)]
+pub(super) struct Message {
+    pub(super) token: u64,
+    pub(super) kind: Kind,
+    pub(super) src_nic: u32,
+    pub(super) dst_nic: u32,
+    pub(super) payload: u64,
+    pub(super) packets: u64,
+    /// Wire bytes (headers included).
+    pub(super) wire: u64,
+    /// Its links, `route[route_at .. route_at + route_len]`.
+    pub(super) route_at: u32,
+    pub(super) route_len: u32,
+    /// Router-to-router links on its route, and whether the route is minimal.
+    pub(super) hops: u32,
+    pub(super) minimal: bool,
+    /// Alone on its route (from its first DMA): milestones and the work of its bottleneck.
+    pub(super) timing: Timing,
+    /// Its flow in the solver (`NONE` when it moves no data).
+    pub(super) flow: u32,
+    /// The rate it would have alone (bytes of the wire per ps) and the one it has.
+    pub(super) alone: f64,
+    pub(super) rate: f64,
+    /// Work done (picoseconds of its bottleneck at the rate it would have alone), as of
+    /// `updated`.
+    pub(super) progress: f64,
+    pub(super) updated: Ps,
+    pub(super) started: Ps,
+    /// When its flow started (its NIC's earlier message had left the network's way).
+    pub(super) activated: Ps,
+    /// Its send DMA is done (the NIC may start the next message).
+    pub(super) tx_done: bool,
+    pub(super) version: u32,
+}
+
+/// Parameters of the flow model, from the machine.
+#[derive(Debug, Clone)]
+pub(super) struct FlowParams {
+    pub(super) dma_rate: u64,
+    pub(super) memory_bandwidth: Option<u64>,
+    pub(super) max_payload: u64,
+    pub(super) header: u64,
+    pub(super) control: u64,
+    pub(super) injection_queue: u64,
+    pub(super) routing: Routing,
+}
+
+pub struct FlowNetwork {
+    pub(super) topo: Topology,
+    pub(super) params: FlowParams,
+    /// Per link class: rate, latency, sender delay.
+    pub(super) kinds: [LinkKind; 5],
+    pub(super) solver: MaxMin,
+    /// Solver resource of each link, NIC send engine, NIC receive engine and node memory
+    /// (`NONE` until a message uses it).
+    pub(super) link_resource: Vec<u32>,
+    pub(super) tx_resource: Vec<u32>,
+    pub(super) rx_resource: Vec<u32>,
+    pub(super) memory_resource: Vec<u32>,
+    pub(super) messages: Vec<Message>,
+    pub(super) free_messages: Vec<u32>,
+    /// Links of every message's route, in message slots' order of use.
+    pub(super) routes: Vec<u32>,
+    pub(super) free_routes: Vec<(u32, u32)>,
+    /// Messages waiting for each NIC's send DMA engine, the first one moving.
+    pub(super) tx_queue: Vec<VecDeque<u32>>,
+    /// Per NIC: the message whose flow moves (`NONE`: none), those whose DMA started and
+    /// that wait for it (a NIC sends its messages' packets in order), and when its
+    /// injection link is free of them, alone.
+    pub(super) moving: Vec<u32>,
+    pub(super) waiting: Vec<VecDeque<u32>>,
+    pub(super) inject_free: Vec<Ps>,
+    /// Flow id -> message.
+    pub(super) flow_message: Vec<u32>,
+    /// A Solve is on the queue for this time.
+    pub(super) solve_at: Option<Ps>,
+    pub(super) changed: Vec<u32>,
+    pub(super) notices: Vec<Notice>,
+    pub(super) active: u64,
+    pub(super) rng: Rng,
+    pub(super) link_stats: Vec<LinkStats>,
+    pub(super) nic_stats: Vec<NicStats>,
+    pub(super) packet_hops: u64,
+    pub(super) bytes_injected: u64,
+    pub(super) bytes_delivered: u64,
+    pub(super) bytes_local: u64,
+    pub(super) link_activity: Option<Vec<Vec<(Ps, Ps)>>>,
+    pub(super) checks: bool,
+    pub(super) violation: Option<String>,
+}
