@@ -1,25 +1,27 @@
 //! Max-min fair rates by progressive filling: every flow's rate grows at the same pace until
-//! a resource it uses is full; its flows then keep that rate, and the others go on. The
-//! resource that fills next is taken from a heap, not found by a scan.
+//! a resource it uses is full; its flows then keep that rate, and the others go on.
 //!
 //! A flow uses each of its resources with a weight (bytes of the resource per byte of the
 //! flow: a link carries headers, a DMA engine moves only the payload). Only the flows
 //! connected, through shared resources, to a resource that changed since the last solve
 //! are solved again: flows elsewhere keep their rates.
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+/// Relative margin within which a resource counts as full (sums of rates round).
+const FIT: f64 = 1e-9;
+/// Weight below which a resource has no open flow left (subtractions round).
+const OPEN: f64 = 1e-12;
 
 #[derive(Debug, Clone, Default)]
 struct Resource {
     capacity: f64,
+    /// What its flows carry (weight × rate, summed).
+    load: f64,
     /// Active flows using it, and each one's weight on it.
     flows: Vec<(u32, f64)>,
     /// Scratch for a solve: load of the flows already fixed, weight of the others, and
     /// the version of its heap entry.
     fixed_load: f64,
     open_weight: f64,
-    version: u32,
     /// Solve in which it was last reached (so one solve visits it once).
     seen: u32,
     dirty: bool,
@@ -37,32 +39,6 @@ struct Flow {
     fixed: bool,
 }
 
-/// A heap entry: the rate at which a resource fills, smallest first (ties: lowest id, so
-/// that solving is deterministic).
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Fill {
-    rate: f64,
-    resource: u32,
-    version: u32,
-}
-
-impl Eq for Fill {}
-
-impl Ord for Fill {
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .rate
-            .total_cmp(&self.rate)
-            .then(other.resource.cmp(&self.resource))
-    }
-}
-
-impl PartialOrd for Fill {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
 /// Resources, flows and their max-min rates.
 #[derive(Debug, Default)]
 pub struct MaxMin {
@@ -71,7 +47,6 @@ pub struct MaxMin {
     free_flows: Vec<u32>,
     dirty: Vec<u32>,
     solve: u32,
-    heap: BinaryHeap<Fill>,
     /// Scratch lists of a solve.
     component: Vec<u32>,
     stack: Vec<u32>,
@@ -100,7 +75,10 @@ impl MaxMin {
             .fold(f64::INFINITY, f64::min)
     }
 
-    /// Starts a flow on `uses`; its rate is set by the next `solve`.
+    /// Starts a flow on `uses`. When it fits alone in what every resource it uses has
+    /// left, it gets that rate at once and nothing else changes (no resource of its was
+    /// anyone's bottleneck); else its rate (`0` until then) and the others' are set by the
+    /// next `solve`.
     pub fn add_flow(&mut self, uses: &[(u32, f64)]) -> u32 {
         let id = match self.free_flows.pop() {
             Some(id) => id,
@@ -109,28 +87,45 @@ impl MaxMin {
                 (self.flows.len() - 1) as u32
             }
         };
+        let alone = self.alone(uses);
+        // A resource nobody uses yet takes it whole; one in use must keep a margin.
+        let fits_in = |res: &Resource, w: f64| {
+            let margin = if res.flows.is_empty() { -FIT } else { FIT };
+            res.capacity - res.load >= w * alone * (1.0 + margin)
+        };
+        let fits = uses
+            .iter()
+            .all(|&(r, w)| fits_in(&self.resources[r as usize], w));
         let mut slots = Vec::with_capacity(uses.len());
         for &(r, w) in uses {
             let res = &mut self.resources[r as usize];
+            let room = fits_in(res, w);
             slots.push(res.flows.len() as u32);
             res.flows.push((id, w));
-            self.mark(r);
+            if fits {
+                res.load += w * alone;
+            } else if !room {
+                self.mark(r);
+            }
         }
         let f = &mut self.flows[id as usize];
         f.uses.clear();
         f.uses.extend_from_slice(uses);
         f.slots = slots;
-        f.rate = 0.0;
+        f.rate = if fits { alone } else { 0.0 };
         f.active = true;
         id
     }
 
-    /// Ends a flow: the others on its resources may speed up at the next `solve`.
+    /// Ends a flow. Only the flows on a resource it filled may speed up (at the next
+    /// `solve`): elsewhere nobody was held back.
     pub fn remove_flow(&mut self, id: u32) {
         let f = std::mem::take(&mut self.flows[id as usize]);
-        for (i, &(r, _)) in f.uses.iter().enumerate() {
+        for (i, &(r, w)) in f.uses.iter().enumerate() {
             let slot = f.slots[i] as usize;
             let res = &mut self.resources[r as usize];
+            let full = res.load >= res.capacity * (1.0 - FIT);
+            res.load = (res.load - w * f.rate).max(0.0);
             res.flows.swap_remove(slot);
             if let Some(&(moved, _)) = res.flows.get(slot) {
                 // The flow moved into `slot` keeps its index right.
@@ -139,7 +134,9 @@ impl MaxMin {
                     m.slots[k] = slot as u32;
                 }
             }
-            self.mark(r);
+            if full && !self.resources[r as usize].flows.is_empty() {
+                self.mark(r);
+            }
         }
         self.free_flows.push(id);
     }
@@ -180,7 +177,9 @@ impl MaxMin {
         self.fill(changed);
     }
 
-    /// The active flows reachable from the dirty resources, into `flows` (sorted).
+    /// The active flows reachable from the dirty resources, into `flows` (in the order the
+    /// search meets them, which depends on nothing but the changes: deterministic).
+    #[inline(never)]
     fn collect_component(&mut self, stamp: u32, flows: &mut Vec<u32>) {
         self.component.clear();
         self.stack.clear();
@@ -210,46 +209,62 @@ impl MaxMin {
                 }
             }
         }
-        flows.sort_unstable();
-        self.component.sort_unstable();
     }
 
-    /// Progressive filling of `flows` over the component's resources.
+    /// Progressive filling of `flows` over the component's resources: round after round,
+    /// the resource that fills first (at the lowest common rate of its open flows) fixes
+    /// them at that rate. A component has a few hundred resources and a handful of
+    /// distinct rates, so a scan per round beats a heap.
+    #[inline(never)]
     fn fill(&mut self, flows: &[u32]) {
-        self.heap.clear();
         for &f in flows {
             let flow = &mut self.flows[f as usize];
             flow.fixed = false;
             flow.rate = 0.0;
         }
-        for i in 0..self.component.len() {
-            let r = self.component[i];
+        for &r in &self.component {
             let res = &mut self.resources[r as usize];
             res.fixed_load = 0.0;
             res.open_weight = res.flows.iter().map(|&(_, w)| w).sum();
-            res.version = res.version.wrapping_add(1);
-            if res.open_weight > 0.0 {
-                self.heap.push(Fill {
-                    rate: res.capacity / res.open_weight,
-                    resource: r,
-                    version: res.version,
-                });
-            }
         }
-        while let Some(top) = self.heap.pop() {
-            let res = &self.resources[top.resource as usize];
-            if top.version != res.version || res.open_weight <= 0.0 {
-                continue;
-            }
-            let rate = top.rate;
-            // Every open flow of this resource keeps `rate`: it is their bottleneck.
-            for i in 0..self.resources[top.resource as usize].flows.len() {
-                let (f, _) = self.resources[top.resource as usize].flows[i];
-                if self.flows[f as usize].fixed {
-                    continue;
+        // The resources with open flows, fewer each round.
+        let mut open = std::mem::take(&mut self.stack);
+        open.clear();
+        open.extend(
+            self.component
+                .iter()
+                .copied()
+                .filter(|&r| self.resources[r as usize].open_weight > OPEN),
+        );
+        loop {
+            // The resource that fills first; ties to the lowest id, so solving is
+            // deterministic.
+            let mut best: Option<(f64, u32)> = None;
+            let resources = &self.resources;
+            open.retain(|&r| resources[r as usize].open_weight > OPEN);
+            for &r in &open {
+                let res = &self.resources[r as usize];
+                let rate = (res.capacity - res.fixed_load).max(0.0) / res.open_weight;
+                if best.is_none_or(|(b, br)| rate < b || (rate == b && r < br)) {
+                    best = Some((rate, r));
                 }
-                self.fix(f, rate);
             }
+            let Some((rate, r)) = best else {
+                break;
+            };
+            // Every open flow of this resource keeps `rate`: it is their bottleneck.
+            for i in 0..self.resources[r as usize].flows.len() {
+                let (f, _) = self.resources[r as usize].flows[i];
+                if !self.flows[f as usize].fixed {
+                    self.fix(f, rate);
+                }
+            }
+            self.resources[r as usize].open_weight = 0.0;
+        }
+        self.stack = open;
+        for &r in &self.component {
+            let res = &mut self.resources[r as usize];
+            res.load = res.fixed_load;
         }
     }
 
@@ -263,16 +278,8 @@ impl MaxMin {
             let res = &mut self.resources[r as usize];
             res.fixed_load += w * rate;
             res.open_weight -= w;
-            res.version = res.version.wrapping_add(1);
             // Rounding may leave a sliver of weight: below this, nothing is open.
-            if res.open_weight > 1e-12 {
-                let left = (res.capacity - res.fixed_load).max(0.0);
-                self.heap.push(Fill {
-                    rate: left / res.open_weight,
-                    resource: r,
-                    version: res.version,
-                });
-            } else {
+            if res.open_weight <= OPEN {
                 res.open_weight = 0.0;
             }
         }
@@ -326,6 +333,7 @@ mod tests {
         let f3 = m.add_flow(&[(a, 1.0)]);
         let mut changed = Vec::new();
         m.solve(&mut changed);
+        changed.sort_unstable();
         assert_eq!(changed, vec![f1, f2, f3]);
         assert_eq!((m.rate(f1), m.rate(f2), m.rate(f3)), (2.0, 2.0, 8.0));
         m.remove_flow(f2);
@@ -355,6 +363,7 @@ mod tests {
         m.solve(&mut changed);
         let f3 = m.add_flow(&[(a, 1.0)]);
         m.solve(&mut changed);
+        changed.sort_unstable();
         assert_eq!(changed, vec![f1, f3]);
         assert_eq!(m.rate(f1), 0.5);
     }

@@ -199,7 +199,15 @@ impl FlowNetwork {
         let msg = &mut self.messages[m as usize];
         (msg.flow, msg.alone, msg.rate) = (flow, alone, 0.0);
         self.moving[src as usize] = m;
-        self.solve_soon(q, now);
+        let rate = self.solver.rate(flow);
+        if rate > 0.0 {
+            // It fits where it goes: its rate is set, nobody else's changes.
+            self.messages[m as usize].rate = rate;
+            self.schedule_reach(q, now, m);
+        }
+        if self.solver.is_dirty() {
+            self.solve_soon(q, now);
+        }
     }
 
     /// The NIC's next waiting message, if any, starts its flow.
@@ -216,15 +224,12 @@ impl FlowNetwork {
         self.params.memory_bandwidth.map_or(d, |m| m.min(d))
     }
 
-    /// Keeps a route's links for the message that takes it.
+    /// Keeps a route's links for the message that takes it (in a slot of that length
+    /// freed by an earlier message, else at the end).
     fn store_route(&mut self, links: &[u32]) -> (u32, u32) {
         let len = links.len() as u32;
-        if let Some(i) = self.free_routes.iter().position(|&(_, l)| l >= len) {
-            let (at, l) = self.free_routes.swap_remove(i);
+        if let Some(at) = self.free_routes.get_mut(len as usize).and_then(Vec::pop) {
             self.routes[at as usize..(at + len) as usize].copy_from_slice(links);
-            if l > len {
-                self.free_routes.push((at + len, l - len));
-            }
             return (at, len);
         }
         let at = self.routes.len() as u32;
@@ -353,7 +358,9 @@ impl FlowNetwork {
         self.solver.remove_flow(flow);
         self.flow_message[flow as usize] = NONE;
         self.trace_activity(m, activated, now);
-        self.solve_soon(q, now);
+        if self.solver.is_dirty() {
+            self.solve_soon(q, now);
+        }
         self.next_flow(q, now, src);
     }
 
@@ -409,8 +416,12 @@ impl FlowNetwork {
     /// The message is over: its slot and its route's are free.
     fn finish(&mut self, m: u32) {
         let msg = &self.messages[m as usize];
-        if msg.route_len > 0 {
-            self.free_routes.push((msg.route_at, msg.route_len));
+        let (at, len) = (msg.route_at, msg.route_len as usize);
+        if len > 0 {
+            if self.free_routes.len() <= len {
+                self.free_routes.resize(len + 1, Vec::new());
+            }
+            self.free_routes[len].push(at);
         }
         self.active -= 1;
         self.free_messages.push(m);

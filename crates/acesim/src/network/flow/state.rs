@@ -111,7 +111,8 @@ pub struct FlowNetwork {
     pub(super) free_messages: Vec<u32>,
     /// Links of every message's route, in message slots' order of use.
     pub(super) routes: Vec<u32>,
-    pub(super) free_routes: Vec<(u32, u32)>,
+    /// Freed route slots, by length.
+    pub(super) free_routes: Vec<Vec<u32>>,
     /// Messages waiting for each NIC's send DMA engine, the first one moving.
     pub(super) tx_queue: Vec<VecDeque<u32>>,
     /// Per NIC: the message whose flow moves (`NONE`: none), those whose DMA started and
