@@ -1,0 +1,151 @@
+//! The flow model against the packet model: alone on its route a message takes exactly
+//! what the packet model gives it (puts, gets, eager and rendezvous messages, from one
+//! header's worth to 2 MiB, on every topology); shared, its invariants hold and the two
+//! models stay close where the network is not what limits.
+
+use acesim::frontends::schedule;
+use acesim::network::Model;
+use acesim::run::simulate::{simulate_with, Options};
+use acesim::{Machine, MachineSource, Results};
+
+fn machine(toml: &str) -> Machine {
+    MachineSource::from_text("flow-test.toml", toml)
+        .load()
+        .expect("machine loads")
+}
+
+fn run(m: &Machine, sched: &str, model: Model) -> Results {
+    let prog = schedule::parse("flow-test.sched", sched).expect("schedule parses");
+    let options = Options {
+        model,
+        check: true,
+        ..Default::default()
+    };
+    simulate_with(m, prog, &options).expect("runs")
+}
+
+/// Runs `sched` at both levels and checks that every time is the same.
+fn same_times(m: &Machine, sched: &str, what: &str) {
+    let p = run(m, sched, Model::Packet);
+    let f = run(m, sched, Model::Flow);
+    assert_eq!(f.model, "flow");
+    assert_eq!(
+        p.predicted_time_ps, f.predicted_time_ps,
+        "{what}: predicted time"
+    );
+    assert_eq!(p.operations.len(), f.operations.len());
+    for (a, b) in p.operations.iter().zip(&f.operations) {
+        assert_eq!(
+            (a.dma_start_ps, a.landed_ps, a.complete_ps),
+            (b.dma_start_ps, b.landed_ps, b.complete_ps),
+            "{what}: {} {} -> {}",
+            a.kind,
+            a.src,
+            a.dst
+        );
+    }
+    for (a, b) in p.per_rank.iter().zip(&f.per_rank) {
+        assert_eq!(a.finish_ps, b.finish_ps, "{what}: rank {} finishes", a.rank);
+    }
+    // Every byte crossed the same links.
+    for (a, b) in p.all_links.iter().zip(&f.all_links) {
+        assert_eq!(
+            (a.bytes, a.packets, a.busy_ps),
+            (b.bytes, b.packets, b.busy_ps),
+            "{what}: {}",
+            a.name
+        );
+    }
+}
+
+const TOPOLOGIES: &[(&str, &str, u32)] = &[
+    ("crossbar", "[topology]\nkind = 'crossbar'\nnodes = 4", 4),
+    ("torus", "[topology]\nkind = 'torus'\ndims = [4, 4]", 16),
+    (
+        "fat tree",
+        "[topology]\nkind = 'fat_tree'\nk = 4\nn = 2",
+        16,
+    ),
+    (
+        "dragonfly",
+        "[topology]\nkind = 'dragonfly'\np = 2\na = 4\nh = 2\n[router]\nvcs = 3",
+        72,
+    ),
+];
+
+const SIZES: &[&str] = &["0", "4", "2016", "2017", "16KiB", "16385", "64KiB", "2MiB"];
+
+/// A schedule where rank 0 and the last rank, far apart, do `ops`.
+fn pair(ranks: u32, first: &str, last: &str) -> String {
+    format!("ranks {ranks}\nrank 0\n{first}rank {}\n{last}", ranks - 1)
+}
+
+#[test]
+fn a_put_alone_takes_what_the_packet_model_gives_it() {
+    for (name, toml, ranks) in TOPOLOGIES {
+        let m = machine(toml);
+        for size in SIZES {
+            let s = pair(
+                *ranks,
+                &format!("put {} {size} tag=1 handle=h\ncomplete h\n", ranks - 1),
+                "poll 1\n",
+            );
+            same_times(&m, &s, &format!("put {size} on a {name}"));
+        }
+    }
+}
+
+#[test]
+fn a_get_alone_takes_what_the_packet_model_gives_it() {
+    for (name, toml, ranks) in TOPOLOGIES {
+        let m = machine(toml);
+        for size in SIZES {
+            let s = pair(
+                *ranks,
+                &format!("get {} {size} handle=h\ncomplete h\n", ranks - 1),
+                "",
+            );
+            same_times(&m, &s, &format!("get {size} on a {name}"));
+        }
+    }
+}
+
+#[test]
+fn eager_and_rendezvous_messages_alone_take_what_the_packet_model_gives_them() {
+    // The eager threshold is 16 KiB: 16KiB goes eagerly, 16385 B by rendezvous.
+    for (name, toml, ranks) in TOPOLOGIES {
+        let m = machine(toml);
+        for size in SIZES {
+            let s = pair(
+                *ranks,
+                &format!("send {} {size}\nrecv {} {size}\n", ranks - 1, ranks - 1),
+                &format!("recv 0 {size}\nsend 0 {size}\n"),
+            );
+            same_times(&m, &s, &format!("ping-pong of {size} on a {name}"));
+        }
+    }
+}
+
+#[test]
+fn the_papers_programs_and_overheads_are_exact_at_flow_level() {
+    let table1 = MachineSource::open("table1").unwrap().load().unwrap();
+    // The NSIM-ACE ring: every rank puts 4 bytes to the next (302 258 ps, README).
+    let mut ring = String::from("ranks 8\n");
+    for r in 0..8 {
+        ring += &format!(
+            "rank {r}\nput {} 4 tag=1 handle=h\npoll 1\ncomplete h\n",
+            (r + 1) % 8
+        );
+    }
+    assert_eq!(run(&table1, &ring, Model::Flow).predicted_time_ps, 302_258);
+    same_times(&table1, &ring, "the papers' ring");
+    // With library and MPI overheads, back-to-back messages from one NIC (they leave in
+    // order), and a GOAL-like fan-out.
+    let m = machine("[topology]\nkind = 'torus'\ndims = [4, 4]\n[node]\noverhead = '0.6us'");
+    let fan = pair(
+        16,
+        "isend 15 1 req=a\nisend 15 100 tag=2 req=b\nisend 15 64KiB tag=3 req=c\nwaitall a b c\n",
+        "recv 0 1\nrecv 0 100 tag=2\nrecv 0 64KiB tag=3\n",
+    );
+    same_times(&m, &fan, "three messages back to back");
+}
