@@ -34,6 +34,8 @@ struct Flow {
     /// Where it stands in each resource's flow list (for removal).
     slots: Vec<u32>,
     rate: f64,
+    /// In a solve: the rate its resources of its own allow (those no other flow uses).
+    cap: f64,
     active: bool,
     seen: u32,
     fixed: bool,
@@ -50,6 +52,7 @@ pub struct MaxMin {
     /// Scratch lists of a solve.
     component: Vec<u32>,
     stack: Vec<u32>,
+    by_cap: Vec<u32>,
 }
 
 impl MaxMin {
@@ -203,7 +206,9 @@ impl MaxMin {
                 flow.seen = stamp;
                 flows.push(f);
                 for &(r2, _) in &flow.uses {
-                    if self.resources[r2 as usize].seen != stamp {
+                    // A resource of this flow alone leads nowhere: it caps the flow.
+                    let res2 = &self.resources[r2 as usize];
+                    if res2.seen != stamp && res2.flows.len() > 1 {
                         self.stack.push(r2);
                     }
                 }
@@ -212,32 +217,47 @@ impl MaxMin {
     }
 
     /// Progressive filling of `flows` over the component's resources: round after round,
-    /// the resource that fills first (at the lowest common rate of its open flows) fixes
-    /// them at that rate. A component has a few hundred resources and a handful of
-    /// distinct rates, so a scan per round beats a heap.
+    /// what fills first fixes its flows at that rate: a shared resource (its open flows at
+    /// the lowest common rate) or a flow's own cap (the resources only it uses). A solve
+    /// scans the shared resources still open each round: a component has a few dozen of
+    /// them and a handful of distinct rates, so a scan beats a heap.
     #[inline(never)]
     fn fill(&mut self, flows: &[u32]) {
+        let mut by_cap = std::mem::take(&mut self.by_cap);
+        by_cap.clear();
         for &f in flows {
+            let mut cap = f64::INFINITY;
+            for &(r, w) in &self.flows[f as usize].uses {
+                let res = &self.resources[r as usize];
+                if res.flows.len() == 1 && w > 0.0 {
+                    cap = cap.min(res.capacity / w);
+                }
+            }
             let flow = &mut self.flows[f as usize];
-            flow.fixed = false;
-            flow.rate = 0.0;
+            (flow.fixed, flow.rate, flow.cap) = (false, 0.0, cap);
+            if cap.is_finite() {
+                by_cap.push(f);
+            }
         }
+        let flows_ = &self.flows;
+        by_cap.sort_unstable_by(|&a, &b| {
+            let (ca, cb) = (flows_[a as usize].cap, flows_[b as usize].cap);
+            ca.total_cmp(&cb).then(a.cmp(&b))
+        });
+        // The shared resources with open flows, fewer each round.
+        let mut open = std::mem::take(&mut self.stack);
+        open.clear();
         for &r in &self.component {
             let res = &mut self.resources[r as usize];
             res.fixed_load = 0.0;
             res.open_weight = res.flows.iter().map(|&(_, w)| w).sum();
+            if res.flows.len() > 1 && res.open_weight > OPEN {
+                open.push(r);
+            }
         }
-        // The resources with open flows, fewer each round.
-        let mut open = std::mem::take(&mut self.stack);
-        open.clear();
-        open.extend(
-            self.component
-                .iter()
-                .copied()
-                .filter(|&r| self.resources[r as usize].open_weight > OPEN),
-        );
+        let mut next_cap = 0;
         loop {
-            // The resource that fills first; ties to the lowest id, so solving is
+            // The shared resource that fills first; ties to the lowest id, so solving is
             // deterministic.
             let mut best: Option<(f64, u32)> = None;
             let resources = &self.resources;
@@ -249,23 +269,39 @@ impl MaxMin {
                     best = Some((rate, r));
                 }
             }
-            let Some((rate, r)) = best else {
-                break;
-            };
-            // Every open flow of this resource keeps `rate`: it is their bottleneck.
-            for i in 0..self.resources[r as usize].flows.len() {
-                let (f, _) = self.resources[r as usize].flows[i];
-                if !self.flows[f as usize].fixed {
-                    self.fix(f, rate);
-                }
+            while next_cap < by_cap.len() && self.flows[by_cap[next_cap] as usize].fixed {
+                next_cap += 1;
             }
-            self.resources[r as usize].open_weight = 0.0;
+            let cap = by_cap
+                .get(next_cap)
+                .map(|&f| (self.flows[f as usize].cap, f));
+            match (best, cap) {
+                (None, None) => break,
+                (Some((rate, r)), None) => self.fill_resource(r, rate),
+                (Some((rate, r)), Some((c, _))) if rate < c => self.fill_resource(r, rate),
+                (_, Some((c, f))) => self.fix(f, c),
+            }
         }
         self.stack = open;
+        self.by_cap = by_cap;
         for &r in &self.component {
             let res = &mut self.resources[r as usize];
-            res.load = res.fixed_load;
+            if res.flows.len() > 1 {
+                res.load = res.fixed_load;
+            }
         }
+    }
+
+    /// Shared resource `r` is full at `rate`: every open flow on it keeps that rate (it is
+    /// their bottleneck).
+    fn fill_resource(&mut self, r: u32, rate: f64) {
+        for i in 0..self.resources[r as usize].flows.len() {
+            let (f, _) = self.resources[r as usize].flows[i];
+            if !self.flows[f as usize].fixed {
+                self.fix(f, rate);
+            }
+        }
+        self.resources[r as usize].open_weight = 0.0;
     }
 
     /// Flow `f` keeps `rate`: its resources carry it, and fill later for the others.
@@ -276,6 +312,10 @@ impl MaxMin {
         for i in 0..self.flows[f as usize].uses.len() {
             let (r, w) = self.flows[f as usize].uses[i];
             let res = &mut self.resources[r as usize];
+            if res.flows.len() == 1 {
+                res.load = w * rate;
+                continue;
+            }
             res.fixed_load += w * rate;
             res.open_weight -= w;
             // Rounding may leave a sliver of weight: below this, nothing is open.
