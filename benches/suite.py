@@ -83,7 +83,9 @@ def run_program(sched: str, machine: list[str]) -> dict:
         wall, peak, out = timed([BIN, "run", sched, *machine, *RUN_ARGS, "--json", js.name])
         s = json.load(open(js.name))
     # What `acesim validate` estimates the run needs beyond the program, next to the peak.
-    v = subprocess.run([BIN, "validate", sched, *machine], capture_output=True, text=True)
+    # (`validate` estimates the packet level: it takes no --model.)
+    vm = [a for i, a in enumerate(machine) if a != "--model" and (i == 0 or machine[i - 1] != "--model")]
+    v = subprocess.run([BIN, "validate", sched, *vm], capture_output=True, text=True)
     m = re.search(r"needs about ([0-9.]+) (B|KiB|MiB|GiB|TiB)", v.stdout)
     scale = {"B": 1 / 2**20, "KiB": 1 / 1024, "MiB": 1, "GiB": 1024, "TiB": 2**20}
     estimate = float(m.group(1)) * scale[m.group(2)] if m else None
@@ -242,6 +244,16 @@ def main() -> int:
             k = 4 if smoke else 16
             return run_program(s, ["--machine", "table1", "--set", 'topology.kind="torus"', "--set", f"topology.dims=[{k},{k}]"])
         cases.append(("alltoall-256-torus", a2a))
+        # The same programs at flow level (docs/flow.md), next to their packet-level cases.
+        def a2a_flow():
+            p = 16 if smoke else 256
+            s = os.path.join(tmp, "a2a.sched"); alltoall_schedule(s, p, "4KiB" if smoke else "64KiB")
+            k = 4 if smoke else 16
+            return run_program(s, ["--machine", "table1", "--set", 'topology.kind="torus"', "--set", f"topology.dims=[{k},{k}]", "--model", "flow"])
+        cases.append(("alltoall-256-torus-flow", a2a_flow))
+        def ring_flow():
+            s = os.path.join(tmp, "ring.sched"); ring_schedule(s, p512, "2MB"); return run_program(s, m256 + ["--model", "flow"])
+        cases.append(("random-ring-512-flow", ring_flow))
         def nn():
             dims = (8, 8, 4) if smoke else (128, 128, 64)
             s = os.path.join(tmp, "nn.sched")
@@ -250,6 +262,12 @@ def main() -> int:
             r["generate_seconds"] = gen
             return r
         cases.append(("nn-1m", nn))
+        def nn_flow():
+            dims = (8, 8, 4) if smoke else (128, 128, 64)
+            s = os.path.join(tmp, "nn.sched")
+            nn_schedule(s, dims, "4KB")
+            return run_program(s, ["--machine", "table1", "--set", 'topology.kind="torus"', "--set", f"topology.dims=[{dims[0]},{dims[1]},{dims[2]}]", "--model", "flow"])
+        cases.append(("nn-1m-flow", nn_flow))
         def startup():
             # Parse the machine and build a million-node torus (topology and network), run a
             # one-put program on it and write its results: the fixed cost of a machine that size.
