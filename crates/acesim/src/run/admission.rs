@@ -92,7 +92,8 @@ pub fn estimate_memory(
     let in_flight = 2 * program.ranks as u64;
     let net = match model {
         Model::Packet => PacketNetwork::estimate_bytes(size, machine.router.vcs as u64, in_flight),
-        Model::Flow => FlowNetwork::estimate_bytes(size, in_flight),
+        // A rank may post every send at once, and a flow lives as long as its message.
+        Model::Flow => FlowNetwork::estimate_bytes(size, xfers.max(in_flight)),
     };
     let rt = Runtime::estimate_bytes(program);
     let user_ops = xfers; // result rows; collective steps are summarised per call
