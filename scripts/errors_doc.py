@@ -91,7 +91,7 @@ were sent.
 |---|---|---|
 | 0 | the run finished (warnings, such as messages never received, do not change this) | [run time](#run-time) |
 | 2 | bad input: machine file or preset, `--set`, placement file, schedule or GOAL text, a C program that does not compile or whose rank crashes, exits or stalls while being recorded, a Python program that fails or stalls, command-line values, unreadable input files, unwritable output paths; command-line usage errors | [machines](#machines), [program text](#program-text-schedules-and-goal-files), [C and Python](#c-and-python-programs), [command line](#command-line) |
-| 3 | the program can never finish (deadlock): the report names every blocked rank, its operation and its source line | [run time](#run-time) |
+| 3 | the program can never finish (deadlock): the report names every blocked rank, its operation and its source line (`compare-models`: and the level) | [run time](#run-time) |
 | 4 | stopped by `--max-events` or `--max-sim-time`: partial results written, marked partial | [limits](#limits-exit-codes-4-5-and-130) |
 | 5 | refused: the run's estimated memory, or a C or Python program's recorded schedule, exceeds what is available (`--ignore-memory-limit` runs anyway) | [limits](#limits-exit-codes-4-5-and-130) |
 | 70 | internal error: a broken model invariant, a bug in acesim | [internal](#internal-errors) |
@@ -328,6 +328,7 @@ ex({"r.sched": RING}, "acesim run r.sched --json out.json --links-csv results/li
 ex({"r.sched": RING}, "acesim run r.sched --json r.sched/out.json")
 ex({"r.sched": RING}, "acesim run r.sched --timeline t.json --timeline-links busiest:x")
 ex({"r.sched": RING}, "acesim run r.sched --timeline t.json --timeline-links 'r9->r10'")
+ex({"r.sched": RING}, "acesim run r.sched --model flwo")
 ex({}, "acesim traffic --load 2.0")
 ex({}, "acesim traffic --load 0.1:abc:0.1")
 ex({}, "acesim traffic --load 0.5:0.1:0.1")
@@ -370,6 +371,13 @@ s("ranks 2\nrank 0\nsend 1 1MiB\nrecv 1 1MiB\nrank 1\nsend 0 1MiB\nrecv 0 1MiB\n
 s("ranks 2\nrank 1\npoll 5\n")
 s("ranks 2\nrank 0\nrecv 1 8\nbarrier\nrank 1\nbarrier\nsend 0 8\n")
 ex({"p.c": C_HEAD + "int MGEN_Main(int argc, char **argv) {\n  int me; MGEN_Comm_rank(MGEN_COMM_WORLD, &me);\n  char b[8];\n  MGEN_Recv(b, 8, MGEN_BYTE, 1 - me, 0, MGEN_COMM_WORLD, MGEN_STATUS_IGNORE);\n  return 0;\n}\n"}, "acesim run p.c --ranks 2")
+t("""`acesim compare-models` runs the program at the packet level, then at the flow level. A
+program that cannot finish at one of them is reported as above, with the level named, and a
+last line saying what the other level does with it: `the flow level cannot finish it either`
+(a program that waits for what it never does), or `the flow level finishes this program in
+T`, when the outcome depends on timing (wildcard receives that take whichever message comes
+first) or on the network.""")
+ex({"x.sched": "ranks 2\nrank 0\ncompute 1us\nrank 1\nrecv 0 8 tag=3\n"}, "acesim compare-models x.sched")
 t("""**Messages never received and puts never polled: exit code 0.** A message no receive
 matched (or a put no poll consumed) does not stop the run; the summary ends with a warning
 (or a note) and `--json` lists them (`unmatched_messages`, `unpolled_puts`).""")

@@ -10,6 +10,8 @@
     result = acesim.simulate("table1", ring, ranks=8)
     print(result.predicted_time)          # seconds
     result.links, result.ranks            # pandas DataFrames
+    acesim.simulate("table1", ring, ranks=8, model="flow")   # the flow-level model
+    print(acesim.compare_models("table1", ring, ranks=8))     # both levels, compared
 
 The simulator itself is the compiled module ``acesim._core`` (Rust); this package records
 Python programs, builds machines, runs sweeps and draws plots.
@@ -18,6 +20,7 @@ Python programs, builds machines, runs sweeps and draws plots.
 from __future__ import annotations
 
 from ._corelib import DeadlockError, InputError, InternalError, ProgramError, have_core
+from .compare import ModelComparison, compare_models
 from .machine import Machine, MachineWarning
 from .program import ANY, UNDEFINED, Comm, Context, Handle, Request, Schedule, record
 from .results import Result
@@ -36,11 +39,13 @@ __all__ = [
     "InternalError",
     "Machine",
     "MachineWarning",
+    "ModelComparison",
     "ProgramError",
     "Request",
     "Result",
     "Schedule",
     "__version__",
+    "compare_models",
     "record",
     "simulate",
     "sweep",

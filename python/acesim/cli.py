@@ -1,6 +1,7 @@
 """The ``acesim`` command: the Rust CLI plus Python programs and reports.
 
     acesim run PROG.py --ranks N [--machine M] [--function NAME] [run options] [-- ARGS]
+    acesim compare-models PROG.py --ranks N [--function NAME] [options] [-- ARGS]
     acesim record PROG.py --ranks N [-o OUT] [--function NAME] [-- ARGS]
     acesim report RESULT.json [-o DIR]
 
@@ -42,6 +43,7 @@ _VALUE_OPTIONS = {
     "--ranks",
     "--ranks-per-node",
     "--placement",
+    "--model",
     "--json",
     "--links-csv",
     "--schedule-out",
@@ -60,6 +62,7 @@ EXIT_TOO_BIG = 5
 _EXTRA_HELP = """
 Python additions:
   run PROG.py --ranks N [--function NAME] ...   record a Python program, then run it
+  compare-models PROG.py --ranks N [--function NAME] ...   the same at both network levels
   record PROG.py --ranks N [-o OUT]             print a Python program as schedule text
   report RESULT.json [-o DIR]                   HTML report (links, timeline, tables)
 """
@@ -221,7 +224,7 @@ def _overwrites_program(path: str, args: Sequence[str], options: Sequence[str]) 
     return None
 
 
-def _run_py(args: list[str], index: int) -> int:
+def _run_py(args: list[str], index: int, command: str = "run") -> int:
     path = args[index]
     clash = _overwrites_program(path, args, ("--json", "--links-csv", "--timeline", "--schedule-out"))
     if clash:
@@ -245,7 +248,11 @@ def _run_py(args: list[str], index: int) -> int:
         args = [a for a in args[: args.index("--")]] if "--" in args else args
         sys.stdout.flush()
         sys.stderr.flush()
-        return int(core().cli(["run", *args]))
+        return int(core().cli([command, *args]))
+
+
+def _compare_py(args: list[str], index: int) -> int:
+    return _run_py(args, index, "compare-models")
 
 
 def _record_py(args: list[str], index: int) -> int:
@@ -320,10 +327,12 @@ def _report(args: list[str]) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``acesim`` command; returns the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] in ("run", "record"):
+    if args and args[0] in ("run", "record", "compare-models"):
         i = _program_index(args[1:])
         if i is not None and args[1 + i].endswith(".py"):
-            handler = _run_py if args[0] == "run" else _record_py
+            handler = {"run": _run_py, "record": _record_py, "compare-models": _compare_py}[
+                args[0]
+            ]
             return _interruptible(handler, args[1:], i)
     if args and args[0] == "report":
         return _report(args[1:])

@@ -239,8 +239,8 @@ def _crossbar_layout(
 
 def plot_links(result: ResultLike, ax: Axes | None = None, metric: str = "utilization") -> Figure:
     """The load of every directed link drawn on the topology, colored by ``metric`` (any
-    numeric column of ``result.links``: utilization, bytes, packets, busy_ps, wait_ps,
-    stall_ps).
+    numeric column of ``result.links``: utilization, bytes, packets, busy_ps, and at the
+    packet level wait_ps, stall_ps).
 
     2D torus/mesh: routers on a grid, each direction of a link a slightly offset line,
     wrap-around links as short stubs at the edges, routers colored by their busiest NIC link;
@@ -257,6 +257,11 @@ def plot_links(result: ResultLike, ax: Axes | None = None, metric: str = "utiliz
         ax.text(0.5, 0.5, "no per-link data", ha="center", va="center", transform=ax.transAxes)
         return fig
     if metric not in df.columns:
+        if metric in ("wait_ps", "stall_ps") and result.data.get("model") == "flow":
+            raise ValueError(
+                f"{metric} is measured at the packet level only: this run used the flow model, "
+                "where no packet waits and no buffer fills"
+            )
         raise ValueError(f"unknown metric {metric!r}: one of {', '.join(map(str, df.columns))}")
     links = []
     for name, value in zip(df["name"].astype(str), df[metric].astype(float)):

@@ -114,7 +114,8 @@ class Result:
     """The outcome of one simulation.
 
     Scalars: :attr:`predicted_time` (seconds), :attr:`predicted_time_ps`, :attr:`num_ranks`,
-    :attr:`events`, :attr:`packet_hops`, :attr:`wall_seconds`; the raw summary is :attr:`data`.
+    :attr:`events`, :attr:`packet_hops`, :attr:`wall_seconds`, :attr:`model`; the raw summary
+    is :attr:`data`.
     Tables (pandas DataFrames, one property each): :attr:`ranks`, :attr:`links`,
     :attr:`operations`, :attr:`receives`, :attr:`regions`, :attr:`collectives`, :attr:`trace`.
     """
@@ -181,6 +182,14 @@ class Result:
         return dict(p) if p else None
 
     @property
+    def model(self) -> str:
+        """The network model of the run: ``"packet"`` or ``"flow"`` (summaries written
+        before there was a choice are ``"packet"``)."""
+        if self._core is not None:
+            return str(self._core.model)
+        return str(self.data.get("model", "packet"))
+
+    @property
     def num_ranks(self) -> int:
         return int(self.data["ranks"])
 
@@ -241,9 +250,10 @@ class Result:
         """One row per directed link: ``link`` (index), ``name`` (``r0.p1->r3``,
         ``r0.p4->nic0``, ``nic0->r0``), ``class`` (network, injection, ejection),
         ``bandwidth_bytes_per_s``, ``bytes``, ``packets``, ``busy_ps``, ``utilization``
-        (busy / predicted time), ``wait_ps``, ``stall_ps``, ``src_router`` and ``dst_router``
-        (missing at a NIC end). Empty when the summary omitted them (``links_omitted``) and
-        no live result can list them."""
+        (busy / predicted time), ``wait_ps``, ``stall_ps`` (packet level only: a flow-level
+        run has no such columns), ``src_router`` and ``dst_router`` (missing at a NIC end).
+        Empty when the summary omitted them (``links_omitted``) and no live result can list
+        them."""
         import pandas as pd
 
         rows = self.data.get("links")
@@ -254,8 +264,13 @@ class Result:
                 row: dict[str, Any] = dict(rec)
                 for k in ("link", "bandwidth_bytes_per_s", "bytes", "packets"):
                     row[k] = int(row[k])
-                for k in ("busy_ps", "wait_ps", "stall_ps"):
-                    row[k] = int(row[k])
+                row["busy_ps"] = int(row["busy_ps"])
+                for k in ("wait_ps", "stall_ps"):
+                    # Empty where the model does not measure them (flow): no column.
+                    if row.get(k):
+                        row[k] = int(row[k])
+                    else:
+                        row.pop(k, None)
                 row["utilization"] = float(row["utilization"])
                 rows.append(row)
         rows = [dict(r) for r in rows or []]

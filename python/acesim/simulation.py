@@ -12,9 +12,26 @@ from .machine import Machine, resolve_machine, warn_machine
 from .program import Schedule, _program_name, record
 from .results import Result
 
-__all__ = ["simulate", "ProgramLike"]
+__all__ = ["simulate", "ProgramLike", "MODELS"]
 
 ProgramLike = Union[Callable[..., Any], Schedule, str, "os.PathLike[str]"]
+
+MODELS = ("packet", "flow")
+"""The network models: ``"packet"`` (packets through routers, flit-level accurate; the
+default) and ``"flow"`` (messages as max-min fair flows: much faster, exact when
+uncontended; docs/flow.md)."""
+
+
+def _model_name(model: object, caller: str) -> str:
+    """``model`` checked by the core: InputError with the message of ``acesim run --model``
+    (``unknown network model 'x' (expected packet or flow)``) for an unknown name."""
+    if not isinstance(model, str):
+        raise TypeError(
+            f"{caller}(): model must be a str ('packet' or 'flow'), not {type(model).__name__}"
+        )
+    if model in MODELS:
+        return model
+    return str(core().parse_model(model))  # raises InputError naming the models
 
 
 def _program_input(
@@ -67,6 +84,7 @@ def simulate(
     max_events: int | None = None,
     max_sim_time: str | None = None,
     record_timeout: float | str | None = None,
+    model: str = "packet",
 ) -> Result:
     """Simulate ``program`` on ``machine`` and return the :class:`~acesim.Result`.
 
@@ -83,8 +101,11 @@ def simulate(
     ``"90s"``; default ``$ACESIM_RECORD_TIMEOUT``, else 60 s; 0 waits for ever) stops a rank
     that records nothing for that long, and a schedule text past a quarter of the memory
     budget is stopped; a C program is recorded with ``$ACESIM_RECORD_TIMEOUT``.
+    ``model`` is the network model, ``"packet"`` (the default) or ``"flow"`` (as ``acesim run
+    --model``; :attr:`Result.model` says which ran): at flow level the links have no
+    ``wait_ps`` and ``stall_ps``. :func:`acesim.compare_models` runs both.
 
-    Raises InputError (bad machine or program), ProgramError (the program failed or a rank
+    Raises InputError (bad machine, program or model), ProgramError (the program failed or a rank
     recorded nothing for ``record_timeout``), DeadlockError (the program can never finish),
     MemoryError (the recorded program or the run does not fit in memory).
     """
@@ -95,6 +116,7 @@ def simulate(
     if isinstance(args, str):
         raise TypeError("simulate(): args must be a sequence of str, not a str")
     args = [str(a) for a in args]
+    model = _model_name(model, "simulate")
     m = resolve_machine(machine)
     warn_machine(m)
     text, name, fmt = _program_input(program, ranks, args, record_timeout)
@@ -105,7 +127,7 @@ def simulate(
     try:
         r = core().simulate(
             m.to_toml(), m.name, text, name, fmt, ranks, args, bool(trace), bool(check),
-            max_events, None if max_sim_time is None else str(max_sim_time),
+            max_events, None if max_sim_time is None else str(max_sim_time), model,
         )
     except KeyboardInterrupt as e:
         # Ctrl-C stops the run soon; what it has comes with the exception, marked partial.

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._corelib import DeadlockError, InputError, InternalError, ProgramError
 from .machine import Machine, resolve_machine
-from .simulation import ProgramLike, simulate
+from .simulation import ProgramLike, _model_name, simulate
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -32,16 +32,22 @@ RESULT_COLUMNS = ["predicted_time", "predicted_time_ps", "events", "wall_seconds
 
 # The sweep being run, inherited by forked workers (program callables may be closures, which
 # cannot be pickled): workers receive only the index of their point.
-_JOBS: dict[int, tuple[Machine, ProgramLike, list[dict[str, Any]], int | None, Sequence[str]]] = {}
+_JOBS: dict[
+    int, tuple[Machine, ProgramLike, list[dict[str, Any]], int | None, Sequence[str], str]
+] = {}
+# Sweep keys that are arguments of `simulate`, not machine fields.
+_RUN_KEYS = ("ranks", "model")
 
 
 def _run_point(job: int, index: int) -> tuple[bool, Any]:
-    machine, program, points, ranks, args = _JOBS[job]
+    machine, program, points, ranks, args, model = _JOBS[job]
     point = points[index]
     try:
-        fields = {k: v for k, v in point.items() if k != "ranks"}
+        fields = {k: v for k, v in point.items() if k not in _RUN_KEYS}
         m = machine.with_(fields) if fields else machine
-        r = simulate(m, program, point.get("ranks", ranks), args=args)
+        r = simulate(
+            m, program, point.get("ranks", ranks), args=args, model=point.get("model", model)
+        )
         return True, (r.predicted_time_ps, r.events, r.wall_seconds)
     except Exception as e:  # sent back to the parent, which names the point
         exc_type: Any = type(e)
@@ -109,12 +115,16 @@ def sweep(
     progress: bool = True,
     ranks: int | None = None,
     args: Sequence[str] = (),
+    model: str = "packet",
 ) -> pd.DataFrame:
     """Simulate ``program`` at every point of the product of ``params``; one row per point.
 
-    ``params`` maps names to lists of values: ``"ranks"`` sets the number of ranks, any other
-    key is a dotted machine field (``"node.overhead"``, ``"router.vcs"``,
-    ``"collectives.barrier"``). Without a ``"ranks"`` key, ``ranks`` gives the rank count.
+    ``params`` maps names to lists of values: ``"ranks"`` sets the number of ranks,
+    ``"model"`` the network model (``["packet", "flow"]``: both levels side by side), any
+    other key is a dotted machine field (``"node.overhead"``, ``"router.vcs"``,
+    ``"collectives.barrier"``). Without a ``"ranks"`` key, ``ranks`` gives the rank count;
+    without a ``"model"`` key, ``model`` gives the model (default ``"packet"``). A model
+    name is checked before any point runs (InputError, as :func:`acesim.simulate`).
 
     Rows come in the product order (the last key varies fastest); the columns are the params
     then ``predicted_time`` (s), ``predicted_time_ps``, ``events``, ``wall_seconds``.
@@ -134,6 +144,10 @@ def sweep(
         if isinstance(v, (str, bytes)) or not isinstance(v, Sequence):
             raise TypeError(f"sweep(): params[{k!r}] must be a list, not {type(v).__name__}")
         values.append(list(v))
+    # Unknown models are refused before anything runs, with simulate()'s message.
+    model = _model_name(model, "sweep")
+    if "model" in params:
+        values[keys.index("model")] = [_model_name(v, "sweep") for v in values[keys.index("model")]]
     points = [dict(zip(keys, combo)) for combo in itertools.product(*values)]
     work = points
     base = resolve_machine(machine)
@@ -141,7 +155,7 @@ def sweep(
         raise TypeError("sweep(): args must be a sequence of str, not a str")
 
     job = id(work)
-    _JOBS[job] = (base, program, work, ranks, tuple(args))
+    _JOBS[job] = (base, program, work, ranks, tuple(args), model)
     outcomes: list[Any] = [None] * len(points)
     bar = _progress(len(points), progress)
     try:

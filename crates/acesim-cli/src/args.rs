@@ -18,6 +18,10 @@ pub(crate) struct Cli {
 pub(crate) enum Command {
     /// Simulate a program on a machine and print the predicted execution time.
     Run(RunArgs),
+    /// Run a program at both network levels, packet and flow, and report how far apart
+    /// they are: total time, per-operation latency error, per-link bytes, wall time.
+    #[command(name = "compare-models")]
+    CompareModels(CompareArgs),
     /// Record an MGEN C program (compiled) or a Python program as a schedule, without
     /// simulating it.
     Record {
@@ -173,6 +177,36 @@ pub(crate) struct RunArgs {
     #[arg(long = "max-sim-time", value_name = "TIME")]
     pub(crate) max_sim_time: Option<String>,
     /// Run even if the estimated memory exceeds what the machine has available.
+    #[arg(long = "ignore-memory-limit")]
+    pub(crate) ignore_memory_limit: bool,
+    /// Stop recording a C or Python program when a rank makes no MGEN call (records no
+    /// operation, for Python) for this long (default 60s, or $ACESIM_RECORD_TIMEOUT; 0:
+    /// wait for ever).
+    #[arg(long = "record-timeout", value_name = "TIME")]
+    pub(crate) record_timeout: Option<String>,
+    /// Arguments passed to MGEN_Main (ctx.args, for Python).
+    #[arg(last = true)]
+    pub(crate) args: Vec<String>,
+}
+
+#[derive(Args)]
+pub(crate) struct CompareArgs {
+    /// The program: MGEN C (.c), Python (.py), GOAL (.goal) or schedule text (any other
+    /// extension).
+    pub(crate) program: PathBuf,
+    #[command(flatten)]
+    pub(crate) machine: MachineArgs,
+    /// Write the comparison as JSON here (without wall times: the same inputs give the
+    /// same file).
+    #[arg(long)]
+    pub(crate) json: Option<PathBuf>,
+    /// Do not print the report.
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+    /// Check both models' invariants while running (a broken one stops with exit code 70).
+    #[arg(long)]
+    pub(crate) check: bool,
+    /// Run even if the estimated memory of a level exceeds what the machine has available.
     #[arg(long = "ignore-memory-limit")]
     pub(crate) ignore_memory_limit: bool,
     /// Stop recording a C or Python program when a rank makes no MGEN call (records no

@@ -23,6 +23,7 @@ macro_rules! outln {
 }
 
 mod args;
+mod compare;
 mod exit_codes;
 mod inputs;
 mod inspect;
@@ -72,6 +73,7 @@ fn exit_code_of(result: acesim::Result<i32>) -> i32 {
 fn dispatch(cli: Cli) -> acesim::Result<i32> {
     match cli.command {
         Command::Run(a) => return run::run(a),
+        Command::CompareModels(a) => return compare::compare_models(a),
         Command::Record {
             program,
             ranks,

@@ -5,6 +5,7 @@ use acesim::error::{Error, Location};
 use acesim::frontends::load::PYTHON_ARGUMENTS;
 use acesim::frontends::record::{RecordOptions, TEXT_SHARE_OF_BUDGET};
 use acesim::frontends::{self, mgen, Format, Source};
+use acesim::network::Model;
 use acesim::MachineSource;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -127,6 +128,11 @@ impl RunResult {
     fn wall_seconds(&self) -> f64 {
         self.inner.wall_seconds
     }
+    /// The network model it ran: "packet" or "flow".
+    #[getter]
+    fn model(&self) -> &'static str {
+        self.inner.model
+    }
     /// The JSON summary (the same as `acesim run --json`).
     fn json(&self) -> String {
         self.inner.to_json()
@@ -200,10 +206,55 @@ fn machine_warnings(text: &str, name: &str) -> PyResult<Vec<String>> {
         .map_err(to_py)
 }
 
-/// Runs a program: `program_format` is "schedule" or "goal" (program_text is the text) or
-/// "c" (program_text is the path of the C file).
+/// The network model `name` says, or InputError with the message the CLI gives
+/// (`unknown network model 'x' (expected packet or flow)`).
 #[pyfunction]
-#[pyo3(signature = (machine_text, machine_name, program_text, program_name, program_format, ranks = None, args = Vec::new(), trace = false, check = false, max_events = None, max_sim_time = None))]
+fn parse_model(name: &str) -> PyResult<&'static str> {
+    Model::parse(name)
+        .map(Model::name)
+        .map_err(InputError::new_err)
+}
+
+/// `model` as an argument, located at `arguments`, field `model`.
+fn model_arg(name: &str) -> Result<Model, Error> {
+    Model::parse(name).map_err(|m| Error::input(Location::file("arguments").with_field("model"), m))
+}
+
+/// The program the arguments name: `program_format` is "schedule" or "goal" (program_text
+/// is the text) or "c" (program_text is the path of the C file).
+fn load_program(
+    program_text: &str,
+    program_name: &str,
+    program_format: &str,
+    ranks: Option<u32>,
+    args: &[String],
+    interrupt: &Arc<AtomicBool>,
+) -> Result<acesim::Program, Error> {
+    let format = Format::by_name(program_format).ok_or_else(|| {
+        Error::input(
+            Location::file("arguments").with_field("program_format"),
+            format!("unknown program format '{program_format}' (schedule, goal or c)"),
+        )
+    })?;
+    let source = match format {
+        Format::C | Format::Python => Source::File(Path::new(program_text)),
+        Format::Goal | Format::Schedule => Source::Text {
+            name: program_name,
+            text: program_text,
+        },
+    };
+    let options = RecordOptions {
+        interrupt: Some(interrupt.clone()),
+        memory_check: true,
+        ..Default::default()
+    };
+    frontends::load(source, format, ranks, args, &options, &PYTHON_ARGUMENTS)
+}
+
+/// Runs a program: `program_format` is "schedule" or "goal" (program_text is the text) or
+/// "c" (program_text is the path of the C file); `model` is "packet" or "flow".
+#[pyfunction]
+#[pyo3(signature = (machine_text, machine_name, program_text, program_name, program_format, ranks = None, args = Vec::new(), trace = false, check = false, max_events = None, max_sim_time = None, model = "packet".to_string()))]
 #[allow(clippy::too_many_arguments)]
 fn simulate(
     py: Python<'_>,
@@ -218,34 +269,26 @@ fn simulate(
     check: bool,
     max_events: Option<u64>,
     max_sim_time: Option<String>,
+    model: String,
 ) -> PyResult<RunResult> {
     let run = move |interrupt: Arc<AtomicBool>| -> Result<acesim::Results, Error> {
+        let model = model_arg(&model)?;
         let machine = load_machine(&machine_text, &machine_name, &[])?;
-        let format = Format::by_name(&program_format).ok_or_else(|| {
-            Error::input(
-                Location::file("arguments").with_field("program_format"),
-                format!("unknown program format '{program_format}' (schedule, goal or c)"),
-            )
-        })?;
-        let source = match format {
-            Format::C | Format::Python => Source::File(Path::new(&program_text)),
-            Format::Goal | Format::Schedule => Source::Text {
-                name: &program_name,
-                text: &program_text,
-            },
-        };
-        let options = RecordOptions {
-            interrupt: Some(interrupt.clone()),
-            memory_check: true,
-            ..Default::default()
-        };
-        let program = frontends::load(source, format, ranks, &args, &options, &PYTHON_ARGUMENTS)?;
+        let program = load_program(
+            &program_text,
+            &program_name,
+            &program_format,
+            ranks,
+            &args,
+            &interrupt,
+        )?;
         let max_sim_time = acesim::run::simulate::parse_time_limit(
             max_sim_time.as_deref(),
             "arguments",
             "max_sim_time",
         )?;
         let options = acesim::run::simulate::Options {
+            model,
             trace,
             check,
             max_events,
@@ -268,6 +311,65 @@ fn simulate(
         }
         (Err(_), Some(e)) => Err(e),
         (Err(err), None) => Err(to_py(err)),
+    }
+}
+
+/// Runs a program at both network levels and compares them (`acesim compare-models`):
+/// returns `(comparison JSON, report text, packet result, flow result, packet wall s,
+/// flow wall s)`.
+#[pyfunction]
+#[pyo3(signature = (machine_text, machine_name, program_text, program_name, program_format, ranks = None, args = Vec::new(), trace = false, check = false))]
+#[allow(clippy::too_many_arguments)]
+fn compare_models(
+    py: Python<'_>,
+    machine_text: String,
+    machine_name: String,
+    program_text: String,
+    program_name: String,
+    program_format: String,
+    ranks: Option<u32>,
+    args: Vec<String>,
+    trace: bool,
+    check: bool,
+) -> PyResult<(String, String, RunResult, RunResult, f64, f64)> {
+    let run = move |interrupt: Arc<AtomicBool>| {
+        let machine = load_machine(&machine_text, &machine_name, &[])?;
+        let program = load_program(
+            &program_text,
+            &program_name,
+            &program_format,
+            ranks,
+            &args,
+            &interrupt,
+        )?;
+        let options = acesim::run::simulate::Options {
+            trace,
+            check,
+            memory_check: true,
+            interrupt: Some(interrupt),
+            ..Default::default()
+        };
+        acesim::run::compare::compare_models(&machine, program, &options)
+    };
+    match interruptible(py, run) {
+        (_, Some(e)) => Err(e),
+        (Err(err), None) => Err(to_py(err)),
+        (Ok(runs), None) => {
+            let json = runs.comparison.to_json();
+            let report = runs.comparison.report();
+            let (packet_wall, flow_wall) = (
+                runs.comparison.packet.wall_seconds,
+                runs.comparison.flow.wall_seconds,
+            );
+            Ok((
+                json,
+                report,
+                RunResult { inner: runs.packet },
+                RunResult { inner: runs.flow },
+                packet_wall,
+                flow_wall,
+            ))
+        }
     }
 }
 
@@ -360,6 +462,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(machine_normalize, m)?)?;
     m.add_function(wrap_pyfunction!(machine_warnings, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(compare_models, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_model, m)?)?;
     m.add_function(wrap_pyfunction!(record_c, m)?)?;
     m.add_function(wrap_pyfunction!(record_text_limit, m)?)?;
     m.add_function(wrap_pyfunction!(cli, m)?)?;

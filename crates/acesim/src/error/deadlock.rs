@@ -13,6 +13,11 @@ pub struct DeadlockReport {
     /// Ranks that wait for each other in a circle (`a` waits for `b`, ..., which waits
     /// for `a`), if there is such a circle.
     pub cycle: Option<Vec<u32>>,
+    /// The network model that could not finish, when a command ran more than one
+    /// (`compare-models`); absent otherwise, and then not shown.
+    pub model: Option<&'static str>,
+    /// A closing line about the other model's run of the same program (`compare-models`).
+    pub note: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -30,7 +35,9 @@ impl fmt::Display for DeadlockReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "the program can never finish ({} rank{} blocked at {})",
+            "the program can never finish{} ({} rank{} blocked at {})",
+            self.model
+                .map_or(String::new(), |m| format!(" at the {m} level")),
             self.blocked.len(),
             if self.blocked.len() == 1 { "" } else { "s" },
             format_time(self.time)
@@ -64,6 +71,9 @@ impl fmt::Display for DeadlockReport {
         }
         if let Some(n) = &self.network {
             writeln!(f, "  network: {n}")?;
+        }
+        if let Some(n) = &self.note {
+            writeln!(f, "  {n}")?;
         }
         Ok(())
     }

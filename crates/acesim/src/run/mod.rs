@@ -1,7 +1,9 @@
 //! The drivers: a program on a machine (`simulate`), synthetic traffic on a network
-//! (`traffic`, with its `patterns`), and the memory admission both apply first.
+//! (`traffic`, with its `patterns`), and the memory admission both apply first; `compare`
+//! runs a program at both network levels and says how far apart they are.
 
 pub mod admission;
+pub mod compare;
 pub mod events;
 pub mod patterns;
 pub mod simulate;

@@ -77,6 +77,8 @@ impl Runtime {
             cycle: find_cycle(&blocked),
             blocked,
             network: net.stuck_summary(),
+            model: None,
+            note: None,
         })
     }
 
