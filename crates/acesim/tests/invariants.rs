@@ -53,7 +53,7 @@ fn a_stopped_run_counts_the_bytes_still_in_the_network() {
     let mut q: EventQueue<Event<PacketEvent, RtEvent>> = EventQueue::default();
     net.inject(&mut q, 0, 0, 3, 10_000, 1);
     let mut now = 0;
-    while net.bytes_injected == 0 || net.bytes_delivered == 0 {
+    while net.stats.counters.bytes_injected == 0 || net.stats.counters.bytes_delivered == 0 {
         let (t, Event::Net(e)) = q.pop().expect("packets still on the way") else {
             unreachable!("only network events")
         };
@@ -61,20 +61,23 @@ fn a_stopped_run_counts_the_bytes_still_in_the_network() {
         net.handle(&mut q, now, e);
     }
     assert!(
-        net.bytes_injected > net.bytes_delivered,
+        net.stats.counters.bytes_injected > net.stats.counters.bytes_delivered,
         "some still in flight"
     );
     assert!(net.check_end(now).is_err(), "a finished run's check fails");
     assert_eq!(net.check_stopped(now), Ok(()));
-    net.bytes_delivered -= 1;
+    net.stats.counters.bytes_delivered -= 1;
     let v = net.check_stopped(now).expect_err("a lost byte is caught");
     assert!(v.contains("bytes still in the network"), "{v}");
-    net.bytes_delivered += 1;
+    net.stats.counters.bytes_delivered += 1;
     while let Some((t, Event::Net(e))) = q.pop() {
         now = t;
         net.handle(&mut q, now, e);
     }
-    assert_eq!(net.bytes_injected, net.bytes_delivered);
+    assert_eq!(
+        net.stats.counters.bytes_injected,
+        net.stats.counters.bytes_delivered
+    );
     assert_eq!(net.check_stopped(now), Ok(()));
     assert_eq!(net.check_end(now), Ok(()));
 }

@@ -58,6 +58,45 @@ pub struct NetCounters {
 /// The events of a network model (small and `Copy`: they live in the event queue).
 pub trait ModelEvent: Copy + std::fmt::Debug {}
 
+impl NetCounters {
+    /// Every byte that entered the network left it (a finished run).
+    pub fn check_conserved(&self) -> Result<(), String> {
+        if self.bytes_injected != self.bytes_delivered {
+            return Err(format!(
+                "bytes injected ({}) != bytes delivered ({})",
+                self.bytes_injected, self.bytes_delivered
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// What every model counts: per link, per NIC, over the whole network, and (when tracing)
+/// when each link was busy.
+#[derive(Debug, Clone, Default)]
+pub struct NetStats {
+    pub links: Vec<LinkStats>,
+    pub nics: Vec<NicStats>,
+    pub counters: NetCounters,
+    /// Busy intervals of every link (back-to-back ones merged), when tracing.
+    pub link_activity: Option<Vec<Vec<(Ps, Ps)>>>,
+}
+
+impl NetStats {
+    pub fn new(links: usize, nics: usize) -> NetStats {
+        NetStats {
+            links: vec![LinkStats::default(); links],
+            nics: vec![NicStats::default(); nics],
+            ..Default::default()
+        }
+    }
+
+    /// Starts recording every link's busy intervals (for timelines).
+    pub fn enable_trace(&mut self) {
+        self.link_activity = Some(vec![Vec::new(); self.links.len()]);
+    }
+}
+
 /// A network model, at the NIC. Every method that can add events takes the queue the run
 /// goes on; the model's events come back to it through [`Network::handle`].
 pub trait Network {
@@ -141,16 +180,29 @@ pub trait Network {
     /// Frees what only a running network needs, before the results are collected.
     fn release_run_state(&mut self);
 
-    /// Statistics of directed link `link`, and its rate in bytes/s.
-    fn link_stats(&self, link: u32) -> &LinkStats;
+    /// Rate of directed link `link` in bytes/s.
     fn link_rate(&self, link: u32) -> u64;
 
+    /// Everything the model counted.
+    fn stats(&self) -> &NetStats;
+
+    /// Statistics of directed link `link`.
+    fn link_stats(&self, link: u32) -> &LinkStats {
+        &self.stats().links[link as usize]
+    }
+
     /// Statistics of every NIC, by NIC id.
-    fn nic_stats(&self) -> &[NicStats];
+    fn nic_stats(&self) -> &[NicStats] {
+        &self.stats().nics
+    }
 
     /// Whole-network counters.
-    fn counters(&self) -> NetCounters;
+    fn counters(&self) -> NetCounters {
+        self.stats().counters
+    }
 
     /// Busy intervals of every link, when tracing.
-    fn link_activity(&self) -> Option<&[Vec<(Ps, Ps)>]>;
+    fn link_activity(&self) -> Option<&[Vec<(Ps, Ps)>]> {
+        self.stats().link_activity.as_deref()
+    }
 }

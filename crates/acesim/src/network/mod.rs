@@ -15,5 +15,5 @@ pub mod link_kinds;
 pub mod models;
 pub mod packet;
 
-pub use interface::{LinkStats, ModelEvent, NetCounters, Network, NicStats, Notice};
+pub use interface::{LinkStats, ModelEvent, NetCounters, NetStats, Network, NicStats, Notice};
 pub use models::Model;

@@ -5,7 +5,7 @@ use super::state::*;
 use crate::ids::NONE;
 use crate::machine::loaded::Machine;
 use crate::machine::topology::{PlannedSize, Topology};
-use crate::network::interface::{LinkStats, NicStats};
+use crate::network::interface::{LinkStats, NetStats, NicStats};
 use crate::network::link_kinds::link_kinds;
 use crate::rng::Rng;
 
@@ -52,13 +52,7 @@ impl FlowNetwork {
             notices: Vec::new(),
             active: 0,
             rng: Rng::new(machine.router.routing_seed),
-            link_stats: vec![LinkStats::default(); links],
-            nic_stats: vec![NicStats::default(); nics],
-            packet_hops: 0,
-            bytes_injected: 0,
-            bytes_delivered: 0,
-            bytes_local: 0,
-            link_activity: None,
+            stats: NetStats::new(links, nics),
             checks: false,
             violation: None,
             topo,

@@ -244,14 +244,14 @@ impl FlowNetwork {
         for &l in links {
             let rate = self.kinds[self.topo.link_class(l) as usize].rate;
             let ser = |p: u64| transfer_time(p + shape.header, rate);
-            let s = &mut self.link_stats[l as usize];
+            let s = &mut self.stats.links[l as usize];
             s.bytes += msg.wire;
             s.packets += n;
             s.busy_ps += (n - 1) * ser(shape.full) + ser(shape.last);
         }
-        self.packet_hops += n * links.len() as u64;
+        self.stats.counters.packet_hops += n * links.len() as u64;
         if !links.is_empty() {
-            self.bytes_injected += msg.wire;
+            self.stats.counters.bytes_injected += msg.wire;
         }
     }
 
@@ -391,7 +391,7 @@ impl FlowNetwork {
             }
             Milestone::ControlArrived => {
                 self.notices.push(Notice::ControlArrived { token });
-                self.bytes_delivered += msg.wire;
+                self.stats.counters.bytes_delivered += msg.wire;
                 self.finish(m);
             }
         }
@@ -401,16 +401,16 @@ impl FlowNetwork {
     fn count_landed(&mut self, m: u32) {
         let msg = &self.messages[m as usize];
         if msg.route_len == 0 {
-            self.bytes_local += msg.payload;
+            self.stats.counters.bytes_local += msg.payload;
             return;
         }
-        self.bytes_delivered += msg.wire;
+        self.stats.counters.bytes_delivered += msg.wire;
         let n = msg.packets;
-        let src = &mut self.nic_stats[msg.src_nic as usize];
+        let src = &mut self.stats.nics[msg.src_nic as usize];
         src.injected_packets += n;
         src.hops += msg.hops as u64 * n;
         src.minimal_packets += if msg.minimal { n } else { 0 };
-        self.nic_stats[msg.dst_nic as usize].ejected_packets += n;
+        self.stats.nics[msg.dst_nic as usize].ejected_packets += n;
     }
 
     /// The message is over: its slot and its route's are free.
@@ -429,7 +429,7 @@ impl FlowNetwork {
 
     /// Tracing: the message's links were busy while it moved.
     fn trace_activity(&mut self, m: u32, from: Ps, to: Ps) {
-        let Some(act) = &mut self.link_activity else {
+        let Some(act) = &mut self.stats.link_activity else {
             return;
         };
         let msg = &self.messages[m as usize];

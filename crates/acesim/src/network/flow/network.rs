@@ -3,7 +3,7 @@
 use super::state::*;
 use crate::engine::Schedule;
 use crate::machine::topology::Topology;
-use crate::network::interface::{LinkStats, NetCounters, Network, NicStats, Notice};
+use crate::network::interface::{NetStats, Network, Notice};
 use crate::network::models::Model;
 use crate::units::Ps;
 
@@ -89,12 +89,7 @@ impl Network for FlowNetwork {
         if let Some(v) = &self.violation {
             return Err(v.clone());
         }
-        if self.bytes_injected != self.bytes_delivered {
-            return Err(format!(
-                "bytes injected ({}) != bytes delivered ({})",
-                self.bytes_injected, self.bytes_delivered
-            ));
-        }
+        self.stats.counters.check_conserved()?;
         Ok(())
     }
 
@@ -106,7 +101,7 @@ impl Network for FlowNetwork {
     }
 
     fn enable_trace(&mut self) {
-        self.link_activity = Some(vec![Vec::new(); self.link_stats.len()]);
+        self.stats.enable_trace();
     }
 
     fn release_run_state(&mut self) {
@@ -115,28 +110,11 @@ impl Network for FlowNetwork {
         self.tx_queue = Vec::new();
     }
 
-    fn link_stats(&self, link: u32) -> &LinkStats {
-        &self.link_stats[link as usize]
+    fn stats(&self) -> &NetStats {
+        &self.stats
     }
 
     fn link_rate(&self, link: u32) -> u64 {
         self.kinds[self.topo.link_class(link) as usize].rate
-    }
-
-    fn nic_stats(&self) -> &[NicStats] {
-        &self.nic_stats
-    }
-
-    fn counters(&self) -> NetCounters {
-        NetCounters {
-            packet_hops: self.packet_hops,
-            bytes_injected: self.bytes_injected,
-            bytes_delivered: self.bytes_delivered,
-            bytes_local: self.bytes_local,
-        }
-    }
-
-    fn link_activity(&self) -> Option<&[Vec<(Ps, Ps)>]> {
-        self.link_activity.as_deref()
     }
 }

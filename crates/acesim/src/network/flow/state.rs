@@ -5,7 +5,7 @@ use super::maxmin::MaxMin;
 use super::pipeline::Timing;
 use crate::machine::options::Routing;
 use crate::machine::topology::Topology;
-use crate::network::interface::{LinkStats, ModelEvent, NicStats, Notice};
+use crate::network::interface::{ModelEvent, NetStats, Notice};
 use crate::network::link_kinds::LinkKind;
 use crate::rng::Rng;
 use crate::units::Ps;
@@ -129,13 +129,7 @@ pub struct FlowNetwork {
     pub(super) notices: Vec<Notice>,
     pub(super) active: u64,
     pub(super) rng: Rng,
-    pub(super) link_stats: Vec<LinkStats>,
-    pub(super) nic_stats: Vec<NicStats>,
-    pub(super) packet_hops: u64,
-    pub(super) bytes_injected: u64,
-    pub(super) bytes_delivered: u64,
-    pub(super) bytes_local: u64,
-    pub(super) link_activity: Option<Vec<Vec<(Ps, Ps)>>>,
+    pub(super) stats: NetStats,
     pub(super) checks: bool,
     pub(super) violation: Option<String>,
 }

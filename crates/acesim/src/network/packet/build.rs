@@ -5,7 +5,7 @@ use super::state::*;
 use crate::machine::loaded::Machine;
 use crate::machine::options::Routing;
 use crate::machine::topology::{LinkClass, LinkEnd, PlannedSize, Shape, Topology};
-use crate::network::interface::{LinkStats, NicStats};
+use crate::network::interface::{LinkStats, NetStats, NicStats};
 use crate::network::link_kinds::{link_kinds, router_delay};
 
 impl NetParams {
@@ -92,7 +92,7 @@ impl PacketNetwork {
             params,
             links,
             kinds,
-            link_stats: vec![LinkStats::default(); nl as usize],
+            stats: NetStats::new(nl as usize, topo_nics),
             credits,
             class_range: [(0, 0); 256],
             pending_credits: Vec::new(),
@@ -109,12 +109,6 @@ impl PacketNetwork {
             free_messages: Vec::new(),
             notices: Vec::new(),
             live_packets: 0,
-            packet_hops: 0,
-            bytes_injected: 0,
-            bytes_delivered: 0,
-            bytes_local: 0,
-            link_activity: None,
-            nic_stats: vec![NicStats::default(); topo_nics],
             rng: crate::rng::Rng::new(params_seed),
             checks: None,
             eager_credits: false,

@@ -12,18 +12,14 @@ impl PacketNetwork {
         if let Some(v) = self.violation() {
             return Err(v.to_string());
         }
-        if self.bytes_injected != self.bytes_delivered {
-            return Err(format!(
-                "bytes injected ({}) != bytes delivered ({})",
-                self.bytes_injected, self.bytes_delivered
-            ));
-        }
+        self.stats.counters.check_conserved()?;
         if self.checks.is_some() {
             if self.live_packets != 0 {
                 return Err(format!("{} packets were never consumed", self.live_packets));
             }
             if let Some((i, l)) = self
-                .link_stats
+                .stats
+                .links
                 .iter()
                 .enumerate()
                 .find(|(_, l)| l.busy_ps > end)
@@ -67,14 +63,15 @@ impl PacketNetwork {
                 self.live_packets
             ));
         }
-        if self.bytes_injected != self.bytes_delivered + in_network {
+        if self.stats.counters.bytes_injected != self.stats.counters.bytes_delivered + in_network {
             return Err(format!(
                 "bytes injected ({}) != bytes delivered ({}) + bytes still in the network ({in_network})",
-                self.bytes_injected, self.bytes_delivered
+                self.stats.counters.bytes_injected, self.stats.counters.bytes_delivered
             ));
         }
         let over = self
-            .link_stats
+            .stats
+            .links
             .iter()
             .enumerate()
             .find(|&(i, l)| l.busy_ps > end.max(self.links.get(i).map_or(0, |k| k.busy_until)));

@@ -3,7 +3,7 @@
 use super::state::*;
 use crate::engine::Schedule;
 use crate::machine::topology::Topology;
-use crate::network::interface::{LinkStats, NetCounters, Network, NicStats, Notice};
+use crate::network::interface::{NetStats, Network, Notice};
 use crate::network::models::Model;
 use crate::units::Ps;
 
@@ -105,7 +105,7 @@ impl Network for PacketNetwork {
 
     /// Records every link's busy intervals (for timelines).
     fn enable_trace(&mut self) {
-        self.link_activity = Some(vec![Vec::new(); self.links.len()]);
+        self.stats.enable_trace();
     }
 
     /// Frees what only a running network needs (packets, messages, input FIFOs) once the
@@ -124,28 +124,11 @@ impl Network for PacketNetwork {
         self.free_pending_credits = Vec::new();
     }
 
-    fn link_stats(&self, link: u32) -> &LinkStats {
-        &self.link_stats[link as usize]
+    fn stats(&self) -> &NetStats {
+        &self.stats
     }
 
     fn link_rate(&self, link: u32) -> u64 {
         self.kinds[self.topo.link_class(link) as usize].rate
-    }
-
-    fn nic_stats(&self) -> &[NicStats] {
-        &self.nic_stats
-    }
-
-    fn counters(&self) -> NetCounters {
-        NetCounters {
-            packet_hops: self.packet_hops,
-            bytes_injected: self.bytes_injected,
-            bytes_delivered: self.bytes_delivered,
-            bytes_local: self.bytes_local,
-        }
-    }
-
-    fn link_activity(&self) -> Option<&[Vec<(Ps, Ps)>]> {
-        self.link_activity.as_deref()
     }
 }

@@ -196,7 +196,7 @@ impl PacketNetwork {
     pub(super) fn inject_packet(&mut self, q: &mut impl Schedule<PacketEvent>, now: Ps, p: u32) {
         let src = self.packets[p as usize].src_nic;
         let link = self.topo.num_ports() + src;
-        self.bytes_injected += self.packets[p as usize].bytes as u64;
+        self.stats.counters.bytes_injected += self.packets[p as usize].bytes as u64;
         self.enqueue(q, now, link, p);
     }
 
@@ -232,7 +232,7 @@ impl PacketNetwork {
         let p = self.packets[pkt as usize];
         if p.control {
             self.release_nic_buffer(q, now, &p);
-            self.bytes_delivered += p.bytes as u64;
+            self.stats.counters.bytes_delivered += p.bytes as u64;
             let token = self.messages[p.msg as usize].token;
             self.free_messages.push(p.msg);
             self.notices.push(Notice::ControlArrived { token });
@@ -279,15 +279,15 @@ impl PacketNetwork {
         // Same-node packets never occupied a network buffer.
         if self.topo.nic_node(p.src_nic) != self.topo.nic_node(p.dst_nic) {
             self.release_nic_buffer(q, now, &p);
-            self.bytes_delivered += p.bytes as u64;
+            self.stats.counters.bytes_delivered += p.bytes as u64;
         } else {
-            self.bytes_local += p.payload as u64;
+            self.stats.counters.bytes_local += p.payload as u64;
         }
         if self.topo.nic_node(p.src_nic) != self.topo.nic_node(p.dst_nic) {
-            let st = &mut self.nic_stats[p.src_nic as usize];
+            let st = &mut self.stats.nics[p.src_nic as usize];
             st.hops += p.hops as u64;
             st.minimal_packets += p.minimal as u64;
-            self.nic_stats[p.dst_nic as usize].ejected_packets += 1;
+            self.stats.nics[p.dst_nic as usize].ejected_packets += 1;
         }
         if let Some(c) = &mut self.checks {
             let (max, ghops) = (self.topo.max_route_hops(), p.ghops);

@@ -339,7 +339,7 @@ impl PacketNetwork {
         };
         let tail_out = (now + ser).max(pkt.tail_at + kind.sender_delay);
         l.busy_until = tail_out;
-        let stats = &mut self.link_stats[link as usize];
+        let stats = &mut self.stats.links[link as usize];
         if l.stalled_since != NOT_STALLED {
             stats.stall_ps += now - l.stalled_since;
             l.stalled_since = NOT_STALLED;
@@ -348,7 +348,7 @@ impl PacketNetwork {
         stats.packets += 1;
         stats.busy_ps += tail_out - now;
         stats.wait_ps += now - pkt.ready_at;
-        if let Some(act) = &mut self.link_activity {
+        if let Some(act) = &mut self.stats.link_activity {
             let a = &mut act[link as usize];
             match a.last_mut() {
                 Some(last) if last.1 == now => last.1 = tail_out,
@@ -363,7 +363,7 @@ impl PacketNetwork {
         }
         let (to, to_nic, network_hop, global) = (l.to, l.to_nic, l.network_hop, l.global);
         self.credits[(link * vcs + vc as u32) as usize] -= pkt.bytes as i64;
-        self.packet_hops += 1;
+        self.stats.counters.packet_hops += 1;
 
         if pkt.port == IN_NIC {
             // Leaving the NIC: room in its send buffer for a stalled DMA engine.
@@ -373,7 +373,7 @@ impl PacketNetwork {
                 self.start_tx_dma(q, now, pkt.src_nic);
             }
             if !pkt.control {
-                self.nic_stats[pkt.src_nic as usize].injected_packets += 1;
+                self.stats.nics[pkt.src_nic as usize].injected_packets += 1;
             }
         } else {
             let input = &mut self.inputs[pkt.port as usize];

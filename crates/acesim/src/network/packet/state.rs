@@ -4,7 +4,7 @@
 
 use crate::machine::options::Routing;
 use crate::machine::topology::Topology;
-use crate::network::interface::{LinkStats, ModelEvent, NicStats, Notice};
+use crate::network::interface::{ModelEvent, NetStats, Notice};
 pub(super) use crate::network::link_kinds::LinkKind;
 use crate::rng::Rng;
 use crate::units::Ps;
@@ -208,7 +208,6 @@ pub struct PacketNetwork {
     pub(super) links: Vec<Link>,
     /// Per `LinkClass`: rate, latency and sender delay.
     pub(super) kinds: [LinkKind; 5],
-    pub(super) link_stats: Vec<LinkStats>,
     /// Credits (free bytes in the downstream buffer) per link and VC.
     pub(super) credits: Vec<i64>,
     pub(super) pending_credits: Vec<PendingCredit>,
@@ -232,15 +231,8 @@ pub struct PacketNetwork {
     pub notices: Vec<Notice>,
     /// Packets created and not yet consumed.
     pub live_packets: u64,
-    /// Link traversals (every link a packet crossed, NIC links included).
-    pub packet_hops: u64,
-    pub bytes_injected: u64,
-    pub bytes_delivered: u64,
-    /// Payload moved between NICs of one node (never on a link).
-    pub bytes_local: u64,
-    /// Busy intervals of every link (back-to-back ones merged), when tracing.
-    pub link_activity: Option<Vec<Vec<(Ps, Ps)>>>,
-    pub nic_stats: Vec<NicStats>,
+    /// What it counted: links, NICs, bytes in and out, link activity.
+    pub stats: NetStats,
     pub(super) rng: Rng,
     /// Model invariants checked as the run goes (`--check`, and always in debug builds).
     pub(super) checks: Option<Box<Checks>>,
