@@ -78,6 +78,11 @@ def cases(tmp: str, quick: bool) -> list[tuple[str, str, list[str], float | None
         s = os.path.join(tmp, f"a2a-{algo}.sched")
         write(s, f"ranks {n}\n" + "".join(f"rank {r}\nalltoall {size} algo={algo}\n" for r in range(n)))
         out.append((f"alltoall {algo.replace('_', ' ')}, {n} ranks, {size}, {k}x{k} torus", s, torus, None))
+    # Messages of one packet (moved as packets at flow level, first come, first served).
+    for algo in ["simple_spread", "pairwise"]:
+        s = os.path.join(tmp, f"a2a-1k-{algo}.sched")
+        write(s, f"ranks {n}\n" + "".join(f"rank {r}\nalltoall 1KiB algo={algo}\n" for r in range(n)))
+        out.append((f"alltoall {algo.replace('_', ' ')}, {n} ranks, 1 KiB (one packet), {k}x{k} torus", s, torus, None))
     fat = ["--machine", "table1", "--set", 'topology.kind="fat_tree"', "--set", "topology.k=4", "--set", f"topology.n={3 if quick else 4}"]
     n = 64 if quick else 256
     s = os.path.join(tmp, "a2a-ft.sched")

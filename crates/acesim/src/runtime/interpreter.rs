@@ -225,6 +225,9 @@ impl Runtime {
     /// A wait for one request, all or any of a list: passes if it holds, else blocks.
     fn wait_for(&mut self, now: Ps, r: usize, wait: Wait) -> Step {
         self.ranks[r].wait = wait;
+        if wait == Wait::All {
+            self.count_awaited(r);
+        }
         let ok = self.satisfied(r);
         self.ranks[r].wait = Wait::No;
         if ok {
@@ -345,10 +348,7 @@ impl Runtime {
             Wait::No => true,
             Wait::Tag(t) => st.landed.get(&t).is_some_and(|&n| n > 0),
             Wait::Req(e) => self.req_done(e),
-            Wait::All => self
-                .current_list(r)
-                .iter()
-                .all(|&h| self.req_done(st.handles[h as usize])),
+            Wait::All => st.wait_left == 0,
             Wait::Any => self
                 .current_list(r)
                 .iter()
@@ -379,6 +379,42 @@ impl Runtime {
     }
 
     /// Wakes rank `r` if what it waits for now holds.
+    /// Marks the requests of rank `r`'s `WaitAll` list that are still to complete, and
+    /// counts them (`request_done` counts them down).
+    fn count_awaited(&mut self, r: usize) {
+        let mut left = 0;
+        for i in 0..self.current_list(r).len() {
+            let e = self.ranks[r].handles[self.current_list(r)[i] as usize];
+            if self.req_done(e) {
+                continue;
+            }
+            let (table, at) = match e & RECV_BIT != 0 {
+                true => (&mut self.awaited_recvs, (e & !RECV_BIT) as usize),
+                false => (&mut self.awaited_xfers, e as usize),
+            };
+            if table.len() <= at {
+                table.resize(at + 1, false);
+            }
+            if !table[at] {
+                table[at] = true;
+                left += 1;
+            }
+        }
+        self.ranks[r].wait_left = left;
+    }
+
+    /// Request `e` of rank `r` completed: one fewer for its `WaitAll`, if it counts on it.
+    pub(super) fn awaited_done(&mut self, r: usize, e: u32) {
+        let (table, at) = match e & RECV_BIT != 0 {
+            true => (&mut self.awaited_recvs, (e & !RECV_BIT) as usize),
+            false => (&mut self.awaited_xfers, e as usize),
+        };
+        if let Some(flag) = table.get_mut(at).filter(|f| **f) {
+            *flag = false;
+            self.ranks[r].wait_left -= 1;
+        }
+    }
+
     pub(super) fn check_wake(&mut self, q: &mut impl Schedule<RtEvent>, now: Ps, r: usize) {
         if self.ranks[r].wait == Wait::No || !self.satisfied(r) {
             return;

@@ -9,7 +9,8 @@ use crate::machine::options::NicSelection;
 use crate::machine::placement::Placement;
 use crate::program::{OpKind, Program, NONE};
 use crate::units::Ps;
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::{BTreeMap, VecDeque};
 
 /// The queue a run gives the runtime: it holds the runtime's events and the network's.
 pub trait Queue<NetEvent>: Schedule<RtEvent> + Schedule<NetEvent> {}
@@ -196,6 +197,9 @@ pub struct RankStats {
 pub(super) struct RankState {
     pub(super) pc: usize,
     pub(super) wait: Wait,
+    /// Requests of the list a `WaitAll` waits for that have not completed (counted down as
+    /// they complete, so a wait over n requests costs O(n), not O(n) per completion).
+    pub(super) wait_left: u32,
     pub(super) blocked_since: Ps,
     /// A blocking send/recv already issued (encoded request), or `NONE`.
     pub(super) inflight: u32,
@@ -296,6 +300,9 @@ pub struct Runtime {
     pub(super) recv_seq: HashMap<(u32, u32, u32), u32>,
     /// Envelopes that arrived ahead of an earlier one from the same sender.
     pub(super) early: HashMap<(u32, u32, u32), BTreeMap<u32, u32>>,
+    /// Requests (by `xfers` index, and by `recvs` index) a blocked `WaitAll` counts on.
+    pub(super) awaited_xfers: Vec<bool>,
+    pub(super) awaited_recvs: Vec<bool>,
     pub last_activity: Ps,
     /// Per-rank intervals, when tracing.
     pub trace: Option<Vec<TraceInterval>>,
@@ -331,12 +338,13 @@ impl Runtime {
             .map(|r| RankState {
                 pc: 0,
                 wait: Wait::No,
+                wait_left: 0,
                 blocked_since: 0,
                 inflight: NONE,
                 finish: None,
                 nic_next: 0,
                 handles: vec![NONE; program.handles[r] as usize],
-                landed: HashMap::new(),
+                landed: HashMap::default(),
                 regions: Vec::new(),
                 coll: None,
                 posted: Vec::new(),
@@ -376,9 +384,11 @@ impl Runtime {
             regions: Vec::new(),
             colls,
             placement,
-            send_seq: HashMap::new(),
-            recv_seq: HashMap::new(),
-            early: HashMap::new(),
+            send_seq: HashMap::default(),
+            recv_seq: HashMap::default(),
+            early: HashMap::default(),
+            awaited_xfers: Vec::new(),
+            awaited_recvs: Vec::new(),
             last_activity: 0,
             trace: None,
             unfinished: Vec::new(),

@@ -184,6 +184,7 @@ impl Runtime {
         let x = &mut self.xfers[xfer as usize];
         x.complete = Some(now);
         let (rank, op) = (x.rank, x.op);
+        self.awaited_done(rank as usize, xfer);
         self.request_done(q, now, rank, op);
     }
 
@@ -191,6 +192,7 @@ impl Runtime {
         let rv = &mut self.recvs[recv as usize];
         rv.complete = Some(now);
         let (rank, op) = (rv.rank, rv.op);
+        self.awaited_done(rank as usize, recv | RECV_BIT);
         self.request_done(q, now, rank, op);
     }
 

@@ -46,6 +46,8 @@ impl FlowNetwork {
             moving: vec![NONE; nics],
             waiting: vec![Default::default(); nics],
             inject_free: vec![0; nics],
+            link_free: vec![0; links],
+            rx_free: vec![0; nics],
             flow_message: Vec::new(),
             solve_at: None,
             changed: Vec::new(),
@@ -65,8 +67,8 @@ impl FlowNetwork {
     /// flow (measured on the million-rank neighbour exchange: docs/flow.md).
     pub fn estimate_bytes(size: &PlannedSize, messages: u64) -> u64 {
         use std::mem::size_of;
-        size.links() * (4 + size_of::<LinkStats>() as u64 + 128)
-            + size.nics * (8 + 24 + 4 + 24 + 8 + size_of::<NicStats>() as u64)
+        size.links() * (4 + 8 + size_of::<LinkStats>() as u64 + 128)
+            + size.nics * (8 + 24 + 4 + 24 + 8 + 8 + size_of::<NicStats>() as u64)
             + size.nodes * 4
             + messages * (size_of::<Message>() as u64 + 256)
     }

@@ -59,6 +59,8 @@ impl FlowNetwork {
             activated: now,
             tx_done: false,
             version: 0,
+            head: 0,
+            tail: 0,
         };
         let id = match self.free_messages.pop() {
             Some(id) => {
@@ -158,6 +160,10 @@ impl FlowNetwork {
 
     /// Message `m`'s flow starts: it shares its resources from now on.
     fn activate(&mut self, q: &mut impl Schedule<FlowEvent>, now: Ps, m: u32) {
+        if self.is_one_packet(m) {
+            self.send_packet(q, now, m);
+            return;
+        }
         let src = self.messages[m as usize].src_nic;
         let uses = self.uses_of(m);
         let msg = &mut self.messages[m as usize];
@@ -187,7 +193,6 @@ impl FlowNetwork {
                     what: Milestone::Landed,
                 },
             );
-            self.next_flow(q, now, src);
             return;
         }
         let alone = self.solver.alone(&uses);
@@ -210,16 +215,19 @@ impl FlowNetwork {
         }
     }
 
-    /// The NIC's next waiting message, if any, starts its flow.
+    /// The NIC's waiting messages start, up to the first one that moves as a flow.
     fn next_flow(&mut self, q: &mut impl Schedule<FlowEvent>, now: Ps, nic: u32) {
         self.moving[nic as usize] = NONE;
-        if let Some(next) = self.waiting[nic as usize].pop_front() {
+        while self.moving[nic as usize] == NONE {
+            let Some(next) = self.waiting[nic as usize].pop_front() else {
+                break;
+            };
             self.activate(q, now, next);
         }
     }
 
     /// The payload DMA rate, or the memory bandwidth when that is lower.
-    fn dma_rate(&self) -> u64 {
+    pub(super) fn dma_rate(&self) -> u64 {
         let d = self.params.dma_rate;
         self.params.memory_bandwidth.map_or(d, |m| m.min(d))
     }
@@ -428,7 +436,7 @@ impl FlowNetwork {
     }
 
     /// Tracing: the message's links were busy while it moved.
-    fn trace_activity(&mut self, m: u32, from: Ps, to: Ps) {
+    pub(super) fn trace_activity(&mut self, m: u32, from: Ps, to: Ps) {
         let Some(act) = &mut self.stats.link_activity else {
             return;
         };

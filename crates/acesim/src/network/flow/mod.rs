@@ -7,6 +7,7 @@ mod build;
 mod maxmin;
 mod messages;
 mod network;
+mod packets;
 mod paths;
 pub mod pipeline;
 mod state;

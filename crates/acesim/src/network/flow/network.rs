@@ -50,6 +50,7 @@ impl Network for FlowNetwork {
             FlowEvent::Solve => self.on_solve(q, now),
             FlowEvent::Reach { msg, version } => self.on_reach(q, now, msg, version),
             FlowEvent::Deliver { msg, what } => self.on_deliver(q, now, msg, what),
+            FlowEvent::Hop { msg, link } => self.on_hop(q, now, msg, link),
         }
     }
 
