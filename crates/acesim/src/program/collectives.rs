@@ -1917,7 +1917,7 @@ mod tests {
     #[test]
     fn gatherv_scatterv_linear_by_hand() {
         // Root 1 gets 5, 7 and 9 bytes from ranks 0, 2 and 3.
-        let sizes = vec![vec![], vec![5, 0, 7, 9], vec![], vec![]];
+        let sizes = [vec![], vec![5, 0, 7, 9], vec![], vec![]];
         let per_rank = [5u64, 0, 7, 9];
         let s = spec(CollKind::Gatherv, "linear", 0, 1, 1);
         let lists: Vec<Vec<Step>> = (0..4u32)

@@ -36,7 +36,7 @@ impl<R: Read + Seek> Bytes<R> {
         })
     }
 
-    pub fn len(&self) -> u64 {
+    pub fn file_len(&self) -> u64 {
         self.len
     }
 

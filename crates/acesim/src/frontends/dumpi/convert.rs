@@ -114,7 +114,7 @@ impl<'a, R: Read + Seek> RankConverter<'a, R> {
 
     /// Reads every record of the rank.
     pub fn run(mut self) -> Result<()> {
-        while let Some(rec) = self.file.next()? {
+        while let Some(rec) = self.file.next_record()? {
             self.record(rec)?;
         }
         let window = match (self.first_start, self.last_stop) {

@@ -209,11 +209,11 @@ impl<R: Read + Seek> RankFile<R> {
         if head.to_be_bytes() != MAGIC {
             return Err(b.error("not a DUMPI file: it does not start with DUMPI's magic number"));
         }
-        if b.len() < 8 + 64 {
+        if b.file_len() < 8 + 64 {
             return Err(b.error("too short for a DUMPI file's index: truncated"));
         }
         // The index: eight u64 in the last 64 bytes, the magic number first.
-        b.seek(b.len() - 64, "index")?;
+        b.seek(b.file_len() - 64, "index")?;
         if b.u64("the index's magic number")?.to_be_bytes() != MAGIC {
             return Err(b.error(
                 "the index at the end of the file does not start with DUMPI's magic number: the file is truncated or corrupt",
@@ -245,7 +245,7 @@ impl<R: Read + Seek> RankFile<R> {
         }
         b.seek(sizes_at, "datatype-size table")?;
         let n = b.i32("the datatype-size table")?;
-        if n < 0 || n as u64 * 4 > b.len() - b.pos() {
+        if n < 0 || n as u64 * 4 > b.file_len() - b.pos() {
             return Err(b.error(format!(
                 "the datatype-size table claims {n} entries: corrupt"
             )));
@@ -267,7 +267,7 @@ impl<R: Read + Seek> RankFile<R> {
     }
 
     /// The next call record, or `None` at the end of the stream.
-    pub fn next(&mut self) -> Result<Option<Record>> {
+    pub fn next_record(&mut self) -> Result<Option<Record>> {
         loop {
             self.bytes.record = self.records + 1;
             self.bytes.record_start = self.bytes.pos();
@@ -322,7 +322,7 @@ impl<R: Read + Seek> RankFile<R> {
         }
         let n = self.bytes.i32("statuses")?;
         let each: u64 = if self.at_least(0, 6, 3) { 14 } else { 10 };
-        if n < 0 || n as u64 * each > self.bytes.len() - self.bytes.pos() {
+        if n < 0 || n as u64 * each > self.bytes.file_len() - self.bytes.pos() {
             return Err(self.bytes.error(format!("{n} statuses: corrupt record")));
         }
         self.bytes.skip(n as u64 * each, "statuses")
@@ -515,7 +515,7 @@ impl<R: Read + Seek> RankFile<R> {
             },
             22 => {
                 let b = &mut self.bytes;
-                (
+                let _ = (
                     b.i32("source")?,
                     b.i32("tag")?,
                     b.u16("comm")?,
@@ -526,7 +526,7 @@ impl<R: Read + Seek> RankFile<R> {
             }
             23 => {
                 let b = &mut self.bytes;
-                (b.i32("source")?, b.i32("tag")?, b.u16("comm")?);
+                let _ = (b.i32("source")?, b.i32("tag")?, b.u16("comm")?);
                 self.statuses(mask)?;
                 Local
             }
@@ -678,7 +678,7 @@ impl<R: Read + Seek> RankFile<R> {
             }
             58 | 60 => {
                 let b = &mut self.bytes;
-                (b.i32("sendcount")?, b.u16("sendtype")?);
+                let _ = (b.i32("sendcount")?, b.u16("sendtype")?);
                 let (count, dtype, comm) =
                     (b.i32("recvcount")?, b.u16("recvtype")?, b.u16("comm")?);
                 let kind = if label == 58 { "allgather" } else { "alltoall" };
@@ -692,7 +692,7 @@ impl<R: Read + Seek> RankFile<R> {
             59 => {
                 let b = &mut self.bytes;
                 b.i32("commsize")?;
-                (b.i32("sendcount")?, b.u16("sendtype")?);
+                let _ = (b.i32("sendcount")?, b.u16("sendtype")?);
                 let recvcounts = b.arr32("recvcounts")?;
                 b.arr32("displs")?;
                 let (recvtype, comm) = (b.u16("recvtype")?, b.u16("comm")?);
@@ -809,7 +809,7 @@ impl<R: Read + Seek> RankFile<R> {
                 Local
             }
             83 => {
-                (
+                let _ = (
                     self.bytes.u16("comm1")?,
                     self.bytes.u16("comm2")?,
                     self.bytes.u8("result")?,
@@ -817,7 +817,7 @@ impl<R: Read + Seek> RankFile<R> {
                 Local
             }
             35 => {
-                (
+                let _ = (
                     self.bytes.i32("count")?,
                     self.bytes.u16("oldtype")?,
                     self.bytes.u16("newtype")?,
@@ -826,7 +826,7 @@ impl<R: Read + Seek> RankFile<R> {
             }
             36 | 37 => {
                 let b = &mut self.bytes;
-                (
+                let _ = (
                     b.i32("count")?,
                     b.i32("blocklength")?,
                     b.i32("stride")?,
@@ -840,7 +840,7 @@ impl<R: Read + Seek> RankFile<R> {
                 b.i32("count")?;
                 b.arr32("lengths")?;
                 b.arr32("indices")?;
-                (b.u16("oldtype")?, b.u16("newtype")?);
+                let _ = (b.u16("oldtype")?, b.u16("newtype")?);
                 Local
             }
             77 => {
@@ -857,7 +857,7 @@ impl<R: Read + Seek> RankFile<R> {
                 Local
             }
             115 => {
-                (self.bytes.i32("version")?, self.bytes.i32("subversion")?);
+                let _ = (self.bytes.i32("version")?, self.bytes.i32("subversion")?);
                 Local
             }
             126 | 172 | 202 => {
@@ -880,17 +880,17 @@ impl<R: Read + Seek> RankFile<R> {
                 for _ in 0..argc {
                     self.bytes.chars("argv")?;
                 }
-                (self.bytes.u8("required")?, self.bytes.u8("provided")?);
+                let _ = (self.bytes.u8("required")?, self.bytes.u8("provided")?);
                 Local
             }
             // One-sided communication and abort: read, not modelled.
             127 => {
-                (self.bytes.u16("comm")?, self.bytes.i32("errorcode")?);
+                let _ = (self.bytes.u16("comm")?, self.bytes.i32("errorcode")?);
                 Unmodelled
             }
             145 => {
                 let b = &mut self.bytes;
-                (
+                let _ = (
                     b.i32("size")?,
                     b.i32("dispunit")?,
                     b.u16("info")?,
@@ -904,12 +904,12 @@ impl<R: Read + Seek> RankFile<R> {
                 Unmodelled
             }
             146 => {
-                (self.bytes.u8("assert")?, self.bytes.u16("win")?);
+                let _ = (self.bytes.u8("assert")?, self.bytes.u16("win")?);
                 Unmodelled
             }
             149 => {
                 let b = &mut self.bytes;
-                (
+                let _ = (
                     b.u8("locktype")?,
                     b.i32("rank")?,
                     b.u8("assert")?,
@@ -918,17 +918,17 @@ impl<R: Read + Seek> RankFile<R> {
                 Unmodelled
             }
             153 => {
-                (self.bytes.i32("rank")?, self.bytes.u16("win")?);
+                let _ = (self.bytes.i32("rank")?, self.bytes.u16("win")?);
                 Unmodelled
             }
             150 | 151 => {
                 let b = &mut self.bytes;
-                (b.u16("group")?, b.u8("assert")?, b.u16("win")?);
+                let _ = (b.u16("group")?, b.u8("assert")?, b.u16("win")?);
                 Unmodelled
             }
             141..=143 => {
                 let b = &mut self.bytes;
-                (
+                let _ = (
                     b.i32("origincount")?,
                     b.u16("origintype")?,
                     b.i32("targetrank")?,
