@@ -134,11 +134,13 @@ pub(crate) struct TrafficArgs {
 
 #[derive(Args)]
 pub(crate) struct RunArgs {
-    /// The program: MGEN C (.c), Python (.py), GOAL (.goal) or schedule text (any other
-    /// extension).
+    /// The program: MGEN C (.c), Python (.py), GOAL (.goal), a DUMPI trace (.meta) or
+    /// schedule text (any other extension).
     pub(crate) program: PathBuf,
     #[command(flatten)]
     pub(crate) machine: MachineArgs,
+    #[command(flatten)]
+    pub(crate) trace_args: TraceArgs,
     /// The network model: `packet` (packets through routers, flit-level accurate) or
     /// `flow` (messages as max-min fair flows: much faster, exact when uncontended; see
     /// docs/flow.md).
@@ -191,11 +193,13 @@ pub(crate) struct RunArgs {
 
 #[derive(Args)]
 pub(crate) struct CompareArgs {
-    /// The program: MGEN C (.c), Python (.py), GOAL (.goal) or schedule text (any other
-    /// extension).
+    /// The program: MGEN C (.c), Python (.py), GOAL (.goal), a DUMPI trace (.meta) or
+    /// schedule text (any other extension).
     pub(crate) program: PathBuf,
     #[command(flatten)]
     pub(crate) machine: MachineArgs,
+    #[command(flatten)]
+    pub(crate) trace_args: TraceArgs,
     /// Write the comparison as JSON here (without wall times: the same inputs give the
     /// same file).
     #[arg(long)]
@@ -217,4 +221,18 @@ pub(crate) struct CompareArgs {
     /// Arguments passed to MGEN_Main (ctx.args, for Python).
     #[arg(last = true)]
     pub(crate) args: Vec<String>,
+}
+
+/// How an MPI trace (DUMPI) is replayed; shared by the commands that read programs.
+#[derive(Args, Clone, Debug, Default)]
+pub(crate) struct TraceArgs {
+    /// Skip this MPI call of a trace (it then costs nothing), e.g. MPI_Win_fence; repeatable.
+    #[arg(long = "ignore-call", value_name = "NAME")]
+    pub(crate) ignore_call: Vec<String>,
+    /// Factor on the compute a trace shows between calls (default 1; 0 drops it).
+    #[arg(long = "compute-scale", value_name = "FACTOR")]
+    pub(crate) compute_scale: Option<f64>,
+    /// Gaps between a trace's calls shorter than this are not compute (default 0).
+    #[arg(long = "compute-threshold", value_name = "TIME")]
+    pub(crate) compute_threshold: Option<String>,
 }

@@ -28,6 +28,7 @@ pub(crate) fn compare_models(a: CompareArgs) -> acesim::Result<i32> {
         interrupt: Some(interrupt.clone()),
         timeout_s: record_timeout_arg(a.record_timeout.as_deref())?,
         memory_check: !a.ignore_memory_limit,
+        trace: crate::inputs::trace_options(&a.trace_args)?,
     };
     let program = load_program(&a.program, a.machine.ranks, &a.args, &record)?;
     let options = acesim::run::simulate::Options {

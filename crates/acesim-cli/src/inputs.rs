@@ -129,3 +129,28 @@ pub(crate) fn machine_inputs<'a>(
     }
     inputs
 }
+
+/// The trace options of the command line.
+pub(crate) fn trace_options(
+    t: &crate::args::TraceArgs,
+) -> acesim::Result<acesim::frontends::dumpi::TraceOptions> {
+    let at = |field: &str| Location::file("command line").with_field(field);
+    let compute_scale = t.compute_scale.unwrap_or(1.0);
+    if !(compute_scale.is_finite() && compute_scale >= 0.0) {
+        return Err(Error::input(
+            at("compute-scale"),
+            format!("expected a factor of 0 or more, found {compute_scale}"),
+        ));
+    }
+    let compute_threshold = match &t.compute_threshold {
+        Some(text) => {
+            acesim::units::parse_time(text).map_err(|m| Error::input(at("compute-threshold"), m))?
+        }
+        None => 0,
+    };
+    Ok(acesim::frontends::dumpi::TraceOptions {
+        ignore_calls: t.ignore_call.clone(),
+        compute_scale,
+        compute_threshold,
+    })
+}

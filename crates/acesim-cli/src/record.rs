@@ -34,6 +34,7 @@ pub(crate) fn record(r: Record) -> acesim::Result<()> {
         interrupt: Some(interrupt.clone()),
         timeout_s: record_timeout_arg(record_timeout.as_deref())?,
         memory_check: !ignore_memory_limit,
+        ..Default::default()
     };
     let format = Format::of_path(program);
     let text = frontends::load::record(program, format, ranks, args, &options)?;

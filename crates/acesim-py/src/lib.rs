@@ -237,7 +237,7 @@ fn load_program(
         )
     })?;
     let source = match format {
-        Format::C | Format::Python => Source::File(Path::new(program_text)),
+        Format::C | Format::Python | Format::Dumpi => Source::File(Path::new(program_text)),
         Format::Goal | Format::Schedule => Source::Text {
             name: program_name,
             text: program_text,

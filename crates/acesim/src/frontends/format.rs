@@ -14,6 +14,8 @@ pub enum Format {
     Goal,
     /// acesim's schedule text (any other name).
     Schedule,
+    /// A DUMPI trace: its `.meta` file (a rank's `.bin` is recognised by its magic number).
+    Dumpi,
 }
 
 impl Format {
@@ -23,6 +25,8 @@ impl Format {
             Some("c") => Format::C,
             Some("py") => Format::Python,
             Some("goal") => Format::Goal,
+            Some("meta") => Format::Dumpi,
+            _ if starts_with(path, &crate::frontends::dumpi::MAGIC) => Format::Dumpi,
             _ => Format::Schedule,
         }
     }
@@ -34,6 +38,7 @@ impl Format {
             "schedule" => Some(Format::Schedule),
             "goal" => Some(Format::Goal),
             "c" => Some(Format::C),
+            "dumpi" => Some(Format::Dumpi),
             _ => None,
         }
     }
@@ -43,7 +48,7 @@ impl Format {
     pub fn is_recorded(self) -> bool {
         match self {
             Format::C | Format::Python => true,
-            Format::Goal | Format::Schedule => false,
+            Format::Goal | Format::Schedule | Format::Dumpi => false,
         }
     }
 
@@ -54,6 +59,7 @@ impl Format {
             Format::Python => "Python",
             Format::Goal => "GOAL",
             Format::Schedule => "schedule",
+            Format::Dumpi => "DUMPI",
         }
     }
 
@@ -61,4 +67,58 @@ impl Format {
     pub fn describe(self, name: &str) -> String {
         format!("the {} program {name}", self.language())
     }
+}
+
+/// Whether the file at `path` starts with `magic` (false when it cannot be read).
+fn starts_with(path: &Path, magic: &[u8]) -> bool {
+    use std::io::Read;
+    let mut head = vec![0u8; magic.len()];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| head == magic)
+}
+
+/// What a file acesim cannot read as text looks like, said as an error: a rank of a DUMPI
+/// trace, an OTF2 trace, or some other binary file. `Ok` for a file that may be text.
+pub fn check_not_binary(path: &Path) -> crate::error::Result<()> {
+    use crate::error::{Error, Location};
+    use std::io::Read;
+    let name = path.display().to_string();
+    let mut head = Vec::with_capacity(4096);
+    let Ok(f) = std::fs::File::open(path) else {
+        return Ok(()); // Reading it says why.
+    };
+    if f.take(4096).read_to_end(&mut head).is_err() {
+        return Ok(());
+    }
+    let at = || Location::file(&name);
+    if crate::frontends::dumpi::is_dumpi(&head) {
+        return Err(Error::input(
+            at(),
+            "this is one rank of a DUMPI trace; give the trace's .meta file (it names every rank's .bin file)",
+        ));
+    }
+    if path.extension().is_some_and(|e| e == "otf2") {
+        return Err(Error::input(
+            at(),
+            "this is an OTF2 trace (its anchor file), which acesim does not read yet",
+        ));
+    }
+    let text_prefix = match std::str::from_utf8(&head) {
+        Ok(_) => true,
+        // A multi-byte character cut at the end of the sample is still text.
+        Err(e) => e.error_len().is_none(),
+    };
+    if head.contains(&0) || !text_prefix {
+        return Err(Error::input(
+            at(),
+            "binary file, not a program acesim reads (it reads schedule text, GOAL, MGEN C, Python and DUMPI traces given by their .meta file)",
+        ));
+    }
+    Ok(())
+}
+
+/// Whether the file at `path` is one rank of a DUMPI trace (starts with DUMPI's magic).
+pub fn starts_with_dumpi(path: &Path) -> bool {
+    starts_with(path, &crate::frontends::dumpi::MAGIC)
 }

@@ -5,7 +5,7 @@
 use crate::error::{Error, Location, Result};
 use crate::frontends::format::Format;
 use crate::frontends::record::RecordOptions;
-use crate::frontends::{goal, mgen, python, schedule};
+use crate::frontends::{dumpi, goal, mgen, python, schedule};
 use crate::program::{read_text, Program};
 use std::borrow::Cow;
 use std::path::Path;
@@ -88,6 +88,16 @@ pub fn load(
         }
         Format::Goal => goal::parse(&name, &text_of(source)?)?,
         Format::Schedule => schedule::parse(&name, &text_of(source)?)?,
+        Format::Dumpi => {
+            let path = match source {
+                Source::File(path) => path,
+                Source::Text { text, .. } => Path::new(text),
+            };
+            if crate::frontends::format::starts_with_dumpi(path) {
+                crate::frontends::format::check_not_binary(path)?;
+            }
+            dumpi::read(path, &options.trace)?.0
+        }
     };
     if let Some(r) = ranks.filter(|&r| r != program.ranks) {
         return Err(Error::input(
@@ -114,7 +124,7 @@ pub fn record(
 ) -> Result<String> {
     match format {
         Format::Python => python::record(path, ranks, args, options),
-        Format::C | Format::Goal | Format::Schedule => {
+        Format::C | Format::Goal | Format::Schedule | Format::Dumpi => {
             mgen::record_with(path, ranks, args, options)
         }
     }
@@ -123,7 +133,10 @@ pub fn record(
 /// The text of a program given as text or as a file.
 fn text_of(source: Source) -> Result<Cow<str>> {
     Ok(match source {
-        Source::File(path) => Cow::Owned(read_text(path)?),
+        Source::File(path) => {
+            crate::frontends::format::check_not_binary(path)?;
+            Cow::Owned(read_text(path)?)
+        }
         Source::Text { text, .. } => Cow::Borrowed(text),
     })
 }

@@ -4,6 +4,7 @@
 //! [`load`] is the one way in, for the command line and the Python binding alike.
 
 pub mod child;
+pub mod dumpi;
 pub mod format;
 pub mod goal;
 pub mod load;

@@ -30,6 +30,8 @@ pub struct RecordOptions {
     /// Refuse (exit code 5) a schedule text larger than the memory budget allows
     /// (`memory::memory_budget` / [`TEXT_SHARE_OF_BUDGET`]).
     pub memory_check: bool,
+    /// How a trace (DUMPI) is replayed: calls to skip, compute between calls.
+    pub trace: crate::frontends::dumpi::TraceOptions,
 }
 
 impl RecordOptions {

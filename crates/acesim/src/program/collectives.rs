@@ -31,11 +31,21 @@ pub enum CollKind {
     Allgather,
     Gather,
     Scatter,
+    /// Inclusive and exclusive prefix reductions.
+    Scan,
+    Exscan,
+    /// The v-variants: sizes per rank (see [`expand_with`]).
+    Gatherv,
+    Scatterv,
+    Allgatherv,
+    Alltoallv,
+    /// Reduce, then each rank keeps its block (`MPI_Reduce_scatter(_block)`).
+    ReduceScatter,
 }
 
 impl CollKind {
     /// Every kind, in declaration order.
-    pub const ALL: [CollKind; 8] = [
+    pub const ALL: [CollKind; 15] = [
         CollKind::Barrier,
         CollKind::Bcast,
         CollKind::Reduce,
@@ -44,6 +54,13 @@ impl CollKind {
         CollKind::Allgather,
         CollKind::Gather,
         CollKind::Scatter,
+        CollKind::Scan,
+        CollKind::Exscan,
+        CollKind::Gatherv,
+        CollKind::Scatterv,
+        CollKind::Allgatherv,
+        CollKind::Alltoallv,
+        CollKind::ReduceScatter,
     ];
 
     /// The lower-case name used in programs and configuration files.
@@ -57,6 +74,13 @@ impl CollKind {
             CollKind::Allgather => "allgather",
             CollKind::Gather => "gather",
             CollKind::Scatter => "scatter",
+            CollKind::Scan => "scan",
+            CollKind::Exscan => "exscan",
+            CollKind::Gatherv => "gatherv",
+            CollKind::Scatterv => "scatterv",
+            CollKind::Allgatherv => "allgatherv",
+            CollKind::Alltoallv => "alltoallv",
+            CollKind::ReduceScatter => "reduce_scatter",
         }
     }
 
@@ -80,6 +104,10 @@ impl CollKind {
             CollKind::Allgather => &["ring", "recursive_doubling"],
             CollKind::Gather => &["binomial"],
             CollKind::Scatter => &["binomial"],
+            CollKind::Scan | CollKind::Exscan => &["recursive_doubling"],
+            CollKind::Gatherv | CollKind::Scatterv => &["linear"],
+            CollKind::Allgatherv => &["ring"],
+            CollKind::Alltoallv | CollKind::ReduceScatter => &["pairwise"],
         }
     }
 
@@ -87,7 +115,25 @@ impl CollKind {
     pub fn is_rooted(self) -> bool {
         matches!(
             self,
-            CollKind::Bcast | CollKind::Reduce | CollKind::Gather | CollKind::Scatter
+            CollKind::Bcast
+                | CollKind::Reduce
+                | CollKind::Gather
+                | CollKind::Scatter
+                | CollKind::Gatherv
+                | CollKind::Scatterv
+        )
+    }
+
+    /// Whether the calls of the ranks carry sizes per rank that differ between ranks (the
+    /// v-variants and reduce_scatter): each rank's expansion uses its own sizes.
+    pub fn has_rank_sizes(self) -> bool {
+        matches!(
+            self,
+            CollKind::Gatherv
+                | CollKind::Scatterv
+                | CollKind::Allgatherv
+                | CollKind::Alltoallv
+                | CollKind::ReduceScatter
         )
     }
 }
@@ -116,7 +162,10 @@ pub struct CollSpec {
     pub transport: Transport,
     /// Bytes: barrier: ignored; bcast/reduce/allreduce: the whole buffer; alltoall: per
     /// destination (each rank sends `size` to every other rank); allgather/gather:
-    /// contributed by each rank; scatter: received by each rank.
+    /// contributed by each rank; scatter: received by each rank; scan/exscan: the buffer;
+    /// gatherv: sent by this rank; scatterv: received by this rank; allgatherv: contributed
+    /// by this rank; alltoallv, reduce_scatter: every block (when no sizes per rank are given,
+    /// see [`expand_with`]).
     pub size: u64,
     /// Index in the communicator (bcast, reduce, gather, scatter).
     pub root: u32,
@@ -274,6 +323,10 @@ fn default_algorithm(kind: CollKind, size: u64, p: u32) -> &'static str {
             }
         }
         CollKind::Gather | CollKind::Scatter => "binomial",
+        CollKind::Scan | CollKind::Exscan => "recursive_doubling",
+        CollKind::Gatherv | CollKind::Scatterv => "linear",
+        CollKind::Allgatherv => "ring",
+        CollKind::Alltoallv | CollKind::ReduceScatter => "pairwise",
     }
 }
 
@@ -283,6 +336,18 @@ fn default_algorithm(kind: CollKind, size: u64, p: u32) -> &'static str {
 /// If `me >= p`, if `algorithm` is not an algorithm of `spec.kind`, or if the algorithm's
 /// constraints on `p` (checked by [`resolve`]) do not hold.
 pub fn expand(spec: &CollSpec, algorithm: &str, p: u32, me: u32) -> Vec<Step> {
+    expand_with(spec, &[], algorithm, p, me)
+}
+
+/// [`expand`] for a rank whose call carries byte counts per rank (`sizes`; empty: every
+/// count is `spec.size`), as the v-variants do. What `sizes` holds, as rank `me` knows it:
+/// * gatherv: at the root, the bytes received from each rank (`p` entries);
+/// * scatterv: at the root, the bytes sent to each rank (`p` entries);
+/// * allgatherv, reduce_scatter: the block of each rank (`p` entries);
+/// * alltoallv: the bytes sent to each rank, then the bytes received from each (`2p`).
+///
+/// A missing entry counts `spec.size`.
+pub fn expand_with(spec: &CollSpec, sizes: &[u64], algorithm: &str, p: u32, me: u32) -> Vec<Step> {
     assert!(me < p, "rank {me} out of range (p = {p})");
     if p == 1 {
         return Vec::new();
@@ -293,6 +358,7 @@ pub fn expand(spec: &CollSpec, algorithm: &str, p: u32, me: u32) -> Vec<Step> {
         root: u64::from(spec.root) % u64::from(p),
         size: spec.size,
         segment: spec.segment.max(1),
+        sizes,
     };
     let mut b = Builder::new(spec.kind == CollKind::Barrier && spec.transport == Transport::Rdma);
     match (spec.kind, algorithm) {
@@ -316,6 +382,13 @@ pub fn expand(spec: &CollSpec, algorithm: &str, p: u32, me: u32) -> Vec<Step> {
         (CollKind::Allgather, "recursive_doubling") => allgather_recursive_doubling(&ctx, &mut b),
         (CollKind::Gather, "binomial") => gather_binomial(&ctx, &mut b),
         (CollKind::Scatter, "binomial") => scatter_binomial(&ctx, &mut b),
+        (CollKind::Scan, "recursive_doubling") => scan_recursive_doubling(&ctx, &mut b),
+        (CollKind::Exscan, "recursive_doubling") => scan_recursive_doubling(&ctx, &mut b),
+        (CollKind::Gatherv, "linear") => gatherv_linear(&ctx, &mut b),
+        (CollKind::Scatterv, "linear") => scatterv_linear(&ctx, &mut b),
+        (CollKind::Allgatherv, "ring") => allgatherv_ring(&ctx, &mut b),
+        (CollKind::Alltoallv, "pairwise") => alltoallv_pairwise(&ctx, &mut b),
+        (CollKind::ReduceScatter, "pairwise") => reduce_scatter_pairwise(&ctx, &mut b),
         (kind, other) => panic!(
             "unknown {kind} algorithm '{other}' ({kind} algorithms: {})",
             kind.algorithms().join(", ")
@@ -329,15 +402,26 @@ pub fn expand(spec: &CollSpec, algorithm: &str, p: u32, me: u32) -> Vec<Step> {
 // ---------------------------------------------------------------------------------------
 
 /// The parameters of one expansion, in `u64` so that index arithmetic cannot overflow.
-struct Ctx {
+struct Ctx<'s> {
     p: u64,
     me: u64,
     root: u64,
     size: u64,
     segment: u64,
+    /// Bytes per rank of the v-variants (see [`expand_with`]).
+    sizes: &'s [u64],
 }
 
-impl Ctx {
+impl Ctx<'_> {
+    /// Entry `i` of the sizes per rank, `size` when the call gave none.
+    fn count(&self, i: u64) -> u64 {
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| self.sizes.get(i))
+            .copied()
+            .unwrap_or(self.size)
+    }
+
     /// `me` relative to the root.
     fn rel(&self) -> u64 {
         (self.me + self.p - self.root) % self.p
@@ -936,6 +1020,79 @@ fn scatter_binomial(c: &Ctx, b: &mut Builder) {
     b.wait();
 }
 
+// ---------------------------------------------------------------------------------------
+// Scan, v-variants, reduce_scatter
+// ---------------------------------------------------------------------------------------
+
+/// ceil(log2 p) steps (MPICH): exchange the partial result with `me ^ 2^k` when that rank
+/// exists, and reduce what arrived. Scan and exscan move the same data.
+fn scan_recursive_doubling(c: &Ctx, b: &mut Builder) {
+    let mut mask = 1u64;
+    let mut k = 0;
+    while mask < c.p {
+        let partner = c.me ^ mask;
+        if partner < c.p {
+            b.exchange(partner, c.size, partner, c.size, k);
+            b.reduce(c.size);
+        }
+        mask <<= 1;
+        k += 1;
+    }
+}
+
+/// The root receives each rank's block directly; the others send theirs.
+fn gatherv_linear(c: &Ctx, b: &mut Builder) {
+    if c.me == c.root {
+        for j in (0..c.p).filter(|&j| j != c.root) {
+            b.recv(j, c.count(j), 0);
+        }
+    } else {
+        b.send(c.root, c.size, 0);
+    }
+    b.wait();
+}
+
+/// The root sends each rank its block directly; the others receive theirs.
+fn scatterv_linear(c: &Ctx, b: &mut Builder) {
+    if c.me == c.root {
+        for j in (0..c.p).filter(|&j| j != c.root) {
+            b.send(j, c.count(j), 0);
+        }
+    } else {
+        b.recv(c.root, c.size, 0);
+    }
+    b.wait();
+}
+
+/// p-1 steps: at step s, pass block (me - s) to the successor, take block (me - s - 1)
+/// from the predecessor.
+fn allgatherv_ring(c: &Ctx, b: &mut Builder) {
+    for s in 0..c.p - 1 {
+        let out = c.minus(s);
+        let inn = c.minus(s + 1);
+        b.exchange(c.plus(1), c.count(out), c.minus(1), c.count(inn), s);
+    }
+}
+
+/// p-1 steps: at step s, send to me + s its block, receive from me - s what it sends me.
+fn alltoallv_pairwise(c: &Ctx, b: &mut Builder) {
+    for s in 1..c.p {
+        let (to, from) = (c.plus(s), c.minus(s));
+        b.exchange(to, c.count(to), from, c.count(c.p + from), s);
+    }
+}
+
+/// p-1 steps: at step s, send to me + s its block of my data, receive my block of
+/// me - s's data and reduce it.
+fn reduce_scatter_pairwise(c: &Ctx, b: &mut Builder) {
+    let mine = c.count(c.me);
+    for s in 1..c.p {
+        let to = c.plus(s);
+        b.exchange(to, c.count(to), c.minus(s), mine, s);
+        b.reduce(mine);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1526,7 +1683,7 @@ mod tests {
             assert!(!kind.algorithms().is_empty());
         }
         assert_eq!(CollKind::parse(" AllReduce "), Some(CollKind::Allreduce));
-        assert_eq!(CollKind::parse("allgatherv"), None);
+        assert_eq!(CollKind::parse("allgatherw"), None);
         assert_eq!(
             CollKind::ALL.map(|k| k.name()),
             [
@@ -1537,7 +1694,14 @@ mod tests {
                 "alltoall",
                 "allgather",
                 "gather",
-                "scatter"
+                "scatter",
+                "scan",
+                "exscan",
+                "gatherv",
+                "scatterv",
+                "allgatherv",
+                "alltoallv",
+                "reduce_scatter"
             ]
         );
     }
@@ -1671,5 +1835,140 @@ mod tests {
             }],
         ];
         assert!(run(&poll).unwrap_err().contains("deadlock"));
+    }
+
+    /// Runs rank lists expanded with each rank's own sizes.
+    fn run_with(kind: CollKind, size: u64, root: u32, sizes: &[Vec<u64>]) -> Outcome {
+        let p = sizes.len() as u32;
+        let s = spec(kind, "auto", size, root, 1);
+        let alg = resolve(&s, p).unwrap();
+        let lists: Vec<Vec<Step>> = (0..p)
+            .map(|me| expand_with(&s, &sizes[me as usize], alg, p, me))
+            .collect();
+        run(&lists).unwrap_or_else(|e| panic!("{kind}: {e}"))
+    }
+
+    #[test]
+    fn alltoallv_pairwise_steps_by_hand() {
+        let s = spec(CollKind::Alltoallv, "pairwise", 0, 0, 1);
+        let steps = expand_with(&s, &[0, 10, 20, 0, 30, 40], "pairwise", 3, 0);
+        assert_eq!(
+            steps,
+            [
+                Step::Send {
+                    to: 1,
+                    bytes: 10,
+                    tag: 1
+                },
+                Step::Recv {
+                    from: 2,
+                    bytes: 40,
+                    tag: 1
+                },
+                Step::WaitAll,
+                Step::Send {
+                    to: 2,
+                    bytes: 20,
+                    tag: 2
+                },
+                Step::Recv {
+                    from: 1,
+                    bytes: 30,
+                    tag: 2
+                },
+                Step::WaitAll,
+            ]
+        );
+        // No sizes: every block is `size`, as alltoall.
+        let u = spec(CollKind::Alltoallv, "pairwise", 7, 0, 1);
+        let sent: u64 = expand(&u, "pairwise", 4, 2)
+            .iter()
+            .map(|st| match st {
+                Step::Send { bytes, .. } => *bytes,
+                _ => 0,
+            })
+            .sum();
+        assert_eq!(sent, 21);
+    }
+
+    #[test]
+    fn alltoallv_moves_the_matrix() {
+        // m[i][j] = 10 i + j + 1 bytes from i to j.
+        let p = 4u64;
+        let m = |i: u64, j: u64| if i == j { 0 } else { 10 * i + j + 1 };
+        let sizes: Vec<Vec<u64>> = (0..p)
+            .map(|i| {
+                (0..p)
+                    .map(|j| m(i, j))
+                    .chain((0..p).map(|j| m(j, i)))
+                    .collect()
+            })
+            .collect();
+        let out = run_with(CollKind::Alltoallv, 0, 0, &sizes);
+        let total: u64 = (0..p).flat_map(|i| (0..p).map(move |j| m(i, j))).sum();
+        assert_eq!(out.bytes, total);
+        assert_eq!(out.msgs, 12);
+        for j in 0..p {
+            let into: u64 = (0..p).map(|i| m(i, j)).sum();
+            assert_eq!(out.recv_bytes[j as usize], into, "rank {j}");
+        }
+    }
+
+    #[test]
+    fn gatherv_scatterv_linear_by_hand() {
+        // Root 1 gets 5, 7 and 9 bytes from ranks 0, 2 and 3.
+        let sizes = [vec![], vec![5, 0, 7, 9], vec![], vec![]];
+        let per_rank = [5u64, 0, 7, 9];
+        let s = spec(CollKind::Gatherv, "linear", 0, 1, 1);
+        let lists: Vec<Vec<Step>> = (0..4u32)
+            .map(|me| {
+                let own = CollSpec {
+                    size: per_rank[me as usize],
+                    ..s.clone()
+                };
+                expand_with(&own, &sizes[me as usize], "linear", 4, me)
+            })
+            .collect();
+        let out = run(&lists).unwrap();
+        assert_eq!((out.msgs, out.bytes), (3, 21));
+        assert_eq!(out.recv_bytes, [0, 21, 0, 0]);
+        let s = spec(CollKind::Scatterv, "linear", 0, 1, 1);
+        let lists: Vec<Vec<Step>> = (0..4u32)
+            .map(|me| {
+                let own = CollSpec {
+                    size: per_rank[me as usize],
+                    ..s.clone()
+                };
+                expand_with(&own, &sizes[me as usize], "linear", 4, me)
+            })
+            .collect();
+        let out = run(&lists).unwrap();
+        assert_eq!((out.msgs, out.bytes), (3, 21));
+        assert_eq!(out.recv_bytes, [5, 0, 7, 9]);
+    }
+
+    #[test]
+    fn allgatherv_and_reduce_scatter_by_hand() {
+        let blocks = vec![1u64, 2, 3];
+        let out = run_with(CollKind::Allgatherv, 0, 0, &vec![blocks.clone(); 3]);
+        // Each rank receives every block but its own: 6 messages of 1, 2 or 3 bytes.
+        assert_eq!(out.msgs, 6);
+        assert_eq!(out.recv_bytes, [5, 4, 3]);
+        let blocks = vec![4u64, 5, 6];
+        let out = run_with(CollKind::ReduceScatter, 0, 0, &vec![blocks; 3]);
+        // Rank j receives its block from the two others and reduces each.
+        assert_eq!(out.recv_bytes, [8, 10, 12]);
+        assert_eq!(out.reduce_bytes, 30);
+    }
+
+    #[test]
+    fn scan_recursive_doubling_by_hand() {
+        // p = 5: pairs (0,1) (2,3) at mask 1, (0,2) (1,3) at mask 2, (0,4) at mask 4.
+        for kind in [CollKind::Scan, CollKind::Exscan] {
+            let out = run_with(kind, 8, 0, &vec![vec![]; 5]);
+            assert_eq!((out.msgs, out.bytes), (10, 80), "{kind}");
+            assert_eq!(out.recv_bytes, [24, 16, 16, 16, 8], "{kind}");
+            assert_eq!(out.reduce_steps, 10, "{kind}");
+        }
     }
 }

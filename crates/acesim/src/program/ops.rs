@@ -336,6 +336,10 @@ pub struct CollCall {
     pub segment: u64,
     /// Rank-local communicator handle.
     pub comm: u32,
+    /// Bytes per rank of the v-variants as this rank knows them (see
+    /// [`collectives::expand_with`](crate::program::collectives::expand_with)); empty for the
+    /// others. They and `size` may differ between the ranks of one call.
+    pub sizes: Vec<u64>,
 }
 
 impl CollCall {

@@ -360,6 +360,7 @@ fn collective(l: &OpLine, prog: &mut Program, block: &mut Block) -> Result<OpKin
         root,
         segment,
         comm,
+        sizes: Vec::new(),
     });
     Ok(OpKind::Coll { call })
 }

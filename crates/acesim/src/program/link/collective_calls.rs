@@ -90,10 +90,12 @@ fn check_agreement(prog: &Program, comm: &Communicator, per_rank: &[Vec<RankCall
     Ok(())
 }
 
-/// The same call on two ranks (their communicator handles are rank-local).
+/// The same call on two ranks (their communicator handles are rank-local; the sizes of the
+/// v-variants are each rank's own).
 fn same_call(a: &CollCall, b: &CollCall) -> bool {
+    let own_sizes = CollKind::parse(&a.kind).is_some_and(CollKind::has_rank_sizes);
     a.kind == b.kind
-        && a.size == b.size
+        && (a.size == b.size || own_sizes)
         && a.root == b.root
         && a.algorithm == b.algorithm
         && a.transport == b.transport

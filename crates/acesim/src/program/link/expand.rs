@@ -1,7 +1,7 @@
 //! Each rank's collective calls expanded into the steps of their algorithms: messages on
 //! the communicator's collective context, or puts and polls.
 
-use crate::program::collectives::{self, Step};
+use crate::program::collectives::{self, CollSpec, Step};
 use crate::program::link::collective_calls::Matched;
 use crate::program::link::communicators::Communicators;
 use crate::program::ops::{Message, Op, OpKind, Program, SrcLoc, NONE};
@@ -24,7 +24,7 @@ pub fn expand(prog: &mut Program, comms: &Communicators, matched: &Matched, redu
         let mut ops = Vec::with_capacity(old.len());
         for (i, op) in old.into_iter().enumerate() {
             match matched.expand_at[r].get(&i) {
-                Some(&id) => expander.call(prog, r, id, op.loc, &mut ops),
+                Some(&id) => expander.call(prog, r, id, op, &mut ops),
                 None => ops.push(op),
             }
         }
@@ -46,12 +46,48 @@ struct Expander<'a> {
 }
 
 impl Expander<'_> {
-    /// The steps of collective `id` for rank `r`, between its begin and end marks.
-    fn call(&self, prog: &mut Program, r: usize, id: u32, loc: SrcLoc, ops: &mut Vec<Op>) {
+    /// The size of collective `id`'s communicator.
+    fn members_of(&self, id: u32) -> u32 {
+        let coll = &self.matched.collectives[id as usize];
+        self.comms.members(coll.comm).len() as u32
+    }
+
+    /// Rank `r`'s index in collective `id`'s communicator.
+    fn me(&self, id: u32, r: usize) -> u32 {
+        let coll = &self.matched.collectives[id as usize];
+        self.comms.rank_in(coll.comm, r as u32)
+    }
+
+    /// The steps of collective `id` for rank `r` (its call `op`), between its begin and end
+    /// marks. The v-variants expand with the rank's own sizes.
+    fn call(&self, prog: &mut Program, r: usize, id: u32, op: Op, ops: &mut Vec<Op>) {
+        let loc = op.loc;
         let (spec, algorithm) = &self.matched.specs[id as usize];
+        let own = match op.kind {
+            OpKind::Coll { call } if spec.kind.has_rank_sizes() => {
+                let c = &prog.coll_calls[call as usize];
+                Some((
+                    CollSpec {
+                        size: c.size,
+                        ..spec.clone()
+                    },
+                    c.sizes.clone(),
+                ))
+            }
+            _ => None,
+        };
+        let steps = match &own {
+            Some((spec, sizes)) => collectives::expand_with(
+                spec,
+                sizes,
+                algorithm,
+                self.members_of(id),
+                self.me(id, r),
+            ),
+            None => collectives::expand(spec, algorithm, self.members_of(id), self.me(id, r)),
+        };
         let coll = &self.matched.collectives[id as usize];
         let members = self.comms.members(coll.comm);
-        let me = self.comms.rank_in(coll.comm, r as u32);
         let ctx = 2 * coll.comm + 1;
         let tag = |t: u32| ((coll.seq as i64) << 16) | t as i64;
         let put_tag = |t: u32| coll_put_tag(coll.comm, coll.seq, t);
@@ -64,7 +100,7 @@ impl Expander<'_> {
             puts: Vec::new(),
         };
         e.push(OpKind::CollBegin { call: id });
-        for step in collectives::expand(spec, algorithm, members.len() as u32, me) {
+        for step in steps {
             match step {
                 Step::Send { to, bytes, tag: t } => {
                     e.message(true, members[to as usize], bytes, tag(t), ctx)

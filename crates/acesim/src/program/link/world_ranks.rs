@@ -92,5 +92,6 @@ fn creation_call(kind: OpKind, parent: u32) -> CollCall {
         root: 0,
         segment: 0,
         comm: parent,
+        sizes: Vec::new(),
     }
 }

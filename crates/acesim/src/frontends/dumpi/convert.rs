@@ -1,0 +1,558 @@
+//! One rank's call records turned into operations: messages, waits, collective calls,
+//! communicator creations and the compute between calls.
+
+use crate::error::{Error, Result};
+use crate::frontends::dumpi::labels;
+use crate::frontends::dumpi::records::{Call, RankFile, Record};
+use crate::program::ops::{CollCall, Op, OpKind, Program, SrcLoc, ANY, UNDEFINED};
+use crate::units::Ps;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io::{Read, Seek};
+
+const COMM_NULL: u16 = 1;
+const COMM_WORLD: u16 = 2;
+const COMM_SELF: u16 = 3;
+const REQUEST_NULL: i32 = 1;
+
+/// How a trace is replayed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceOptions {
+    /// Calls skipped (they cost nothing), by name with or without `MPI_`.
+    pub ignore_calls: Vec<String>,
+    /// Factor on the compute between calls (0 drops it).
+    pub compute_scale: f64,
+    /// Gaps between calls shorter than this are not compute.
+    pub compute_threshold: Ps,
+}
+
+impl Default for TraceOptions {
+    fn default() -> Self {
+        TraceOptions {
+            ignore_calls: Vec::new(),
+            compute_scale: 1.0,
+            compute_threshold: 0,
+        }
+    }
+}
+
+/// What a trace holds, for `acesim trace info` and reports.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TraceSummary {
+    pub ranks: u32,
+    /// Calls by name, over all ranks.
+    pub calls: BTreeMap<&'static str, u64>,
+    /// Bytes sent by point-to-point calls, over all ranks.
+    pub p2p_bytes: u64,
+    /// Collective calls, over all ranks.
+    pub collective_calls: u64,
+    /// Communicators created (split, dup, create), counted once per rank that joins one.
+    pub comms_created: u64,
+    /// Each rank's traced window (first call's start to last call's stop), in ps.
+    pub windows: Vec<Ps>,
+    /// The DUMPI version of the rank files.
+    pub version: [u8; 3],
+}
+
+/// A request of the trace: the acesim handle while it runs, and for a persistent request
+/// the operation each start makes.
+struct Req {
+    active: Option<u32>,
+    persistent: Option<(bool, i64, u64, i64, u32)>,
+    started_at: u64,
+    completed_at: Option<u64>,
+}
+
+/// A group: the ranks (in `base`) it holds, or all of `base`.
+struct Group {
+    base: u16,
+    ranks: Option<Vec<i32>>,
+}
+
+/// Converts the records of rank `rank` into `prog`.
+pub struct RankConverter<'a, R> {
+    pub file: RankFile<R>,
+    prog: &'a mut Program,
+    summary: &'a mut TraceSummary,
+    rank: u32,
+    file_id: u32,
+    opts: &'a TraceOptions,
+    ignore: &'a HashSet<u16>,
+    requests: HashMap<i32, Req>,
+    comms: HashMap<u16, u32>,
+    comm_ranks: HashMap<u16, i32>,
+    groups: HashMap<u16, Group>,
+    last_stop: Option<i64>,
+    first_start: Option<i64>,
+}
+
+impl<'a, R: Read + Seek> RankConverter<'a, R> {
+    pub fn new(
+        file: RankFile<R>,
+        prog: &'a mut Program,
+        summary: &'a mut TraceSummary,
+        rank: u32,
+        opts: &'a TraceOptions,
+        ignore: &'a HashSet<u16>,
+    ) -> Self {
+        let file_id = prog.file_id(&file.bytes.name.clone());
+        RankConverter {
+            file,
+            prog,
+            summary,
+            rank,
+            file_id,
+            opts,
+            ignore,
+            requests: HashMap::new(),
+            comms: HashMap::from([(COMM_WORLD, 0)]),
+            comm_ranks: HashMap::from([(COMM_WORLD, rank as i32)]),
+            groups: HashMap::new(),
+            last_stop: None,
+            first_start: None,
+        }
+    }
+
+    /// Reads every record of the rank.
+    pub fn run(mut self) -> Result<()> {
+        while let Some(rec) = self.file.next_record()? {
+            self.record(rec)?;
+        }
+        let window = match (self.first_start, self.last_stop) {
+            (Some(a), Some(b)) if b > a => (b - a) as Ps * 1000,
+            _ => 0,
+        };
+        self.summary.windows.push(window);
+        Ok(())
+    }
+
+    fn error(&self, message: impl Into<String>) -> Error {
+        self.file.bytes.error(message)
+    }
+
+    fn push(&mut self, kind: OpKind) {
+        let loc = SrcLoc {
+            file: self.file_id,
+            line: self.file.records as u32,
+        };
+        self.prog.ops[self.rank as usize].push(Op { kind, loc });
+    }
+
+    fn record(&mut self, rec: Record) -> Result<()> {
+        let name = labels::name(rec.label).unwrap_or("?");
+        *self.summary.calls.entry(name).or_default() += 1;
+        if let Some((start, stop)) = rec.wall {
+            self.first_start.get_or_insert(start);
+            if let Some(prev) = self.last_stop {
+                self.compute(start - prev);
+            }
+            self.last_stop = Some(stop.max(start));
+        }
+        if self.ignore.contains(&rec.label) {
+            return Ok(());
+        }
+        self.call(name, rec.call)
+    }
+
+    /// Compute for a gap of `ns` nanoseconds between two calls.
+    fn compute(&mut self, ns: i64) {
+        if ns <= 0 {
+            return;
+        }
+        let ps = ns as Ps * 1000;
+        if ps < self.opts.compute_threshold {
+            return;
+        }
+        let scaled = (ps as f64 * self.opts.compute_scale).round() as Ps;
+        if scaled > 0 {
+            self.push(OpKind::Compute { ps: scaled });
+        }
+    }
+
+    fn bytes(&self, count: i32, dtype: u16) -> Result<u64> {
+        if count < 0 {
+            return Err(self.error(format!("count {count} is negative: corrupt record")));
+        }
+        match self.file.type_sizes.get(dtype as usize) {
+            Some(&s) => Ok(count as u64 * u64::from(s)),
+            None => Err(self.error(format!(
+                "unknown datatype {dtype}: the trace's datatype-size table has {} entries",
+                self.file.type_sizes.len()
+            ))),
+        }
+    }
+
+    /// The acesim handle of communicator `c`; `None` for MPI_COMM_SELF.
+    fn comm(&self, c: u16) -> Result<Option<u32>> {
+        if c == COMM_SELF {
+            return Ok(None);
+        }
+        self.comms.get(&c).copied().map(Some).ok_or_else(|| {
+            self.error(format!(
+                "communicator {c} was never created on this rank (expected MPI_COMM_WORLD, {COMM_WORLD}, or a communicator that Comm_split, Comm_dup or Comm_create made before this record)"
+            ))
+        })
+    }
+
+    fn p2p_comm(&self, c: u16) -> Result<u32> {
+        self.comm(c)?
+            .ok_or_else(|| self.error("point-to-point messages on MPI_COMM_SELF are not modelled"))
+    }
+
+    fn dest(&self, d: i32) -> Result<u32> {
+        u32::try_from(d).map_err(|_| {
+            self.error(format!(
+                "destination {d} is not a rank (expected 0 or more)"
+            ))
+        })
+    }
+
+    fn source(&self, s: i32) -> Result<i64> {
+        match s {
+            -1 => Ok(ANY),
+            s if s >= 0 => Ok(i64::from(s)),
+            s => Err(self.error(format!("source {s} is not a rank or MPI_ANY_SOURCE"))),
+        }
+    }
+
+    fn tag(t: i32) -> i64 {
+        if t == -1 {
+            ANY
+        } else {
+            i64::from(t)
+        }
+    }
+
+    /// A fresh request for trace request `id`.
+    fn start_request(
+        &mut self,
+        id: i32,
+        persistent: Option<(bool, i64, u64, i64, u32)>,
+    ) -> Result<u32> {
+        let handle = self.prog.new_handle(self.rank);
+        let at = self.file.records;
+        if let Some(old) = self.requests.get(&id) {
+            if old.active.is_some() && persistent.is_none() && old.persistent.is_none() {
+                return Err(self.error(format!(
+                    "request {id} is started again while the one started at record {} was never completed",
+                    old.started_at
+                )));
+            }
+        }
+        self.requests.insert(
+            id,
+            Req {
+                active: Some(handle),
+                persistent,
+                started_at: at,
+                completed_at: None,
+            },
+        );
+        Ok(handle)
+    }
+
+    fn message(&mut self, send: bool, peer: i64, size: u64, tag: i64, comm: u32, req: Option<u32>) {
+        if send {
+            self.summary.p2p_bytes += size;
+        }
+        let m = crate::program::ops::Message {
+            send,
+            peer,
+            size,
+            tag,
+            comm,
+            req,
+        };
+        self.push(m.op());
+    }
+
+    fn complete(&mut self, ids: &[i32]) -> Result<()> {
+        let mut handles = Vec::with_capacity(ids.len());
+        let at = self.file.records;
+        for &id in ids {
+            if id == REQUEST_NULL {
+                continue;
+            }
+            let Some(req) = self.requests.get_mut(&id) else {
+                return Err(self.error(format!(
+                    "request {id} is completed but was never started (expected a request an Isend, Irecv or Start made before this record)"
+                )));
+            };
+            match req.active.take() {
+                Some(h) => {
+                    handles.push(h);
+                    req.completed_at = Some(at);
+                }
+                None => {
+                    let msg = match req.completed_at {
+                        Some(c) => format!(
+                            "request {id} is completed twice: it was completed at record {c}"
+                        ),
+                        None => format!("request {id} is completed but was never started"),
+                    };
+                    return Err(self.error(msg));
+                }
+            }
+        }
+        match handles.as_slice() {
+            [] => {}
+            [h] => self.push(OpKind::Wait { req: *h }),
+            hs => {
+                let list = self.prog.req_list(hs);
+                self.push(OpKind::WaitAll {
+                    list,
+                    count: hs.len() as u32,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn coll(&mut self, kind: &str, size: u64, root: i32, comm: u16, sizes: Vec<u64>) -> Result<()> {
+        let Some(comm) = self.comm(comm)? else {
+            return Ok(()); // A collective on MPI_COMM_SELF moves nothing.
+        };
+        let root = u32::try_from(root).map_err(|_| {
+            self.error(format!(
+                "root {root} is not a rank (intercommunicators are not modelled)"
+            ))
+        })?;
+        self.summary.collective_calls += 1;
+        let call = self.prog.coll_calls.len() as u32;
+        self.prog.coll_calls.push(CollCall {
+            kind: kind.to_string(),
+            algorithm: String::new(),
+            transport: String::new(),
+            size,
+            root,
+            segment: 0,
+            comm,
+            sizes,
+        });
+        self.push(OpKind::Coll { call });
+        Ok(())
+    }
+
+    fn all_bytes(&self, counts: &[i32], types: &[u16]) -> Result<Vec<u64>> {
+        counts
+            .iter()
+            .zip(types)
+            .map(|(&c, &t)| self.bytes(c, t))
+            .collect()
+    }
+
+    fn new_comm(&mut self, new: u16) -> u32 {
+        let h = self.prog.comm_handles[self.rank as usize];
+        self.prog.comm_handles[self.rank as usize] += 1;
+        if new != COMM_NULL {
+            self.comms.insert(new, h);
+            self.summary.comms_created += 1;
+        }
+        h
+    }
+
+    fn call(&mut self, name: &str, call: Call) -> Result<()> {
+        match call {
+            Call::Local => {}
+            Call::Unmodelled => {
+                return Err(self.error(format!(
+                    "acesim cannot model {name}; to skip it (it then costs nothing), give --ignore-call {name} (ignore_calls=[\"{name}\"] in Python)"
+                )))
+            }
+            Call::Send { count, dtype, dest, tag, comm } => {
+                let (size, comm, dst) = (self.bytes(count, dtype)?, self.p2p_comm(comm)?, self.dest(dest)?);
+                self.message(true, i64::from(dst), size, i64::from(tag), comm, None);
+            }
+            Call::Recv { count, dtype, source, tag, comm } => {
+                let (size, comm, src) = (self.bytes(count, dtype)?, self.p2p_comm(comm)?, self.source(source)?);
+                self.message(false, src, size, Self::tag(tag), comm, None);
+            }
+            Call::Isend { count, dtype, dest, tag, comm, request } => {
+                let (size, comm, dst) = (self.bytes(count, dtype)?, self.p2p_comm(comm)?, self.dest(dest)?);
+                let req = self.start_request(request, None)?;
+                self.message(true, i64::from(dst), size, i64::from(tag), comm, Some(req));
+            }
+            Call::Irecv { count, dtype, source, tag, comm, request } => {
+                let (size, comm, src) = (self.bytes(count, dtype)?, self.p2p_comm(comm)?, self.source(source)?);
+                let req = self.start_request(request, None)?;
+                self.message(false, src, size, Self::tag(tag), comm, Some(req));
+            }
+            Call::Init { send, count, dtype, peer, tag, comm, request } => {
+                let (size, comm) = (self.bytes(count, dtype)?, self.p2p_comm(comm)?);
+                let (peer, tag) = if send {
+                    (i64::from(self.dest(peer)?), i64::from(tag))
+                } else {
+                    (self.source(peer)?, Self::tag(tag))
+                };
+                let at = self.file.records;
+                self.requests.insert(
+                    request,
+                    Req { active: None, persistent: Some((send, peer, size, tag, comm)), started_at: at, completed_at: None },
+                );
+            }
+            Call::Start { requests } => {
+                for id in requests {
+                    let Some(p) = self.requests.get(&id).and_then(|r| r.persistent) else {
+                        return Err(self.error(format!(
+                            "request {id} is started but no Send_init or Recv_init made it"
+                        )));
+                    };
+                    if self.requests[&id].active.is_some() {
+                        return Err(self.error(format!("persistent request {id} is started while still active")));
+                    }
+                    let req = self.start_request(id, Some(p))?;
+                    let (send, peer, size, tag, comm) = p;
+                    self.message(send, peer, size, tag, comm, Some(req));
+                }
+            }
+            Call::Sendrecv { send, recv, comm } => {
+                let comm = self.p2p_comm(comm)?;
+                let (ss, dst) = (self.bytes(send.0, send.1)?, self.dest(send.2)?);
+                let (rs, src) = (self.bytes(recv.0, recv.1)?, self.source(recv.2)?);
+                let a = self.prog.new_handle(self.rank);
+                let b = self.prog.new_handle(self.rank);
+                self.message(true, i64::from(dst), ss, i64::from(send.3), comm, Some(a));
+                self.message(false, src, rs, Self::tag(recv.3), comm, Some(b));
+                let list = self.prog.req_list(&[a, b]);
+                self.push(OpKind::WaitAll { list, count: 2 });
+            }
+            Call::Complete { requests } => self.complete(&requests)?,
+            Call::RequestFree { request } => match self.requests.get_mut(&request) {
+                Some(r) if r.persistent.is_some() => {
+                    self.requests.remove(&request);
+                }
+                // The operation still runs; nobody waits for it.
+                Some(r) if r.active.is_some() => r.active = None,
+                _ => {
+                    return Err(self.error(format!(
+                        "request {request} is freed but was never started or is already complete"
+                    )))
+                }
+            },
+            Call::Barrier { comm } => self.coll("barrier", 0, 0, comm, Vec::new())?,
+            Call::Rooted { kind, count, dtype, root, comm } => {
+                let size = self.bytes(count, dtype)?;
+                self.coll(kind, size, root, comm, Vec::new())?
+            }
+            Call::Gather { send, recv, root, comm, .. } => {
+                // The root's receive count is each rank's block (its send may be in place).
+                let (c, t) = recv.unwrap_or(send);
+                let size = self.bytes(c, t)?;
+                self.coll("gather", size, root, comm, Vec::new())?
+            }
+            Call::Scatter { recv, send, root, comm, .. } => {
+                let (c, t) = send.unwrap_or(recv);
+                let size = self.bytes(c, t)?;
+                self.coll("scatter", size, root, comm, Vec::new())?
+            }
+            Call::Gatherv { send, recvcounts, recvtype, root, comm, .. } => {
+                let size = self.bytes(send.0, send.1)?;
+                let sizes = self.all_bytes(&recvcounts, &vec![recvtype; recvcounts.len()])?;
+                self.coll("gatherv", size, root, comm, sizes)?
+            }
+            Call::Scatterv { recv, sendcounts, sendtype, root, comm, .. } => {
+                let size = self.bytes(recv.0, recv.1)?;
+                let sizes = self.all_bytes(&sendcounts, &vec![sendtype; sendcounts.len()])?;
+                self.coll("scatterv", size, root, comm, sizes)?
+            }
+            Call::Uniform { kind, count, dtype, comm } => {
+                let size = self.bytes(count, dtype)?;
+                self.coll(kind, size, 0, comm, Vec::new())?
+            }
+            Call::Allgatherv { recvcounts, recvtype, comm } => {
+                let sizes = self.all_bytes(&recvcounts, &vec![recvtype; recvcounts.len()])?;
+                self.coll("allgatherv", sizes.iter().sum(), 0, comm, sizes)?
+            }
+            Call::Alltoallv { sendcounts, sendtypes, recvcounts, recvtypes, comm } => {
+                if sendcounts.len() != recvcounts.len() || sendtypes.len() != sendcounts.len() || recvtypes.len() != recvcounts.len() {
+                    return Err(self.error("the send and receive counts and types have different lengths: corrupt record"));
+                }
+                let mut sizes = self.all_bytes(&sendcounts, &sendtypes)?;
+                let sent = sizes.iter().sum();
+                sizes.extend(self.all_bytes(&recvcounts, &recvtypes)?);
+                self.coll("alltoallv", sent, 0, comm, sizes)?
+            }
+            Call::ReduceScatter { recvcounts, dtype, comm } => {
+                let sizes = self.all_bytes(&recvcounts, &vec![dtype; recvcounts.len()])?;
+                self.coll("reduce_scatter", sizes.iter().sum(), 0, comm, sizes)?
+            }
+            Call::CommSplit { old, color, key, new } => {
+                let parent = self.split_parent(old)?;
+                let color = if new == COMM_NULL || color < 0 { UNDEFINED } else { i64::from(color) };
+                let result = self.new_comm(new);
+                self.push(OpKind::CommSplit { parent, color, key: i64::from(key), result });
+            }
+            Call::CommDup { old, new } => {
+                let parent = self.split_parent(old)?;
+                let result = self.new_comm(new);
+                self.push(OpKind::CommDup { parent, result });
+            }
+            Call::CommCreate { old, group, new } => {
+                let parent = self.split_parent(old)?;
+                let (color, key) = if new == COMM_NULL {
+                    (UNDEFINED, 0)
+                } else {
+                    (0, self.position_in_group(group)?)
+                };
+                let result = self.new_comm(new);
+                self.push(OpKind::CommSplit { parent, color, key, result });
+            }
+            Call::CommFree { comm } => {
+                if comm != COMM_WORLD && self.comms.remove(&comm).is_none() {
+                    return Err(self.error(format!("communicator {comm} is freed but was never created on this rank")));
+                }
+                self.comm_ranks.remove(&comm);
+            }
+            Call::CommRank { comm, rank } => {
+                self.comm_ranks.insert(comm, rank);
+            }
+            Call::CommGroup { comm, group } => {
+                self.groups.insert(group, Group { base: comm, ranks: None });
+            }
+            Call::GroupIncl { group, ranks, new } => {
+                let Some(g) = self.groups.get(&group) else {
+                    return Err(self.error(format!("group {group} was never made by Comm_group on this rank")));
+                };
+                let base = g.base;
+                let ranks = match &g.ranks {
+                    None => ranks,
+                    Some(of) => ranks
+                        .iter()
+                        .map(|&i| usize::try_from(i).ok().and_then(|i| of.get(i)).copied())
+                        .collect::<Option<Vec<i32>>>()
+                        .ok_or_else(|| self.error("a rank of Group_incl is outside its group"))?,
+                };
+                self.groups.insert(new, Group { base, ranks: Some(ranks) });
+            }
+        }
+        Ok(())
+    }
+
+    /// The parent of a communicator creation (MPI_COMM_SELF cannot be one here).
+    fn split_parent(&self, old: u16) -> Result<u32> {
+        self.comm(old)?
+            .ok_or_else(|| self.error("communicators made from MPI_COMM_SELF are not modelled"))
+    }
+
+    /// This rank's place in `group` (its rank in the new communicator).
+    fn position_in_group(&self, group: u16) -> Result<i64> {
+        let Some(g) = self.groups.get(&group) else {
+            return Err(self.error(format!(
+                "group {group} was never made by Comm_group or Group_incl on this rank"
+            )));
+        };
+        let Some(&me) = self.comm_ranks.get(&g.base) else {
+            return Err(self.error(format!(
+                "this rank's rank in communicator {} (the base of group {group}) is not in the trace: it never called MPI_Comm_rank on it",
+                g.base
+            )));
+        };
+        match &g.ranks {
+            None => Ok(i64::from(me)),
+            Some(list) => list.iter().position(|&x| x == me).map(|p| p as i64).ok_or_else(|| {
+                self.error(format!(
+                    "the new communicator is given to this rank, but the group of Comm_create does not hold it (rank {me})"
+                ))
+            }),
+        }
+    }
+}
