@@ -63,6 +63,23 @@ pub(crate) enum Command {
         /// A program to check against the machine.
         program: Option<PathBuf>,
     },
+    /// MPI traces: what one holds, without simulating it.
+    #[command(subcommand)]
+    Trace(TraceCommand),
+}
+
+#[derive(Subcommand)]
+pub(crate) enum TraceCommand {
+    /// Ranks, calls by kind, bytes, communicators and each rank's traced window.
+    Info {
+        /// The trace (a DUMPI trace's .meta file).
+        trace: PathBuf,
+        /// Also write the summary, with every rank's window, as JSON here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        #[command(flatten)]
+        trace_args: TraceArgs,
+    },
 }
 
 #[derive(Args)]

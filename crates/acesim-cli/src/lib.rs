@@ -31,6 +31,7 @@ mod output;
 mod record;
 mod run;
 mod signals;
+mod trace;
 mod traffic;
 
 use acesim::frontends::python;
@@ -101,6 +102,7 @@ fn dispatch(cli: Cli) -> acesim::Result<i32> {
         }
         Command::Traffic(t) => traffic::traffic(t)?,
         Command::Validate { machine, program } => inspect::validate(&machine, program.as_deref())?,
+        Command::Trace(t) => trace::trace(t)?,
     }
     Ok(0)
 }

@@ -395,6 +395,9 @@ pub struct Program {
     pub collectives: Vec<Collective>,
     /// True once communicators and collectives are resolved (see `program::link`).
     pub linked: bool,
+    /// For a replayed trace: each rank's traced window (its first call's entry to its last
+    /// call's return, in ps), reported next to the predicted time.
+    pub traced_windows: Option<Vec<Ps>>,
 }
 
 /// The index of `name` in `table`, added at the end if it is new.

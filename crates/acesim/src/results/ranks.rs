@@ -16,6 +16,10 @@ pub struct RankResult {
     pub overhead_ps: Ps,
     /// Time blocked, by call kind (inside a collective: the collective's kind).
     pub blocked_ps: BTreeMap<&'static str, Ps>,
+    /// For a replayed trace: the rank's window in the trace (first call's entry to last
+    /// call's return), to set beside `finish_ps`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub traced_ps: Option<Ps>,
 }
 
 /// A rank that reached its end with requests (isend/irecv, put, get) not complete.
@@ -56,6 +60,11 @@ pub fn per_rank(rt: &Runtime, predicted: Ps) -> Vec<RankResult> {
                     .filter(|(_, &t)| t > 0)
                     .map(|(c, &t)| (*c, t))
                     .collect(),
+                traced_ps: rt
+                    .program
+                    .traced_windows
+                    .as_ref()
+                    .and_then(|w| w.get(r as usize).copied()),
             }
         })
         .collect()

@@ -39,6 +39,7 @@ impl Results {
             self.predicted_time,
             self.predicted_time_ps
         );
+        self.write_traced(s);
         let _ = writeln!(s, "machine: {}", self.topology);
         // Collective steps are not listed as operations; say they ran.
         let in_collectives = if self.collectives.is_empty() {
@@ -58,6 +59,31 @@ impl Results {
             self.events,
             self.packet_hops,
             self.wall_seconds
+        );
+    }
+
+    /// For a replayed trace: how long the traced run took (its longest rank's window), next
+    /// to the prediction, so that a user sees how far the replay is from the trace.
+    fn write_traced(&self, s: &mut String) {
+        let Some((rank, window)) = self
+            .per_rank
+            .iter()
+            .filter_map(|r| r.traced_ps.map(|t| (r.rank, t)))
+            .max_by_key(|&(rank, t)| (t, std::cmp::Reverse(rank)))
+        else {
+            return;
+        };
+        let ratio = match window {
+            0 => String::new(),
+            w => format!(
+                "; predicted/traced {:.3}",
+                self.predicted_time_ps as f64 / w as f64
+            ),
+        };
+        let _ = writeln!(
+            s,
+            "traced run: {} (rank {rank}'s window, the longest){ratio}",
+            format_time(window)
         );
     }
 

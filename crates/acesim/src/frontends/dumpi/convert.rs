@@ -36,7 +36,7 @@ impl Default for TraceOptions {
 }
 
 /// What a trace holds, for `acesim trace info` and reports.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct TraceSummary {
     pub ranks: u32,
     /// Calls by name, over all ranks.

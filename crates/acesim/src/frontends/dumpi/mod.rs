@@ -57,6 +57,7 @@ pub fn read(path: &Path, opts: &TraceOptions) -> Result<(Program, TraceSummary)>
         summary.version = rank_file.version;
         RankConverter::new(rank_file, &mut prog, &mut summary, r, opts, &ignore).run()?;
     }
+    prog.traced_windows = Some(summary.windows.clone());
     Ok((prog, summary))
 }
 

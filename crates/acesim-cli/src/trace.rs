@@ -1,0 +1,114 @@
+//! `acesim trace info`: what an MPI trace holds (ranks, calls by kind, bytes, communicators,
+//! each rank's traced window), read completely but not simulated.
+
+use crate::args::TraceCommand;
+use crate::inputs::trace_options;
+use crate::output::{check_distinct, write_all, Output, Producer};
+use acesim::error::{Error, Location};
+use acesim::frontends::dumpi::{self, TraceSummary};
+use acesim::frontends::format::Format;
+use acesim::units::{format_time, Ps};
+use std::fmt::Write as _;
+use std::path::Path;
+
+pub(crate) fn trace(command: TraceCommand) -> acesim::Result<()> {
+    match command {
+        TraceCommand::Info {
+            trace,
+            json,
+            trace_args,
+        } => info(&trace, json.as_deref(), &trace_args),
+    }
+}
+
+fn info(path: &Path, json: Option<&Path>, args: &crate::args::TraceArgs) -> acesim::Result<()> {
+    let json_out = json.map(|p| Output::check("--json", p)).transpose()?;
+    let outputs: Vec<&Output> = json_out.iter().collect();
+    check_distinct(&outputs, &[("trace", path)])?;
+    let format = Format::of_path(path);
+    if format != Format::Dumpi {
+        return Err(Error::input(
+            Location::file(path.display().to_string()),
+            format!(
+                "`acesim trace info` reads MPI traces (a DUMPI trace's .meta file); this is {}",
+                format.describe(&path.display().to_string())
+            ),
+        ));
+    }
+    let (_, summary) = dumpi::read(path, &trace_options(args)?)?;
+    let mut writes: Vec<(Output, Producer)> = Vec::new();
+    if let Some(o) = json_out {
+        let s = &summary;
+        writes.push((
+            o,
+            Box::new(move |w| {
+                serde_json::to_writer_pretty(&mut *w, s).map_err(std::io::Error::other)?;
+                writeln!(w)
+            }),
+        ));
+    }
+    write_all(writes)?;
+    out!("{}", describe(path, &summary));
+    Ok(())
+}
+
+/// The human summary of a trace.
+fn describe(path: &Path, s: &TraceSummary) -> String {
+    let mut o = String::new();
+    let [a, b, c] = s.version;
+    let _ = writeln!(
+        o,
+        "{}: DUMPI {a}.{b}.{c} trace, {} ranks",
+        path.display(),
+        s.ranks
+    );
+    let total: u64 = s.calls.values().sum();
+    let _ = writeln!(
+        o,
+        "calls: {total} ({} collective), {} bytes sent point to point, {} communicator memberships created",
+        s.collective_calls, s.p2p_bytes, s.comms_created
+    );
+    let mut calls: Vec<(&str, u64)> = s.calls.iter().map(|(k, v)| (*k, *v)).collect();
+    calls.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(y.0)));
+    for (name, n) in calls {
+        let _ = writeln!(o, "  {name:<24} {n:>12}");
+    }
+    if let Some(w) = window_stats(&s.windows) {
+        let _ = writeln!(
+            o,
+            "traced window per rank: min {}, mean {}, max {} (rank {})",
+            format_time(w.min),
+            format_time(w.mean),
+            format_time(w.max),
+            w.max_rank
+        );
+    }
+    // Every rank's window for small traces; --json has them all.
+    if s.windows.len() <= 64 {
+        for (r, w) in s.windows.iter().enumerate() {
+            let _ = writeln!(o, "  rank {r:<5} {}", format_time(*w));
+        }
+    }
+    o
+}
+
+struct WindowStats {
+    min: Ps,
+    mean: Ps,
+    max: Ps,
+    max_rank: usize,
+}
+
+fn window_stats(windows: &[Ps]) -> Option<WindowStats> {
+    let (max_rank, &max) = windows
+        .iter()
+        .enumerate()
+        .max_by_key(|&(r, w)| (*w, std::cmp::Reverse(r)))?;
+    let sum: u128 = windows.iter().map(|&w| w as u128).sum();
+    Some(WindowStats {
+        min: windows.iter().copied().min().unwrap_or(0),
+        mean: (sum / windows.len() as u128) as Ps,
+        max,
+        max_rank,
+    })
+}
