@@ -104,12 +104,13 @@ pub fn check_not_binary(path: &Path) -> crate::error::Result<()> {
             "this is an OTF2 trace (its anchor file), which acesim does not read yet",
         ));
     }
-    let text_prefix = match std::str::from_utf8(&head) {
-        Ok(_) => true,
-        // A multi-byte character cut at the end of the sample is still text.
-        Err(e) => e.error_len().is_none(),
-    };
-    if head.contains(&0) || !text_prefix {
+    // Text with a stray byte that is not UTF-8 is still text (reading it names the line and
+    // column); NUL bytes or many control characters are not.
+    let control = head
+        .iter()
+        .filter(|&&b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c)) || b == 0x7f)
+        .count();
+    if head.contains(&0) || control * 10 > head.len() {
         return Err(Error::input(
             at(),
             "binary file, not a program acesim reads (it reads schedule text, GOAL, MGEN C, Python and DUMPI traces given by their .meta file)",
