@@ -12,7 +12,10 @@ fuzz_target!(|data: &[u8]| {
     match dumpi::read_rank(cursor, "fuzz-0000.bin", 4, &TraceOptions::default()) {
         Ok(p) => assert_eq!(p.ops.len(), 4),
         Err(Error::Input { location, .. }) => {
-            assert!(location.file.starts_with("fuzz-0000.bin"), "error not located in the file");
+            assert!(
+                location.file.starts_with("fuzz-0000.bin"),
+                "error not located in the file"
+            );
         }
         Err(e) => panic!("reading gave a non-input error: {e}"),
     }
