@@ -240,9 +240,21 @@ pub(crate) struct CompareArgs {
     pub(crate) args: Vec<String>,
 }
 
-/// How an MPI trace (DUMPI) is replayed; shared by the commands that read programs.
+/// How an MPI trace (DUMPI) is replayed, and the job layout of any program (ACES); shared
+/// by the commands that read programs.
 #[derive(Args, Clone, Debug, Default)]
 pub(crate) struct TraceArgs {
+    /// Run the program N times side by side, each job with its own world communicator, or
+    /// `fill`: as many jobs as the machine's nodes x ranks per node hold.
+    #[arg(long, value_name = "N|fill")]
+    pub(crate) jobs: Option<String>,
+    /// Cap every message and collective at this size, e.g. 64KiB (as ACES truncated).
+    #[arg(long = "max-message", value_name = "SIZE")]
+    pub(crate) max_message: Option<String>,
+    /// `run` (default): collectives run on the network with the machine's algorithms;
+    /// `skip`: they take no time (to compare with tools that skip them).
+    #[arg(long, value_name = "run|skip", default_value = "run")]
+    pub(crate) collectives: String,
     /// Skip this MPI call of a trace (it then costs nothing), e.g. MPI_Win_fence; repeatable.
     #[arg(long = "ignore-call", value_name = "NAME")]
     pub(crate) ignore_call: Vec<String>,

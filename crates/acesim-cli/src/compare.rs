@@ -31,6 +31,7 @@ pub(crate) fn compare_models(a: CompareArgs) -> acesim::Result<i32> {
         trace: crate::inputs::trace_options(&a.trace_args)?,
     };
     let program = load_program(&a.program, a.machine.ranks, &a.args, &record)?;
+    let program = crate::inputs::adjust_program(program, &a.trace_args, &config)?;
     let options = acesim::run::simulate::Options {
         check: a.check,
         interrupt: Some(interrupt),

@@ -154,3 +154,56 @@ pub(crate) fn trace_options(
         compute_threshold,
     })
 }
+
+/// The job layout of the command line applied to `program`: messages capped, collectives
+/// skipped, the job repeated (`acesim::program::adjust`).
+pub(crate) fn adjust_program(
+    mut program: acesim::Program,
+    t: &crate::args::TraceArgs,
+    machine: &acesim::Machine,
+) -> acesim::Result<acesim::Program> {
+    use acesim::program::adjust;
+    let at = |field: &str| Location::file("command line").with_field(field);
+    if let Some(text) = &t.max_message {
+        let max =
+            acesim::units::parse_size(text).map_err(|m| Error::input(at("max-message"), m))?;
+        adjust::cap_messages(&mut program, max);
+    }
+    match t.collectives.as_str() {
+        "run" => {}
+        "skip" => adjust::skip_collectives(&mut program),
+        other => {
+            return Err(Error::input(
+                at("collectives"),
+                format!("expected `run` or `skip`, found `{other}`"),
+            ))
+        }
+    }
+    let jobs = match t.jobs.as_deref() {
+        None => return Ok(program),
+        Some("fill") => {
+            // Nodes of the machine as built for one job (a size-open topology is built for
+            // the ranks it must hold: then one job fills it).
+            let nodes = acesim::machine::topology::planned_size(machine, program.ranks).nodes;
+            let slots = nodes * u64::from(machine.placement.ranks_per_node);
+            let jobs = slots / u64::from(program.ranks.max(1));
+            if jobs == 0 {
+                return Err(Error::input(
+                    at("jobs"),
+                    format!(
+                        "one job of {} ranks does not fit: the machine holds {slots} ranks ({nodes} nodes x {} ranks per node)",
+                        program.ranks, machine.placement.ranks_per_node
+                    ),
+                ));
+            }
+            jobs.min(u64::from(u32::MAX)) as u32
+        }
+        Some(n) => n.parse::<u32>().map_err(|_| {
+            Error::input(
+                at("jobs"),
+                format!("expected a number of jobs or `fill`, found `{n}`"),
+            )
+        })?,
+    };
+    adjust::repeat_jobs(&program, jobs)
+}

@@ -55,6 +55,9 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
         })?),
         None => None,
     };
+    // The job layout applies after the program is kept as schedule text (the text has no
+    // jobs: it is the program as read).
+    let program = crate::inputs::adjust_program(program, &a.trace_args, &config)?;
     let trace = a.trace || a.timeline.is_some();
     let max_sim_time = acesim::run::simulate::parse_time_limit(
         a.max_sim_time.as_deref(),

@@ -398,6 +398,9 @@ pub struct Program {
     /// For a replayed trace: each rank's traced window (its first call's entry to its last
     /// call's return, in ps), reported next to the predicted time.
     pub traced_windows: Option<Vec<Ps>>,
+    /// When the program is a job repeated side by side (`program::adjust::repeat_jobs`):
+    /// the ranks of one job, each job's world communicator (handle 0) holding its own.
+    pub job_ranks: Option<u32>,
 }
 
 /// The index of `name` in `table`, added at the end if it is new.

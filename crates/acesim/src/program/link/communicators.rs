@@ -121,10 +121,12 @@ struct Creating<'p> {
 impl<'p> Creating<'p> {
     fn new(prog: &'p Program) -> Self {
         let n = prog.ranks as usize;
+        // Handle 0 is the world, or in a repeated job its job's world.
+        let job = prog.job_ranks.filter(|&k| k > 0).unwrap_or(n.max(1) as u32) as usize;
         let local = (0..n)
             .map(|r| {
                 let mut v = vec![NONE; prog.comm_handles[r] as usize];
-                v[0] = 0;
+                v[0] = (r / job) as u32;
                 v
             })
             .collect();
@@ -143,10 +145,17 @@ impl<'p> Creating<'p> {
             .collect();
         Creating {
             prog,
-            comms: vec![Communicator {
-                name: "world".into(),
-                members: (0..n as u32).collect(),
-            }],
+            comms: (0..n.div_ceil(job).max(1))
+                .map(|j| Communicator {
+                    name: match prog.job_ranks {
+                        Some(_) => format!("world of job {j}"),
+                        None => "world".into(),
+                    },
+                    members: (j * job..((j + 1) * job).min(n))
+                        .map(|r| r as u32)
+                        .collect(),
+                })
+                .collect(),
             local,
             creations,
             next: vec![0; n],
