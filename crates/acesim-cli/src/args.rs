@@ -134,8 +134,8 @@ pub(crate) struct TrafficArgs {
 
 #[derive(Args)]
 pub(crate) struct RunArgs {
-    /// The program: MGEN C (.c), Python (.py), GOAL (.goal), a DUMPI trace (.meta) or
-    /// schedule text (any other extension).
+    /// The program: MGEN C (.c), Python (.py), GOAL (.goal), a DUMPI trace (.meta), a
+    /// SimGrid trace (--format ti) or schedule text (any other extension).
     pub(crate) program: PathBuf,
     #[command(flatten)]
     pub(crate) machine: MachineArgs,
@@ -193,8 +193,8 @@ pub(crate) struct RunArgs {
 
 #[derive(Args)]
 pub(crate) struct CompareArgs {
-    /// The program: MGEN C (.c), Python (.py), GOAL (.goal), a DUMPI trace (.meta) or
-    /// schedule text (any other extension).
+    /// The program: MGEN C (.c), Python (.py), GOAL (.goal), a DUMPI trace (.meta), a
+    /// SimGrid trace (--format ti) or schedule text (any other extension).
     pub(crate) program: PathBuf,
     #[command(flatten)]
     pub(crate) machine: MachineArgs,
@@ -223,9 +223,16 @@ pub(crate) struct CompareArgs {
     pub(crate) args: Vec<String>,
 }
 
-/// How an MPI trace (DUMPI) is replayed; shared by the commands that read programs.
+/// How an MPI trace (DUMPI, SimGrid) is replayed; shared by the commands that read programs.
 #[derive(Args, Clone, Debug, Default)]
 pub(crate) struct TraceArgs {
+    /// How to read the program: auto (by extension and content), schedule, goal, dumpi, ti
+    /// (a SimGrid time-independent trace or list of trace files), c or python.
+    #[arg(long, value_name = "FORMAT", default_value = "auto")]
+    pub(crate) format: String,
+    /// Host speed that turns a SimGrid trace's flops into time: 1Gf, 100Mf, 1e9 (flop/s).
+    #[arg(long, value_name = "RATE")]
+    pub(crate) flops: Option<String>,
     /// Skip this MPI call of a trace (it then costs nothing), e.g. MPI_Win_fence; repeatable.
     #[arg(long = "ignore-call", value_name = "NAME")]
     pub(crate) ignore_call: Vec<String>,

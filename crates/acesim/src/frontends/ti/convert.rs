@@ -222,7 +222,7 @@ impl<'a> Converter<'a> {
             } => {
                 let sizes = self.all_bytes(&c, &recvcounts, dt2, at(3))?;
                 if all {
-                    self.coll(&c, "allgatherv", sizes.iter().sum(), 0, sizes);
+                    self.coll(&c, "allgatherv", total(&sizes), 0, sizes);
                 } else {
                     let size = self.bytes(&c, send, dt1, at(2))?;
                     self.coll(&c, "gatherv", size, root, sizes);
@@ -245,7 +245,7 @@ impl<'a> Converter<'a> {
                 dt,
             } => {
                 let sizes = self.all_bytes(&c, &recvcounts, dt, at(2))?;
-                self.coll(&c, "reduce_scatter", sizes.iter().sum(), 0, sizes);
+                self.coll(&c, "reduce_scatter", total(&sizes), 0, sizes);
                 self.flops(&c, flops, at(2 + recvcounts.len()))?;
             }
             Action::Alltoallv {
@@ -255,7 +255,7 @@ impl<'a> Converter<'a> {
                 dt2,
             } => {
                 let mut sizes = self.all_bytes(&c, &sendcounts, dt1, at(3))?;
-                let sent = sizes.iter().sum();
+                let sent = total(&sizes);
                 sizes.extend(self.all_bytes(&c, &recvcounts, dt2, at(4 + sendcounts.len()))?);
                 self.coll(&c, "alltoallv", sent, 0, sizes);
             }
@@ -318,7 +318,7 @@ impl<'a> Converter<'a> {
         nonblocking: bool,
     ) -> u32 {
         if send {
-            self.summary.p2p_bytes += size;
+            self.summary.p2p_bytes = self.summary.p2p_bytes.saturating_add(size);
         }
         let req = nonblocking.then(|| self.prog.new_handle(c.rank));
         let m = Message {
@@ -426,4 +426,9 @@ struct Ctx<'a, 'b> {
     file: &'a FileText<'b>,
     loc: SrcLoc,
     rank: u32,
+}
+
+/// The bytes of all blocks (saturating: the run's memory check refuses such a call).
+fn total(sizes: &[u64]) -> u64 {
+    sizes.iter().fold(0u64, |a, &b| a.saturating_add(b))
 }
