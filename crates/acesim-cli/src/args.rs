@@ -151,8 +151,8 @@ pub(crate) struct TrafficArgs {
 
 #[derive(Args)]
 pub(crate) struct RunArgs {
-    /// The program: MGEN C (.c), Python (.py), GOAL (.goal), a DUMPI trace (.meta) or
-    /// schedule text (any other extension).
+    /// The program: MGEN C (.c), Python (.py), GOAL (.goal), a DUMPI trace (.meta), a
+    /// SimGrid trace (--format ti) or schedule text (any other extension).
     pub(crate) program: PathBuf,
     #[command(flatten)]
     pub(crate) machine: MachineArgs,
@@ -210,8 +210,8 @@ pub(crate) struct RunArgs {
 
 #[derive(Args)]
 pub(crate) struct CompareArgs {
-    /// The program: MGEN C (.c), Python (.py), GOAL (.goal), a DUMPI trace (.meta) or
-    /// schedule text (any other extension).
+    /// The program: MGEN C (.c), Python (.py), GOAL (.goal), a DUMPI trace (.meta), a
+    /// SimGrid trace (--format ti) or schedule text (any other extension).
     pub(crate) program: PathBuf,
     #[command(flatten)]
     pub(crate) machine: MachineArgs,
@@ -240,10 +240,17 @@ pub(crate) struct CompareArgs {
     pub(crate) args: Vec<String>,
 }
 
-/// How an MPI trace (DUMPI) is replayed, and the job layout of any program (ACES); shared
-/// by the commands that read programs.
+/// How a program or MPI trace (DUMPI, SimGrid) is read and replayed, and the job layout of
+/// any program (ACES); shared by the commands that read programs.
 #[derive(Args, Clone, Debug, Default)]
 pub(crate) struct TraceArgs {
+    /// How to read the program: auto (by extension and content), schedule, goal, dumpi, ti
+    /// (a SimGrid time-independent trace or list of trace files), c or python.
+    #[arg(long, value_name = "FORMAT", default_value = "auto")]
+    pub(crate) format: String,
+    /// Host speed that turns a SimGrid trace's flops into time: 1Gf, 100Mf, 1e9 (flop/s).
+    #[arg(long, value_name = "RATE")]
+    pub(crate) flops: Option<String>,
     /// Run the program N times side by side, each job with its own world communicator, or
     /// `fill`: as many jobs as the machine's nodes x ranks per node hold.
     #[arg(long, value_name = "N|fill")]

@@ -30,7 +30,13 @@ pub(crate) fn compare_models(a: CompareArgs) -> acesim::Result<i32> {
         memory_check: !a.ignore_memory_limit,
         trace: crate::inputs::trace_options(&a.trace_args)?,
     };
-    let program = load_program(&a.program, a.machine.ranks, &a.args, &record)?;
+    let program = load_program(
+        &a.program,
+        &a.trace_args.format,
+        a.machine.ranks,
+        &a.args,
+        &record,
+    )?;
     let program = crate::inputs::adjust_program(program, &a.trace_args, &config)?;
     let options = acesim::run::simulate::Options {
         check: a.check,

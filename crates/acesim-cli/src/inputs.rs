@@ -88,14 +88,36 @@ pub(crate) fn toml_string(s: &str) -> String {
     format!("\"{escaped}\"")
 }
 
-/// The program at `path`, read or recorded (C and Python programs, for `ranks` ranks).
+/// The format `--format` names (`auto`: by the file's extension and content).
+pub(crate) fn program_format(path: &Path, name: &str) -> acesim::Result<Format> {
+    match name {
+        "auto" => Ok(Format::of_path(path)),
+        "python" => Ok(Format::Python),
+        other => Format::by_name(other).ok_or_else(|| {
+            Error::input(
+                Location::file("command line").with_field("--format"),
+                format!(
+                    "unknown format `{other}` (expected auto, schedule, goal, dumpi, ti, c or python){}",
+                    acesim::error::did_you_mean(
+                        other,
+                        ["auto", "schedule", "goal", "dumpi", "ti", "c", "python"]
+                    )
+                ),
+            )
+        }),
+    }
+}
+
+/// The program at `path` in `format` (`--format`), read or recorded (C and Python
+/// programs, for `ranks` ranks).
 pub(crate) fn load_program(
     path: &Path,
+    format: &str,
     ranks: Option<u32>,
     args: &[String],
     options: &RecordOptions,
 ) -> acesim::Result<Program> {
-    let format = Format::of_path(path);
+    let format = program_format(path, format)?;
     if let Some(r) = ranks.filter(|_| format.is_recorded()) {
         check_recorded_ranks(r)?;
     }
@@ -148,10 +170,17 @@ pub(crate) fn trace_options(
         }
         None => 0,
     };
+    let flops = match &t.flops {
+        Some(text) => Some(
+            acesim::frontends::ti::parse_flops(text).map_err(|m| Error::input(at("flops"), m))?,
+        ),
+        None => None,
+    };
     Ok(acesim::frontends::dumpi::TraceOptions {
         ignore_calls: t.ignore_call.clone(),
         compute_scale,
         compute_threshold,
+        flops,
     })
 }
 

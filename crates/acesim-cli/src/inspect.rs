@@ -38,7 +38,7 @@ pub(crate) fn validate(machine: &MachineArgs, program: Option<&Path>) -> acesim:
         ..Default::default()
     };
     let ranks = match program {
-        Some(p) => load_program(p, machine.ranks, &[], &options)?.ranks,
+        Some(p) => load_program(p, "auto", machine.ranks, &[], &options)?.ranks,
         None => machine.ranks.unwrap_or(1),
     };
     admit_machine(&config, ranks)?;
@@ -53,7 +53,7 @@ pub(crate) fn validate(machine: &MachineArgs, program: Option<&Path>) -> acesim:
     let Some(p) = program else {
         return Ok(());
     };
-    let mut prog = load_program(p, machine.ranks, &[], &options)?;
+    let mut prog = load_program(p, "auto", machine.ranks, &[], &options)?;
     check_program(&config, &prog)?;
     acesim::program::link::link(&mut prog, &config.collectives)?;
     // The packet model's estimate: the flow model needs less.

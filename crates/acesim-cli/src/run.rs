@@ -48,7 +48,13 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
         memory_check: !a.ignore_memory_limit,
         trace: crate::inputs::trace_options(&a.trace_args)?,
     };
-    let program = load_program(&a.program, a.machine.ranks, &a.args, &options)?;
+    let program = load_program(
+        &a.program,
+        &a.trace_args.format,
+        a.machine.ranks,
+        &a.args,
+        &options,
+    )?;
     let schedule_text = match &a.schedule_out {
         Some(_) => Some(schedule::write(&program).map_err(|m| {
             Error::input(Location::file("command line").with_field("schedule-out"), m)

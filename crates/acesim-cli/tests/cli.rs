@@ -880,3 +880,59 @@ fn a_record_timeout_of_0_waits_for_ever_as_the_help_says() {
     );
     assert!(stderr(&o).contains("record-timeout"), "{}", stderr(&o));
 }
+
+#[test]
+fn simgrid_trace_runs_with_format_ti() {
+    let o = acesim(
+        &[
+            "run",
+            "tests/data/simgrid-ti/actions_alltoallv.txt",
+            "--format",
+            "ti",
+            "-m",
+            "table1",
+        ],
+        &repo(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("ranks: 3") && out.contains("alltoallv"),
+        "{out}"
+    );
+    // The per-rank files through their list, on compare-models too.
+    let o = acesim(
+        &[
+            "compare-models",
+            "tests/data/simgrid-ti/split_traces",
+            "--format",
+            "ti",
+            "--flops",
+            "1Gf",
+            "-m",
+            "table1",
+            "-q",
+        ],
+        &repo(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Compute without --flops: exit 2 naming the option; a bad --format value.
+    fails(
+        &[("t.txt", "0 init\n0 compute 1e9\n")],
+        &["run", "t.txt", "-m", "table1"],
+        2,
+        &["t.txt:2", "--flops"],
+    );
+    fails(
+        &[("t.txt", "0 init\n")],
+        &["run", "t.txt", "--format", "tii", "-m", "table1"],
+        2,
+        &["unknown format `tii`", "ti"],
+    );
+    fails(
+        &[("t.txt", "0 init\n")],
+        &["run", "t.txt", "--flops", "fast", "-m", "table1"],
+        2,
+        &["field `flops`", "fast"],
+    );
+}

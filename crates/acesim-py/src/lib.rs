@@ -233,11 +233,13 @@ fn load_program(
     let format = Format::by_name(program_format).ok_or_else(|| {
         Error::input(
             Location::file("arguments").with_field("program_format"),
-            format!("unknown program format '{program_format}' (schedule, goal or c)"),
+            format!("unknown program format '{program_format}' (schedule, goal, c, dumpi or ti)"),
         )
     })?;
     let source = match format {
-        Format::C | Format::Python | Format::Dumpi => Source::File(Path::new(program_text)),
+        Format::C | Format::Python | Format::Dumpi | Format::Ti => {
+            Source::File(Path::new(program_text))
+        }
         Format::Goal | Format::Schedule => Source::Text {
             name: program_name,
             text: program_text,

@@ -16,6 +16,9 @@ pub enum Format {
     Schedule,
     /// A DUMPI trace: its `.meta` file (a rank's `.bin` is recognised by its magic number).
     Dumpi,
+    /// A SimGrid time-independent trace (`--format ti`; recognised by content when its first
+    /// line is a rank's `init`), or a list of such files.
+    Ti,
 }
 
 impl Format {
@@ -27,18 +30,20 @@ impl Format {
             Some("goal") => Format::Goal,
             Some("meta") => Format::Dumpi,
             _ if starts_with(path, &crate::frontends::dumpi::MAGIC) => Format::Dumpi,
+            _ if starts_like_ti(path) => Format::Ti,
             _ => Format::Schedule,
         }
     }
 
-    /// The format the Python binding names (`schedule`, `goal` or `c`: Python programs are
-    /// recorded in the interpreter that calls it).
+    /// The format the Python binding and `--format` name (`schedule`, `goal`, `c`, `dumpi`
+    /// or `ti`: Python programs are recorded in the interpreter that calls it).
     pub fn by_name(name: &str) -> Option<Format> {
         match name {
             "schedule" => Some(Format::Schedule),
             "goal" => Some(Format::Goal),
             "c" => Some(Format::C),
             "dumpi" => Some(Format::Dumpi),
+            "ti" => Some(Format::Ti),
             _ => None,
         }
     }
@@ -48,7 +53,7 @@ impl Format {
     pub fn is_recorded(self) -> bool {
         match self {
             Format::C | Format::Python => true,
-            Format::Goal | Format::Schedule | Format::Dumpi => false,
+            Format::Goal | Format::Schedule | Format::Dumpi | Format::Ti => false,
         }
     }
 
@@ -60,6 +65,7 @@ impl Format {
             Format::Goal => "GOAL",
             Format::Schedule => "schedule",
             Format::Dumpi => "DUMPI",
+            Format::Ti => "SimGrid trace",
         }
     }
 
@@ -76,6 +82,15 @@ fn starts_with(path: &Path, magic: &[u8]) -> bool {
     std::fs::File::open(path)
         .and_then(|mut f| f.read_exact(&mut head))
         .is_ok_and(|()| head == magic)
+}
+
+/// Whether the file at `path` starts as a SimGrid trace does (`0 init`): only its first
+/// 4 KiB are read.
+fn starts_like_ti(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(4096);
+    let read = std::fs::File::open(path).and_then(|f| f.take(4096).read_to_end(&mut head));
+    read.is_ok() && crate::frontends::ti::looks_like_ti(&String::from_utf8_lossy(&head))
 }
 
 /// What a file acesim cannot read as text looks like, said as an error: a rank of a DUMPI

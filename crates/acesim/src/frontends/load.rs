@@ -5,7 +5,7 @@
 use crate::error::{Error, Location, Result};
 use crate::frontends::format::Format;
 use crate::frontends::record::RecordOptions;
-use crate::frontends::{dumpi, goal, mgen, python, schedule};
+use crate::frontends::{dumpi, goal, mgen, python, schedule, ti};
 use crate::program::{read_text, Program};
 use std::borrow::Cow;
 use std::path::Path;
@@ -98,6 +98,10 @@ pub fn load(
             }
             dumpi::read(path, &options.trace)?.0
         }
+        Format::Ti => match source {
+            Source::File(path) => ti::read(path, &options.trace)?.0,
+            Source::Text { name, text } => ti::parse(name, text, &options.trace)?.0,
+        },
     };
     if let Some(r) = ranks.filter(|&r| r != program.ranks) {
         return Err(Error::input(
@@ -124,7 +128,7 @@ pub fn record(
 ) -> Result<String> {
     match format {
         Format::Python => python::record(path, ranks, args, options),
-        Format::C | Format::Goal | Format::Schedule | Format::Dumpi => {
+        Format::C | Format::Goal | Format::Schedule | Format::Dumpi | Format::Ti => {
             mgen::record_with(path, ranks, args, options)
         }
     }

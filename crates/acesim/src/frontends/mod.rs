@@ -12,6 +12,7 @@ pub mod mgen;
 pub mod python;
 pub mod record;
 pub mod schedule;
+pub mod ti;
 
 pub use format::Format;
 pub use load::{load, Source};

@@ -21,8 +21,11 @@ pub struct TraceOptions {
     pub ignore_calls: Vec<String>,
     /// Factor on the compute between calls (0 drops it).
     pub compute_scale: f64,
-    /// Gaps between calls shorter than this are not compute.
+    /// Gaps between calls shorter than this are not compute (SimGrid traces: compute
+    /// shorter than this is dropped).
     pub compute_threshold: Ps,
+    /// Host speed in flop/s, turning a SimGrid trace's flops into time (`--flops`).
+    pub flops: Option<f64>,
 }
 
 impl Default for TraceOptions {
@@ -31,6 +34,7 @@ impl Default for TraceOptions {
             ignore_calls: Vec::new(),
             compute_scale: 1.0,
             compute_threshold: 0,
+            flops: None,
         }
     }
 }

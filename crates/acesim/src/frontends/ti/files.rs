@@ -1,0 +1,118 @@
+//! Which files hold which ranks. A trace is given as one file whose lines start with their
+//! rank (all ranks in one file, as SimGrid's shared trace), or as a list of files (one path
+//! a line, relative to the list): one path is a shared trace, several are one file per
+//! rank in rank order (SimGrid's `smpirun -replay LIST`).
+
+use crate::error::{Error, Location, Result};
+use crate::program::ops::read_text;
+use std::path::Path;
+
+/// The text of one trace file and the rank it belongs to (`None`: a shared file, whose
+/// lines may be for any rank).
+#[derive(Debug, Clone)]
+pub struct TraceFile {
+    pub name: String,
+    pub text: String,
+    pub rank: Option<u32>,
+}
+
+/// Whether `text` is a list of trace files rather than a trace: its first line that is not
+/// empty or a comment does not start with a rank number.
+pub fn is_list(text: &str) -> bool {
+    match first_line(text) {
+        Some(l) => l
+            .split([' ', '\t'])
+            .next()
+            .is_none_or(|w| w.parse::<u32>().is_err()),
+        None => false,
+    }
+}
+
+/// The first line of `text` that is not empty or a comment, trimmed.
+pub fn first_line(text: &str) -> Option<&str> {
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+}
+
+/// Whether `head` (a file's start) is a SimGrid trace by its content alone: its first line
+/// is a rank's `init` (`0 init`, `0 init 1`), which no other format acesim reads starts with.
+pub fn looks_like_ti(head: &str) -> bool {
+    let Some(l) = first_line(head) else {
+        return false;
+    };
+    let mut w = l.split_whitespace();
+    matches!(
+        (w.next().map(|r| r.parse::<u32>().is_ok()), w.next()),
+        (Some(true), Some("init"))
+    )
+}
+
+/// The trace files that `path` names: itself, or the files its list names.
+pub fn trace_files(path: &Path) -> Result<Vec<TraceFile>> {
+    let name = path.display().to_string();
+    crate::frontends::format::check_not_binary(path)?;
+    let text = read_text(path)?;
+    if !is_list(&text) {
+        return Ok(vec![TraceFile {
+            name,
+            text,
+            rank: None,
+        }]);
+    }
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let mut entries = Vec::new();
+    let mut offset = 0;
+    for raw in text.split('\n') {
+        let start = offset;
+        offset += raw.len() + 1;
+        let entry = raw.trim();
+        if entry.is_empty() || entry.starts_with('#') {
+            continue;
+        }
+        let lead = raw.len() - raw.trim_start().len();
+        entries.push((entry, start + lead));
+    }
+    let many = entries.len() > 1;
+    let mut files = Vec::with_capacity(entries.len());
+    for (r, (entry, at)) in entries.into_iter().enumerate() {
+        let file = dir.join(entry);
+        let located = |message: String| {
+            Error::input(
+                Location::in_text(&name, &text, at, entry.len()).with_field("path"),
+                message,
+            )
+        };
+        let role = if many {
+            format!("rank {r}'s trace file")
+        } else {
+            "the trace file".to_string()
+        };
+        if !file.is_file() {
+            return Err(located(format!(
+                "{role} {} does not exist (a list of trace files names one file a line, relative to the list; one file holds every rank, several are one per rank)",
+                file.display()
+            )));
+        }
+        crate::frontends::format::check_not_binary(&file)?;
+        let body = read_text(&file)?;
+        if is_list(&body) {
+            return Err(located(format!(
+                "{role} {} is itself a list of files, not a trace (its first line does not start with a rank)",
+                file.display()
+            )));
+        }
+        files.push(TraceFile {
+            name: file.display().to_string(),
+            text: body,
+            rank: many.then_some(r as u32),
+        });
+    }
+    if files.is_empty() {
+        return Err(Error::input(
+            Location::file(&name),
+            "no trace: the file has no action and names no trace file",
+        ));
+    }
+    Ok(files)
+}
