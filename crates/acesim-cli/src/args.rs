@@ -72,7 +72,7 @@ pub(crate) enum Command {
 pub(crate) enum TraceCommand {
     /// Ranks, calls by kind, bytes, communicators and each rank's traced window.
     Info {
-        /// The trace (a DUMPI trace's .meta file).
+        /// The trace (a DUMPI trace's .meta file, or a SimGrid trace with --format ti).
         trace: PathBuf,
         /// Also write the summary, with every rank's window, as JSON here.
         #[arg(long)]

@@ -7,6 +7,7 @@ use crate::output::{check_distinct, write_all, Output, Producer};
 use acesim::error::{Error, Location};
 use acesim::frontends::dumpi::{self, TraceSummary};
 use acesim::frontends::format::Format;
+use acesim::frontends::ti;
 use acesim::units::{format_time, Ps};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -25,17 +26,23 @@ fn info(path: &Path, json: Option<&Path>, args: &crate::args::TraceArgs) -> aces
     let json_out = json.map(|p| Output::check("--json", p)).transpose()?;
     let outputs: Vec<&Output> = json_out.iter().collect();
     check_distinct(&outputs, &[("trace", path)])?;
-    let format = Format::of_path(path);
-    if format != Format::Dumpi {
-        return Err(Error::input(
-            Location::file(path.display().to_string()),
-            format!(
-                "`acesim trace info` reads MPI traces (a DUMPI trace's .meta file); this is {}",
-                format.describe(&path.display().to_string())
-            ),
-        ));
-    }
-    let (_, summary) = dumpi::read(path, &trace_options(args)?)?;
+    let format = crate::inputs::program_format(path, &args.format)?;
+    let mut options = trace_options(args)?;
+    // What the trace holds does not depend on the host's speed: compute in flops needs none.
+    options.flops.get_or_insert(1e9);
+    let (_, summary) = match format {
+        Format::Dumpi => dumpi::read(path, &options)?,
+        Format::Ti => ti::read(path, &options)?,
+        _ => {
+            return Err(Error::input(
+                Location::file(path.display().to_string()),
+                format!(
+                    "`acesim trace info` reads MPI traces (a DUMPI trace's .meta file, or a SimGrid trace with --format ti); this is {}",
+                    format.describe(&path.display().to_string())
+                ),
+            ))
+        }
+    };
     let mut writes: Vec<(Output, Producer)> = Vec::new();
     if let Some(o) = json_out {
         let s = &summary;
@@ -55,13 +62,11 @@ fn info(path: &Path, json: Option<&Path>, args: &crate::args::TraceArgs) -> aces
 /// The human summary of a trace.
 fn describe(path: &Path, s: &TraceSummary) -> String {
     let mut o = String::new();
-    let [a, b, c] = s.version;
-    let _ = writeln!(
-        o,
-        "{}: DUMPI {a}.{b}.{c} trace, {} ranks",
-        path.display(),
-        s.ranks
-    );
+    let kind = match s.version {
+        [0, 0, 0] => "SimGrid time-independent".to_string(),
+        [a, b, c] => format!("DUMPI {a}.{b}.{c}"),
+    };
+    let _ = writeln!(o, "{}: {kind} trace, {} ranks", path.display(), s.ranks);
     let total: u64 = s.calls.values().sum();
     let _ = writeln!(
         o,
@@ -73,7 +78,8 @@ fn describe(path: &Path, s: &TraceSummary) -> String {
     for (name, n) in calls {
         let _ = writeln!(o, "  {name:<24} {n:>12}");
     }
-    if let Some(w) = window_stats(&s.windows) {
+    // SimGrid's traces have no clock: no windows.
+    if let Some(w) = window_stats(&s.windows).filter(|w| w.max > 0) {
         let _ = writeln!(
             o,
             "traced window per rank: min {}, mean {}, max {} (rank {})",
@@ -84,7 +90,7 @@ fn describe(path: &Path, s: &TraceSummary) -> String {
         );
     }
     // Every rank's window for small traces; --json has them all.
-    if s.windows.len() <= 64 {
+    if s.windows.len() <= 64 && s.windows.iter().any(|&w| w > 0) {
         for (r, w) in s.windows.iter().enumerate() {
             let _ = writeln!(o, "  rank {r:<5} {}", format_time(*w));
         }

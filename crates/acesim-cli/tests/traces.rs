@@ -96,3 +96,109 @@ fn trace_info_names_what_is_not_a_trace() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("give the trace's .meta file"), "{err}");
 }
+
+#[test]
+fn trace_info_reads_simgrid_traces_without_a_host_speed() {
+    let o = acesim(&[
+        "trace",
+        "info",
+        "tests/data/simgrid-ti/actions_with_isend.txt",
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        out.contains("SimGrid time-independent trace, 3 ranks"),
+        "{out}"
+    );
+    // Three sends of 1e6 bytes (after `init`, MPI_BYTE elements).
+    assert!(out.contains("3000000 bytes sent point to point"), "{out}");
+}
+
+/// The predicted time and rank count a run prints.
+fn predicted(args: &[&str]) -> (u64, String) {
+    let o = acesim(args);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let ps = out
+        .split('(')
+        .nth(1)
+        .and_then(|s| s.split(" ps)").next())
+        .and_then(|s| s.parse().ok())
+        .expect("predicted time in ps");
+    (ps, out)
+}
+
+#[test]
+fn jobs_fill_the_machine_and_stay_apart() {
+    let torus = "examples/machines/torus-4x4.toml";
+    // 16 nodes, 4 ranks per node: 64 slots hold 9 jobs of 7 ranks (one NIC idle).
+    let o = acesim(&[
+        "run",
+        TESTBGP,
+        "-m",
+        torus,
+        "--ranks-per-node",
+        "4",
+        "--jobs",
+        "fill",
+        "-q",
+        "--json",
+        "-",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["per_rank"].as_array().unwrap().len(), 63);
+    // Each job's alltoalls run on its own sub-communicator: 9 x 7 alltoall calls.
+    let a2a = v["collectives"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["kind"] == "alltoall")
+        .count();
+    assert_eq!(a2a, 63);
+    // One job alone on the machine's first 7 nodes takes what `--jobs 1` takes.
+    let (one, _) = predicted(&["run", TESTBGP, "-m", torus]);
+    let (jobs1, _) = predicted(&["run", TESTBGP, "-m", torus, "--jobs", "1"]);
+    assert_eq!(one, jobs1);
+}
+
+#[test]
+fn capped_messages_and_skipped_collectives_take_less_time() {
+    let torus = "examples/machines/torus-4x4.toml";
+    let (full, _) = predicted(&["run", TESTBGP, "-m", torus]);
+    let (skip, _) = predicted(&["run", TESTBGP, "-m", torus, "--collectives", "skip"]);
+    let (cap, _) = predicted(&["run", TESTBGP, "-m", torus, "--max-message", "64"]);
+    assert!(skip < full, "{skip} < {full}");
+    assert!(cap <= full, "{cap} <= {full}");
+    for (args, needle) in [
+        (&["--collectives", "maybe"][..], "expected `run` or `skip`"),
+        (
+            &["--jobs", "two"][..],
+            "expected a number of jobs or `fill`",
+        ),
+        (&["--jobs", "0"][..], "expected 1 or more jobs"),
+        (&["--max-message", "lots"][..], "field `max-message`"),
+    ] {
+        let mut all = vec!["run", TESTBGP, "-m", torus];
+        all.extend_from_slice(args);
+        let o = acesim(&all);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
