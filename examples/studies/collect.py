@@ -17,6 +17,7 @@ STUDIES = [
     ("particle_exchange", "Particle exchange after domain decomposition (NSIM-ACE §4.3, the 2015 RDMA-pattern paper)"),
     ("alltoall", "All-to-all algorithms (MFS)"),
     ("dragonfly_halo", "Dragonfly routing for a CTH-like halo (ACES)"),
+    ("aces_traces", "Real MPI traces filling a dragonfly (ACES)"),
 ]
 
 

@@ -202,3 +202,33 @@ fn capped_messages_and_skipped_collectives_take_less_time() {
         assert!(err.contains(needle), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn a_run_stopped_early_counts_hops_and_routes_over_the_packets_delivered() {
+    // Minimal routing routes every packet minimally, also in a run stopped while packets
+    // are still in flight (they were counted at injection, their routes on delivery).
+    let o = acesim(&[
+        "run",
+        TESTBGP,
+        "-m",
+        "examples/studies/dragonfly_halo/dragonfly.toml",
+        "--jobs",
+        "fill",
+        "--compute-scale",
+        "0",
+        "--max-sim-time",
+        "20us",
+        "-q",
+        "--json",
+        "-",
+    ]);
+    assert_eq!(o.status.code(), Some(4), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["partial"]["reason"], "max-sim-time");
+    assert_eq!(v["minimal_fraction"], 1.0);
+    let nics = v["nics"].as_array().unwrap();
+    assert!(nics.iter().all(|n| n["minimal_fraction"] == 1.0));
+    let injected: u64 = nics.iter().map(|n| n["injected_packets"].as_u64().unwrap()).sum();
+    let ejected: u64 = nics.iter().map(|n| n["ejected_packets"].as_u64().unwrap()).sum();
+    assert!(ejected < injected, "stopped with packets in flight: {ejected} < {injected}");
+}

@@ -24,9 +24,12 @@ pub enum Notice {
 pub struct NicStats {
     pub injected_packets: u64,
     pub ejected_packets: u64,
-    /// Router-to-router hops of the packets it injected.
+    /// Packets it injected that reached their destination (fewer than `injected_packets`
+    /// in a run stopped early): what `hops` and `minimal_packets` count over.
+    pub delivered_packets: u64,
+    /// Router-to-router hops of the packets it injected, counted on delivery.
     pub hops: u64,
-    /// Packets it injected that were routed minimally.
+    /// Packets it injected that were routed minimally, counted on delivery.
     pub minimal_packets: u64,
 }
 

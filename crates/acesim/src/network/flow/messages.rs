@@ -416,6 +416,7 @@ impl FlowNetwork {
         let n = msg.packets;
         let src = &mut self.stats.nics[msg.src_nic as usize];
         src.injected_packets += n;
+        src.delivered_packets += n;
         src.hops += msg.hops as u64 * n;
         src.minimal_packets += if msg.minimal { n } else { 0 };
         self.stats.nics[msg.dst_nic as usize].ejected_packets += n;

@@ -285,6 +285,7 @@ impl PacketNetwork {
         }
         if self.topo.nic_node(p.src_nic) != self.topo.nic_node(p.dst_nic) {
             let st = &mut self.stats.nics[p.src_nic as usize];
+            st.delivered_packets += 1;
             st.hops += p.hops as u64;
             st.minimal_packets += p.minimal as u64;
             self.stats.nics[p.dst_nic as usize].ejected_packets += 1;
