@@ -1328,3 +1328,20 @@ fn c_program_with_a_bad_split_colour_is_located_in_the_c_file() {
         &["p.c:5: field `color`: '-5' is not a color"],
     );
 }
+
+#[test]
+fn machine_intra_node_path_unknown_or_without_bandwidth() {
+    machine_fails(
+        "[topology]\nkind = \"crossbar\"\n[node]\nintra_node = \"shm\"\n",
+        &[
+            "m.toml:4",
+            "node.intra_node",
+            "unknown intra-node path 'shm'",
+            "expected nic or memory",
+        ],
+    );
+    machine_fails(
+        "[topology]\nkind = \"crossbar\"\n[node]\nintra_node = \"memory\"\nintra_node_bandwidth = \"0 B/s\"\n",
+        &["m.toml:5:24", "bandwidth '0 B/s' must be greater than zero"],
+    );
+}

@@ -222,13 +222,27 @@ fn a_run_stopped_early_counts_hops_and_routes_over_the_packets_delivered() {
         "--json",
         "-",
     ]);
-    assert_eq!(o.status.code(), Some(4), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(4),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["partial"]["reason"], "max-sim-time");
     assert_eq!(v["minimal_fraction"], 1.0);
     let nics = v["nics"].as_array().unwrap();
     assert!(nics.iter().all(|n| n["minimal_fraction"] == 1.0));
-    let injected: u64 = nics.iter().map(|n| n["injected_packets"].as_u64().unwrap()).sum();
-    let ejected: u64 = nics.iter().map(|n| n["ejected_packets"].as_u64().unwrap()).sum();
-    assert!(ejected < injected, "stopped with packets in flight: {ejected} < {injected}");
+    let injected: u64 = nics
+        .iter()
+        .map(|n| n["injected_packets"].as_u64().unwrap())
+        .sum();
+    let ejected: u64 = nics
+        .iter()
+        .map(|n| n["ejected_packets"].as_u64().unwrap())
+        .sum();
+    assert!(
+        ejected < injected,
+        "stopped with packets in flight: {ejected} < {injected}"
+    );
 }

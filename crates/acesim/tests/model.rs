@@ -559,3 +559,49 @@ fn the_summary_says_collectives_ran() {
     assert!(line.contains("operations: 0 (+"), "{line}");
     assert!(line.contains("in 2 collective calls)"), "{line}");
 }
+
+#[test]
+fn messages_within_a_node_copied_in_memory_take_latency_plus_size_over_bandwidth() {
+    // Two ranks on one node, `node.intra_node = "memory"` at 10 GB/s and 0.5 µs, overheads 1 µs.
+    let m = machine(
+        TABLE1,
+        &[
+            "placement.ranks_per_node=2",
+            "node.overhead=\"1us\"",
+            "node.intra_node=\"memory\"",
+            "node.intra_node_bandwidth=\"10 GB/s\"",
+            "node.intra_node_latency=\"0.5us\"",
+        ],
+    );
+    let (tpp, lat, bw) = (1_000_000, 500_000, 10_000_000_000u64);
+    let r = run(
+        &m,
+        "ranks 2\nrank 0\nsend 1 1MiB\nput 1 4KiB tag=1 handle=h\ncomplete h\nrank 1\nrecv 0 1MiB\npoll 1\n",
+    );
+    let (send, put) = (&r.operations[0], &r.operations[1]);
+    // Rendezvous: the request-to-send and the receiver's get request are handshakes of the
+    // latency each; then the data is copied.
+    let data_start = tpp + lat + lat;
+    assert_eq!(send.dma_start_ps, Some(data_start));
+    let landed = data_start + lat + transfer_time(1 << 20, bw);
+    assert_eq!(send.landed_ps, Some(landed));
+    // The put is issued once the send completed (its data copied) and its overhead paid.
+    let put_start = landed + tpp;
+    assert_eq!(put.dma_start_ps, Some(put_start));
+    let put_landed = put_start + lat + transfer_time(4096, bw);
+    assert_eq!(put.landed_ps, Some(put_landed));
+    // The acknowledgement is a handshake, then the completion overhead.
+    assert_eq!(put.complete_ps, Some(put_landed + lat + tpp));
+    // Nothing crossed the NIC.
+    assert_eq!(r.packet_hops, 0);
+    assert!(r.all_links.iter().all(|l| l.bytes == 0));
+}
+
+#[test]
+fn messages_between_nodes_ignore_the_intra_node_path() {
+    let sched = "ranks 2\nrank 0\nput 1 4KiB tag=1 handle=h\ncomplete h\nrank 1\npoll 1\n";
+    let nic = run(&machine(TABLE1, &[]), sched);
+    let memory = run(&machine(TABLE1, &["node.intra_node=\"memory\""]), sched);
+    assert_eq!(nic.predicted_time_ps, memory.predicted_time_ps);
+    assert!(memory.packet_hops > 0);
+}

@@ -272,6 +272,14 @@ pub struct NodeConfig {
     pub overhead: Time,
     /// Memory bandwidth shared by the node's DMA engines, or `"unbounded"`.
     pub memory_bandwidth: Bounded<Bandwidth>,
+    /// How a message between two ranks of one node moves: `nic` (through the NIC's DMA
+    /// engines, the papers' model) or `memory` (a copy in shared memory, as MPI libraries do).
+    pub intra_node: String,
+    /// A shared-memory copy's bandwidth (default: `memory_bandwidth` when finite, else the
+    /// NIC's DMA rate, so that choosing `memory` alone changes no rate).
+    pub intra_node_bandwidth: Option<Bandwidth>,
+    /// A shared-memory copy's latency (and a handshake's, for rendezvous within the node).
+    pub intra_node_latency: Time,
 }
 
 impl Default for NodeConfig {
@@ -279,6 +287,9 @@ impl Default for NodeConfig {
         NodeConfig {
             overhead: Time(0),
             memory_bandwidth: Bounded::Unbounded,
+            intra_node: "nic".into(),
+            intra_node_bandwidth: None,
+            intra_node_latency: Time(0),
         }
     }
 }

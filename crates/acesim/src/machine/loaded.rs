@@ -3,7 +3,7 @@
 //! NIC selection, placement, dateline). Everything downstream takes a [`Machine`].
 
 use crate::machine::config::{LinkConfig, LinkOverride, MachineConfig};
-use crate::machine::options::{Dateline, NicSelection, PlacementPolicy, Routing};
+use crate::machine::options::{Dateline, IntraNode, NicSelection, PlacementPolicy, Routing};
 use crate::machine::topology::TopologySpec;
 use crate::units::{format_bandwidth, SwitchRate};
 
@@ -18,6 +18,8 @@ pub struct Machine {
     pub placement_policy: PlacementPolicy,
     /// Torus rings: how a packet's VC class is chosen.
     pub dateline: Dateline,
+    /// Messages within a node: through the NIC or copied in memory.
+    pub intra_node: IntraNode,
 }
 
 impl std::ops::Deref for Machine {
@@ -36,6 +38,7 @@ impl Machine {
         nic_selection: NicSelection,
         placement_policy: PlacementPolicy,
         dateline: Dateline,
+        intra_node: IntraNode,
     ) -> Machine {
         Machine {
             config,
@@ -44,6 +47,28 @@ impl Machine {
             nic_selection,
             placement_policy,
             dateline,
+            intra_node,
+        }
+    }
+
+    /// A shared-memory copy within a node (bytes per second, latency), or `None` when
+    /// messages within a node go through the NIC. The bandwidth follows the node's memory
+    /// bandwidth, else the NIC's DMA rate, unless `node.intra_node_bandwidth` says.
+    pub fn intra_node_copy(&self) -> Option<(u64, u64)> {
+        match self.intra_node {
+            IntraNode::Nic => None,
+            IntraNode::Memory => {
+                let bw = self.node.intra_node_bandwidth.map_or_else(
+                    || {
+                        self.node
+                            .memory_bandwidth
+                            .limit()
+                            .map_or(self.nic.dma_rate.0, |b| b.0)
+                    },
+                    |b| b.0,
+                );
+                Some((bw, self.node.intra_node_latency.0))
+            }
         }
     }
 

@@ -36,6 +36,15 @@ pub enum NicSelection {
     ByRank,
 }
 
+/// How a message between two ranks of one node moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntraNode {
+    /// Through the node's NIC and its DMA engines (the papers' model).
+    Nic,
+    /// A copy in shared memory: latency + size / bandwidth, no NIC.
+    Memory,
+}
+
 /// How ranks are placed on nodes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PlacementPolicy {

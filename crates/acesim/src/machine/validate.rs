@@ -5,7 +5,7 @@
 use crate::error::{did_you_mean, Error, Location, Result};
 use crate::machine::config::{MachineConfig, TopologyConfig};
 use crate::machine::loaded::Machine;
-use crate::machine::options::{Dateline, NicSelection, PlacementPolicy, Routing};
+use crate::machine::options::{Dateline, IntraNode, NicSelection, PlacementPolicy, Routing};
 use crate::machine::topology::{Kind, TopologySpec};
 use crate::program::collectives::{self, CollKind};
 use crate::units::Bounded;
@@ -37,6 +37,19 @@ pub fn validate(c: MachineConfig, locate: impl Fn(&str) -> Location) -> Result<M
     let placement_policy = placement(&c, &bad)?;
     check_collectives(&c, &bad)?;
     check_buffers(&c, &topology, &bad, &written)?;
+    let intra_node = match c.node.intra_node.as_str() {
+        "nic" => IntraNode::Nic,
+        "memory" => IntraNode::Memory,
+        other => {
+            return Err(bad(
+                "node.intra_node",
+                format!(
+                    "unknown intra-node path '{other}'{} (expected nic or memory)",
+                    did_you_mean(other, ["nic", "memory"])
+                ),
+            ))
+        }
+    };
     Ok(Machine::new(
         c,
         topology,
@@ -44,6 +57,7 @@ pub fn validate(c: MachineConfig, locate: impl Fn(&str) -> Location) -> Result<M
         nic_selection,
         placement_policy,
         dateline,
+        intra_node,
     ))
 }
 

@@ -59,6 +59,7 @@ impl Runtime {
             RtEvent::Submit { xfer } => self.submit(q, net, now, xfer),
             RtEvent::Finish { xfer } => self.finish_xfer(q, now, xfer),
             RtEvent::RecvDone { recv } => self.finish_recv(q, now, recv),
+            RtEvent::Local { xfer, part, what } => self.on_local(q, net, now, (xfer, part, what)),
         }
     }
 

@@ -115,7 +115,8 @@ impl Runtime {
         self.xfers[xfer as usize].recv = recv;
         let x = &self.xfers[xfer as usize];
         if x.rendezvous {
-            net.send_control(q, now, x.dst_nic, x.src_nic, token(xfer, REQUEST));
+            let (src, dst) = (x.src_nic, x.dst_nic);
+            self.send_control(q, net, now, (dst, src), xfer, REQUEST);
         } else {
             self.complete_recv_after_overhead(q, now, recv);
         }

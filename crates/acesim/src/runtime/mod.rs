@@ -24,6 +24,7 @@ mod cpu;
 mod dag;
 mod deadlock;
 mod interpreter;
+mod local;
 mod matching;
 mod records;
 mod state;

@@ -33,6 +33,9 @@ pub enum RtEvent {
     Finish { xfer: u32 },
     /// The completion overhead of a receive is paid.
     RecvDone { recv: u32 },
+    /// What the network would report of a transfer's leg that stays in its node's memory
+    /// (`node.intra_node = "memory"`): `what` is a [`Local`] step.
+    Local { xfer: u32, part: u8, what: u8 },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -269,6 +272,9 @@ pub struct RtParams {
     pub nics_per_node: u32,
     /// Pick a NIC by the rank's index on its node instead of round-robin.
     pub nic_by_rank: bool,
+    /// Messages within a node as shared-memory copies (bytes/s, latency), or through the
+    /// NIC (`None`).
+    pub intra_node_copy: Option<(u64, Ps)>,
 }
 
 impl RtParams {
@@ -282,6 +288,7 @@ impl RtParams {
             eager_threshold: machine.mpi.eager_threshold.0,
             nics_per_node: machine.nic.count,
             nic_by_rank: machine.nic_selection == NicSelection::ByRank,
+            intra_node_copy: machine.intra_node_copy(),
         }
     }
 }

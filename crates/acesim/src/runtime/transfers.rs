@@ -91,15 +91,14 @@ impl Runtime {
         xfer: u32,
     ) {
         let x = &self.xfers[xfer as usize];
+        let (src, dst, size) = (x.src_nic, x.dst_nic, x.size);
         match x.kind {
-            XferKind::Put => net.send_data(q, now, x.src_nic, x.dst_nic, x.size, token(xfer, DATA)),
+            XferKind::Put => self.send_data(q, net, now, (src, dst), size, xfer, DATA),
             XferKind::Msg if !x.rendezvous => {
-                net.send_data(q, now, x.src_nic, x.dst_nic, x.size, token(xfer, DATA))
+                self.send_data(q, net, now, (src, dst), size, xfer, DATA)
             }
-            XferKind::Msg => {
-                net.send_control(q, now, x.src_nic, x.dst_nic, token(xfer, ACK_OR_RTS))
-            }
-            XferKind::Get => net.send_control(q, now, x.dst_nic, x.src_nic, token(xfer, REQUEST)),
+            XferKind::Msg => self.send_control(q, net, now, (src, dst), xfer, ACK_OR_RTS),
+            XferKind::Get => self.send_control(q, net, now, (dst, src), xfer, REQUEST),
         }
     }
 
@@ -142,7 +141,8 @@ impl Runtime {
             }
             (XferKind::Msg, Notice::ControlArrived { .. }, REQUEST) => {
                 let x = &self.xfers[xfer as usize];
-                net.send_data(q, now, x.src_nic, x.dst_nic, x.size, token(xfer, DATA));
+                let (src, dst, size) = (x.src_nic, x.dst_nic, x.size);
+                self.send_data(q, net, now, (src, dst), size, xfer, DATA);
             }
             // Puts: landed (polls may return), then the acknowledgement completes them.
             (XferKind::Put, Notice::Landed { .. }, DATA) => {
@@ -159,7 +159,7 @@ impl Runtime {
                     }
                     self.ranks[d].pc += 1;
                 }
-                net.send_control(q, now, dst_nic, src_nic, token(xfer, ACK_OR_RTS));
+                self.send_control(q, net, now, (dst_nic, src_nic), xfer, ACK_OR_RTS);
             }
             (XferKind::Put, Notice::ControlArrived { .. }, ACK_OR_RTS)
             | (XferKind::Get, Notice::Landed { .. }, GET_DATA) => {
@@ -174,7 +174,8 @@ impl Runtime {
             }
             (XferKind::Get, Notice::ControlArrived { .. }, REQUEST) => {
                 let x = &self.xfers[xfer as usize];
-                net.send_data(q, now, x.src_nic, x.dst_nic, x.size, token(xfer, GET_DATA));
+                let (src, dst, size) = (x.src_nic, x.dst_nic, x.size);
+                self.send_data(q, net, now, (src, dst), size, xfer, GET_DATA);
             }
             _ => {}
         }
