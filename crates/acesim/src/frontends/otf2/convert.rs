@@ -525,7 +525,8 @@ impl<'a> Converter<'a> {
                         req: req.handle,
                     };
                 } else if !matches!(
-                    self.prog.ops[self.state().rank as usize][req.op].kind,
+                    self.prog.ops[self.current.as_ref().map_or(0, |s| s.rank as usize)][req.op]
+                        .kind,
                     OpKind::Isend { .. }
                 ) {
                     return Err(self.error(
