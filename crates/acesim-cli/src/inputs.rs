@@ -97,10 +97,10 @@ pub(crate) fn program_format(path: &Path, name: &str) -> acesim::Result<Format> 
             Error::input(
                 Location::file("command line").with_field("--format"),
                 format!(
-                    "unknown format `{other}` (expected auto, schedule, goal, dumpi, ti, c or python){}",
+                    "unknown format `{other}` (expected auto, schedule, goal, dumpi, ti, otf2, c or python){}",
                     acesim::error::did_you_mean(
                         other,
-                        ["auto", "schedule", "goal", "dumpi", "ti", "c", "python"]
+                        ["auto", "schedule", "goal", "dumpi", "ti", "otf2", "c", "python"]
                     )
                 ),
             )

@@ -33,11 +33,12 @@ fn info(path: &Path, json: Option<&Path>, args: &crate::args::TraceArgs) -> aces
     let (_, summary) = match format {
         Format::Dumpi => dumpi::read(path, &options)?,
         Format::Ti => ti::read(path, &options)?,
+        Format::Otf2 => acesim::frontends::otf2::read(path, &options)?,
         _ => {
             return Err(Error::input(
                 Location::file(path.display().to_string()),
                 format!(
-                    "`acesim trace info` reads MPI traces (a DUMPI trace's .meta file, or a SimGrid trace with --format ti); this is {}",
+                    "`acesim trace info` reads MPI traces (a DUMPI trace's .meta file, an OTF2 trace's .otf2 anchor file, or a SimGrid trace with --format ti); this is {}",
                     format.describe(&path.display().to_string())
                 ),
             ))
@@ -63,6 +64,7 @@ fn info(path: &Path, json: Option<&Path>, args: &crate::args::TraceArgs) -> aces
 fn describe(path: &Path, s: &TraceSummary) -> String {
     let mut o = String::new();
     let kind = match s.version {
+        _ if !s.format.is_empty() => s.format.to_string(),
         [0, 0, 0] => "SimGrid time-independent".to_string(),
         [a, b, c] => format!("DUMPI {a}.{b}.{c}"),
     };

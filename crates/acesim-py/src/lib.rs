@@ -233,11 +233,13 @@ fn load_program(
     let format = Format::by_name(program_format).ok_or_else(|| {
         Error::input(
             Location::file("arguments").with_field("program_format"),
-            format!("unknown program format '{program_format}' (schedule, goal, c, dumpi or ti)"),
+            format!(
+                "unknown program format '{program_format}' (schedule, goal, c, dumpi, ti or otf2)"
+            ),
         )
     })?;
     let source = match format {
-        Format::C | Format::Python | Format::Dumpi | Format::Ti => {
+        Format::C | Format::Python | Format::Dumpi | Format::Ti | Format::Otf2 => {
             Source::File(Path::new(program_text))
         }
         Format::Goal | Format::Schedule => Source::Text {

@@ -19,6 +19,8 @@ pub enum Format {
     /// A SimGrid time-independent trace (`--format ti`; recognised by content when its first
     /// line is a rank's `init`), or a list of such files.
     Ti,
+    /// An OTF2 trace: its anchor file (`.otf2`), read with the OTF2 library (`otf2` feature).
+    Otf2,
 }
 
 impl Format {
@@ -29,14 +31,15 @@ impl Format {
             Some("py") => Format::Python,
             Some("goal") => Format::Goal,
             Some("meta") => Format::Dumpi,
+            Some("otf2") => Format::Otf2,
             _ if starts_with(path, &crate::frontends::dumpi::MAGIC) => Format::Dumpi,
             _ if starts_like_ti(path) => Format::Ti,
             _ => Format::Schedule,
         }
     }
 
-    /// The format the Python binding and `--format` name (`schedule`, `goal`, `c`, `dumpi`
-    /// or `ti`: Python programs are recorded in the interpreter that calls it).
+    /// The format the Python binding and `--format` name (`schedule`, `goal`, `c`, `dumpi`,
+    /// `ti` or `otf2`: Python programs are recorded in the interpreter that calls it).
     pub fn by_name(name: &str) -> Option<Format> {
         match name {
             "schedule" => Some(Format::Schedule),
@@ -44,6 +47,7 @@ impl Format {
             "c" => Some(Format::C),
             "dumpi" => Some(Format::Dumpi),
             "ti" => Some(Format::Ti),
+            "otf2" => Some(Format::Otf2),
             _ => None,
         }
     }
@@ -53,7 +57,7 @@ impl Format {
     pub fn is_recorded(self) -> bool {
         match self {
             Format::C | Format::Python => true,
-            Format::Goal | Format::Schedule | Format::Dumpi | Format::Ti => false,
+            Format::Goal | Format::Schedule | Format::Dumpi | Format::Ti | Format::Otf2 => false,
         }
     }
 
@@ -66,6 +70,7 @@ impl Format {
             Format::Schedule => "schedule",
             Format::Dumpi => "DUMPI",
             Format::Ti => "SimGrid trace",
+            Format::Otf2 => "OTF2 trace",
         }
     }
 
@@ -116,7 +121,11 @@ pub fn check_not_binary(path: &Path) -> crate::error::Result<()> {
     if path.extension().is_some_and(|e| e == "otf2") {
         return Err(Error::input(
             at(),
-            "this is an OTF2 trace (its anchor file), which acesim does not read yet",
+            if crate::frontends::otf2::AVAILABLE {
+                "this is an OTF2 trace (its anchor file): read it with --format otf2 (or give it its .otf2 name)"
+            } else {
+                "this is an OTF2 trace (its anchor file), but this acesim was built without OTF2 support: run scripts/setup (it installs libotf2-trace-dev and builds with the `otf2` feature)"
+            },
         ));
     }
     // Text with a stray byte that is not UTF-8 is still text (reading it names the line and

@@ -5,7 +5,7 @@
 use crate::error::{Error, Location, Result};
 use crate::frontends::format::Format;
 use crate::frontends::record::RecordOptions;
-use crate::frontends::{dumpi, goal, mgen, python, schedule, ti};
+use crate::frontends::{dumpi, goal, mgen, otf2, python, schedule, ti};
 use crate::program::{read_text, Program};
 use std::borrow::Cow;
 use std::path::Path;
@@ -98,6 +98,10 @@ pub fn load(
             }
             dumpi::read(path, &options.trace)?.0
         }
+        Format::Otf2 => match source {
+            Source::File(path) => otf2::read(path, &options.trace)?.0,
+            Source::Text { text, .. } => otf2::read(Path::new(text), &options.trace)?.0,
+        },
         Format::Ti => match source {
             Source::File(path) => ti::read(path, &options.trace)?.0,
             Source::Text { name, text } => ti::parse(name, text, &options.trace)?.0,
@@ -128,7 +132,7 @@ pub fn record(
 ) -> Result<String> {
     match format {
         Format::Python => python::record(path, ranks, args, options),
-        Format::C | Format::Goal | Format::Schedule | Format::Dumpi | Format::Ti => {
+        Format::C | Format::Goal | Format::Schedule | Format::Dumpi | Format::Ti | Format::Otf2 => {
             mgen::record_with(path, ranks, args, options)
         }
     }

@@ -9,6 +9,7 @@ pub mod format;
 pub mod goal;
 pub mod load;
 pub mod mgen;
+pub mod otf2;
 pub mod python;
 pub mod record;
 pub mod schedule;

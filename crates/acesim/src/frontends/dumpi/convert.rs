@@ -55,6 +55,9 @@ pub struct TraceSummary {
     pub windows: Vec<Ps>,
     /// The DUMPI version of the rank files.
     pub version: [u8; 3],
+    /// The trace format when it is neither DUMPI nor SimGrid's (`OTF2`).
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub format: &'static str,
 }
 
 /// A request of the trace: the acesim handle while it runs, and for a persistent request

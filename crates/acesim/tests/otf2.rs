@@ -1,0 +1,254 @@
+//! OTF2 traces (feature `otf2`): the traces of tests/data/otf2 (written by make_traces.c)
+//! read into the operations written, replay with every byte received, and a broken archive
+//! is a located error.
+#![cfg(feature = "otf2")]
+
+use acesim::frontends::dumpi::TraceOptions;
+use acesim::frontends::format::Format;
+use acesim::frontends::otf2;
+use acesim::program::ops::{Op, OpKind, Program, ANY, UNDEFINED};
+use acesim::{simulate, MachineSource};
+use std::path::{Path, PathBuf};
+
+fn data(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data/otf2")
+        .join(rel)
+}
+
+fn kinds(prog: &Program, r: usize) -> Vec<OpKind> {
+    prog.ops[r].iter().map(|o: &Op| o.kind).collect()
+}
+
+const NS: u64 = 1000;
+
+#[test]
+fn ring_reads_into_the_operations_written() {
+    let (prog, summary) = otf2::read(&data("ring/traces.otf2"), &TraceOptions::default()).unwrap();
+    assert_eq!(prog.ranks, 4);
+    for r in 0..4u32 {
+        let ops = kinds(&prog, r as usize);
+        let OpKind::WaitAll { list, count: 2 } = ops[5] else {
+            panic!("rank {r}: {ops:?}");
+        };
+        assert_eq!(&prog.req_lists[list as usize..list as usize + 2], &[1, 0]);
+        assert_eq!(
+            ops,
+            vec![
+                OpKind::Compute { ps: 10_000 * NS },
+                OpKind::Irecv {
+                    src: i64::from((r + 3) % 4),
+                    size: 1024,
+                    tag: 7,
+                    comm: 0,
+                    req: 0
+                },
+                OpKind::Compute { ps: 500 * NS },
+                OpKind::Isend {
+                    dst: (r + 1) % 4,
+                    size: 1024,
+                    tag: 7,
+                    comm: 0,
+                    req: 1
+                },
+                OpKind::Compute { ps: 500 * NS },
+                OpKind::WaitAll { list, count: 2 },
+                OpKind::Compute { ps: 4000 * NS },
+            ],
+            "rank {r}"
+        );
+    }
+    assert_eq!(summary.p2p_bytes, 4 * 1024);
+    assert_eq!(summary.windows, vec![21_000 * NS; 4]);
+    assert_eq!(prog.traced_windows, Some(vec![21_000 * NS; 4]));
+    assert_eq!(summary.calls["MPI_Waitall"], 4);
+    assert_eq!(summary.format, "OTF2");
+}
+
+#[test]
+fn collectives_and_a_sub_communicator() {
+    let (prog, summary) =
+        otf2::read(&data("collectives/traces.otf2"), &TraceOptions::default()).unwrap();
+    assert_eq!(prog.ranks, 4);
+    for r in 0..4usize {
+        let ops = kinds(&prog, r);
+        let member = r == 1 || r == 3;
+        let (color, key) = if member {
+            (0, (r / 2) as i64)
+        } else {
+            (UNDEFINED, 0)
+        };
+        assert_eq!(
+            ops[0],
+            OpKind::CommSplit {
+                parent: 0,
+                color,
+                key,
+                result: 1
+            },
+            "rank {r}"
+        );
+        let calls: Vec<(String, u64, u32, u32)> = ops
+            .iter()
+            .filter_map(|k| match k {
+                OpKind::Coll { call } => {
+                    let c = &prog.coll_calls[*call as usize];
+                    Some((c.kind.clone(), c.size, c.root, c.comm))
+                }
+                _ => None,
+            })
+            .collect();
+        let mut want = vec![
+            ("bcast".to_string(), 256, 0, 0),
+            ("allreduce".to_string(), 64, 0, 0),
+        ];
+        if member {
+            want.push(("barrier".to_string(), 0, 0, 1));
+        }
+        assert_eq!(calls, want, "rank {r}");
+    }
+    assert_eq!(
+        kinds(&prog, 1).last(),
+        Some(&OpKind::Send {
+            dst: 1,
+            size: 100,
+            tag: 3,
+            comm: 1
+        })
+    );
+    assert_eq!(
+        kinds(&prog, 3).last(),
+        Some(&OpKind::Recv {
+            src: 0,
+            size: 100,
+            tag: 3,
+            comm: 1
+        })
+    );
+    assert_eq!(summary.collective_calls, 10);
+    assert_eq!(summary.comms_created, 2);
+}
+
+#[test]
+fn a_receive_learns_its_source_tag_and_size_at_completion() {
+    let (prog, _) = otf2::read(&data("anysource/traces.otf2"), &TraceOptions::default()).unwrap();
+    assert_eq!(
+        kinds(&prog, 0),
+        vec![
+            OpKind::Irecv {
+                src: 1,
+                size: 4096,
+                tag: 9,
+                comm: 0,
+                req: 0
+            },
+            OpKind::Test { req: 0 },
+            OpKind::Wait { req: 0 },
+        ]
+    );
+    assert_eq!(
+        kinds(&prog, 1),
+        vec![OpKind::Send {
+            dst: 0,
+            size: 4096,
+            tag: 9,
+            comm: 0
+        }]
+    );
+    assert!(!kinds(&prog, 0)
+        .iter()
+        .any(|k| matches!(k, OpKind::Irecv { src: ANY, .. })));
+}
+
+#[test]
+fn every_trace_replays_with_bytes_sent_received() {
+    let m = MachineSource::open("table1").unwrap().load().unwrap();
+    for name in ["ring", "collectives", "anysource"] {
+        let path = data(&format!("{name}/traces.otf2"));
+        assert_eq!(Format::of_path(&path), Format::Otf2);
+        let (prog, summary) = otf2::read(&path, &TraceOptions::default()).unwrap();
+        let res = simulate(&m, prog).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(res.partial.is_none(), "{name}");
+        assert!(res.unmatched_messages.is_empty(), "{name}");
+        assert_eq!(res.unmatched_receives, 0, "{name}");
+        assert!(res.unfinished_requests.is_empty(), "{name}");
+        let received: u64 = res.receives.iter().map(|r| r.size.unwrap_or(0)).sum();
+        assert_eq!(received, summary.p2p_bytes, "{name}");
+        assert!(res.predicted_time_ps > 0, "{name}");
+    }
+}
+
+#[test]
+fn compute_scale_and_threshold() {
+    let opts = TraceOptions {
+        compute_scale: 0.5,
+        compute_threshold: 1000 * NS,
+        ..Default::default()
+    };
+    let (prog, _) = otf2::read(&data("ring/traces.otf2"), &opts).unwrap();
+    let compute: Vec<u64> = prog.ops[0]
+        .iter()
+        .filter_map(|o| match o.kind {
+            OpKind::Compute { ps } => Some(ps),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(compute, vec![5_000 * NS, 2_000 * NS]);
+}
+
+/// A copy of trace `name` in a temporary directory.
+fn copy(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let from = data(name);
+    for entry in walk(&from) {
+        let rel = entry.strip_prefix(&from).unwrap();
+        let to = dir.path().join(rel);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&entry, &to).unwrap();
+    }
+    dir
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn a_truncated_event_file_is_a_located_error() {
+    let dir = copy("ring");
+    let evt = dir.path().join("traces/2.evt");
+    let len = std::fs::metadata(&evt).unwrap().len();
+    let f = std::fs::OpenOptions::new().write(true).open(&evt).unwrap();
+    f.set_len(len / 2).unwrap();
+    let err = otf2::read(&dir.path().join("traces.otf2"), &TraceOptions::default()).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("traces.otf2"), "{text}");
+    assert!(text.contains("rank 2"), "{text}");
+    assert_eq!(err.exit_code(), 2, "{text}");
+}
+
+#[test]
+fn a_corrupt_anchor_or_missing_definitions_is_an_error() {
+    let dir = copy("ring");
+    std::fs::write(dir.path().join("traces.otf2"), b"not an anchor file").unwrap();
+    let err = otf2::read(&dir.path().join("traces.otf2"), &TraceOptions::default()).unwrap_err();
+    assert!(
+        err.to_string().contains("not a readable OTF2 trace"),
+        "{err}"
+    );
+    let dir = copy("ring");
+    std::fs::remove_file(dir.path().join("traces.def")).unwrap();
+    let err = otf2::read(&dir.path().join("traces.otf2"), &TraceOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("traces.otf2"), "{err}");
+    let err = otf2::read(&data("nothing/traces.otf2"), &TraceOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("nothing"), "{err}");
+}

@@ -1,0 +1,195 @@
+/* Writes the small OTF2 traces of acesim's tests with the OTF2 writer API (run by
+ * make_traces.sh; the traces it writes are committed, so the tests need no writer):
+ *   ring/         4 ranks: irecv from the left, isend to the right, waitall; compute gaps
+ *   collectives/  4 ranks: bcast and allreduce on the world, a barrier and a send/recv on
+ *                 a communicator of ranks 1 and 3
+ *   anysource/    2 ranks: an irecv whose source, tag and size are known at completion,
+ *                 tested, then waited for
+ * Times are in ns (timer resolution 1e9). Collective sizes follow the convention of
+ * docs/traces.md (a rank's own bytes sent and received, its own block included). */
+#include <otf2/otf2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { S_EMPTY, S_INIT, S_FINALIZE, S_IRECV, S_ISEND, S_WAITALL, S_BCAST, S_ALLREDUCE,
+       S_BARRIER, S_SEND, S_RECV, S_TEST, S_WAIT, S_WORLD, S_SUB, S_MAIN, S_NODE, S_RANK,
+       S_MACHINE, S_COUNT };
+static const char* STRINGS[S_COUNT] = {"", "MPI_Init", "MPI_Finalize", "MPI_Irecv",
+    "MPI_Isend", "MPI_Waitall", "MPI_Bcast", "MPI_Allreduce", "MPI_Barrier", "MPI_Send",
+    "MPI_Recv", "MPI_Test", "MPI_Wait", "MPI_COMM_WORLD", "ranks 1 and 3", "main", "node",
+    "rank", "machine"};
+/* Regions: region id = string id of its name, for the MPI calls S_INIT..S_WAIT. */
+
+static OTF2_FlushType pre_flush(void* u, OTF2_FileType t, OTF2_LocationRef l, void* c, bool f) {
+    (void)u; (void)t; (void)l; (void)c; (void)f;
+    return OTF2_FLUSH;
+}
+static OTF2_TimeStamp post_flush(void* u, OTF2_FileType t, OTF2_LocationRef l) {
+    (void)u; (void)t; (void)l;
+    return 0;
+}
+static OTF2_FlushCallbacks flush = {pre_flush, post_flush};
+
+static void check(OTF2_ErrorCode c, const char* what) {
+    if (c != OTF2_SUCCESS) {
+        fprintf(stderr, "make_traces: %s: %s\n", what, OTF2_Error_GetName(c));
+        exit(1);
+    }
+}
+
+#define IN(t, region) check(OTF2_EvtWriter_Enter(w, NULL, (t), (region)), "enter")
+#define OUT(t, region) check(OTF2_EvtWriter_Leave(w, NULL, (t), (region)), "leave")
+
+static void ring(OTF2_EvtWriter* w, int r, int n) {
+    IN(0, S_INIT); OUT(1000, S_INIT);
+    IN(11000, S_IRECV);
+    check(OTF2_EvtWriter_MpiIrecvRequest(w, NULL, 11200, 1), "irecv request");
+    OUT(11500, S_IRECV);
+    IN(12000, S_ISEND);
+    check(OTF2_EvtWriter_MpiIsend(w, NULL, 12200, (r + 1) % n, 0, 7, 1024, 2), "isend");
+    OUT(12500, S_ISEND);
+    IN(13000, S_WAITALL);
+    check(OTF2_EvtWriter_MpiIsendComplete(w, NULL, 14000, 2), "isend complete");
+    check(OTF2_EvtWriter_MpiIrecv(w, NULL, 15000, (r + n - 1) % n, 0, 7, 1024, 1), "irecv");
+    OUT(16000, S_WAITALL);
+    IN(20000, S_FINALIZE); OUT(21000, S_FINALIZE);
+}
+
+static void collectives(OTF2_EvtWriter* w, int r, int n) {
+    IN(0, S_INIT); OUT(1000, S_INIT);
+    IN(1000, S_BCAST);
+    check(OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, 1100), "begin");
+    check(OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, 1900, OTF2_COLLECTIVE_OP_BCAST, 0, 0,
+                                          r == 0 ? (uint64_t)n * 256 : 0, 256), "end");
+    OUT(2000, S_BCAST);
+    IN(2000, S_ALLREDUCE);
+    check(OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, 2100), "begin");
+    check(OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, 2900, OTF2_COLLECTIVE_OP_ALLREDUCE, 0,
+                                          OTF2_COLLECTIVE_ROOT_NONE, 64, 64), "end");
+    OUT(3000, S_ALLREDUCE);
+    if (r == 1 || r == 3) {
+        IN(3000, S_BARRIER);
+        check(OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, 3100), "begin");
+        check(OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, 3900, OTF2_COLLECTIVE_OP_BARRIER, 1,
+                                              OTF2_COLLECTIVE_ROOT_NONE, 0, 0), "end");
+        OUT(4000, S_BARRIER);
+        if (r == 1) {
+            IN(4000, S_SEND);
+            check(OTF2_EvtWriter_MpiSend(w, NULL, 4100, 1, 1, 3, 100), "send");
+            OUT(5000, S_SEND);
+        } else {
+            IN(4000, S_RECV);
+            check(OTF2_EvtWriter_MpiRecv(w, NULL, 4900, 0, 1, 3, 100), "recv");
+            OUT(5000, S_RECV);
+        }
+    }
+    IN(5000, S_FINALIZE); OUT(6000, S_FINALIZE);
+}
+
+static void anysource(OTF2_EvtWriter* w, int r, int n) {
+    (void)n;
+    IN(0, S_INIT); OUT(1000, S_INIT);
+    if (r == 0) {
+        IN(1000, S_IRECV);
+        check(OTF2_EvtWriter_MpiIrecvRequest(w, NULL, 1100, 5), "irecv request");
+        OUT(1200, S_IRECV);
+        IN(1200, S_TEST);
+        check(OTF2_EvtWriter_MpiRequestTest(w, NULL, 1300, 5), "test");
+        OUT(1400, S_TEST);
+        IN(1400, S_WAIT);
+        check(OTF2_EvtWriter_MpiIrecv(w, NULL, 3000, 1, 0, 9, 4096, 5), "irecv");
+        OUT(3100, S_WAIT);
+    } else {
+        IN(1000, S_SEND);
+        check(OTF2_EvtWriter_MpiSend(w, NULL, 1500, 0, 0, 9, 4096), "send");
+        OUT(3100, S_SEND);
+    }
+    IN(3100, S_FINALIZE); OUT(4000, S_FINALIZE);
+}
+
+typedef void (*rank_fn)(OTF2_EvtWriter*, int, int);
+
+/* A trace of n ranks (location group r, location r), with MPI_COMM_WORLD (comm 0) and,
+ * when sub is set, a communicator (comm 1) of ranks 1 and 3. */
+static void write_trace(const char* dir, int n, rank_fn body, int sub, uint64_t length) {
+    OTF2_Archive* a = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
+                                        4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
+                                        OTF2_COMPRESSION_NONE);
+    if (a == NULL) {
+        fprintf(stderr, "make_traces: cannot create %s\n", dir);
+        exit(1);
+    }
+    check(OTF2_Archive_SetFlushCallbacks(a, &flush, NULL), "flush callbacks");
+    check(OTF2_Archive_SetSerialCollectiveCallbacks(a), "collective callbacks");
+    check(OTF2_Archive_SetCreator(a, "acesim tests/data/otf2/make_traces.c"), "creator");
+    check(OTF2_Archive_OpenEvtFiles(a), "open event files");
+    uint64_t events[16];
+    for (int r = 0; r < n; r++) {
+        OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(a, r);
+        body(w, r, n);
+        check(OTF2_EvtWriter_GetNumberOfEvents(w, &events[r]), "number of events");
+        check(OTF2_Archive_CloseEvtWriter(a, w), "close event writer");
+    }
+    check(OTF2_Archive_CloseEvtFiles(a), "close event files");
+    check(OTF2_Archive_OpenDefFiles(a), "open def files");
+    for (int r = 0; r < n; r++) {
+        OTF2_DefWriter* d = OTF2_Archive_GetDefWriter(a, r);
+        check(OTF2_Archive_CloseDefWriter(a, d), "close def writer");
+    }
+    check(OTF2_Archive_CloseDefFiles(a), "close def files");
+    OTF2_GlobalDefWriter* g = OTF2_Archive_GetGlobalDefWriter(a);
+    check(OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000, 0, length,
+                                                    OTF2_UNDEFINED_TIMESTAMP), "clock");
+    for (int s = 0; s < S_COUNT; s++) {
+        check(OTF2_GlobalDefWriter_WriteString(g, s, STRINGS[s]), "string");
+    }
+    for (int s = S_INIT; s <= S_WAIT; s++) {
+        check(OTF2_GlobalDefWriter_WriteRegion(g, s, s, s, S_EMPTY, OTF2_REGION_ROLE_FUNCTION,
+                                               OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE,
+                                               S_EMPTY, 0, 0), "region");
+    }
+    check(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, S_NODE, S_MACHINE,
+                                                   OTF2_UNDEFINED_SYSTEM_TREE_NODE), "node");
+    char name[32];
+    for (int r = 0; r < n; r++) {
+        check(OTF2_GlobalDefWriter_WriteLocationGroup(g, r, S_RANK, OTF2_LOCATION_GROUP_TYPE_PROCESS,
+                                                      0, OTF2_UNDEFINED_LOCATION_GROUP), "group");
+        (void)name;
+        check(OTF2_GlobalDefWriter_WriteLocation(g, r, S_MAIN, OTF2_LOCATION_TYPE_CPU_THREAD,
+                                                 events[r], r), "location");
+    }
+    uint64_t members[16];
+    for (int r = 0; r < n; r++) {
+        members[r] = r;
+    }
+    check(OTF2_GlobalDefWriter_WriteGroup(g, 0, S_EMPTY, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                          OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, n, members),
+          "locations group");
+    check(OTF2_GlobalDefWriter_WriteGroup(g, 1, S_EMPTY, OTF2_GROUP_TYPE_COMM_GROUP,
+                                          OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, n, members),
+          "world group");
+    check(OTF2_GlobalDefWriter_WriteComm(g, 0, S_WORLD, 1, OTF2_UNDEFINED_COMM,
+                                         OTF2_COMM_FLAG_NONE), "world");
+    if (sub) {
+        uint64_t odd[2] = {1, 3};
+        check(OTF2_GlobalDefWriter_WriteGroup(g, 2, S_EMPTY, OTF2_GROUP_TYPE_COMM_GROUP,
+                                              OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 2, odd),
+              "sub group");
+        check(OTF2_GlobalDefWriter_WriteComm(g, 1, S_SUB, 2, 0, OTF2_COMM_FLAG_NONE), "sub");
+    }
+    check(OTF2_Archive_CloseGlobalDefWriter(a, g), "close global defs");
+    check(OTF2_Archive_Close(a), "close archive");
+}
+
+int main(int argc, char** argv) {
+    const char* base = argc > 1 ? argv[1] : ".";
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/ring", base);
+    write_trace(dir, 4, ring, 0, 21000);
+    snprintf(dir, sizeof dir, "%s/collectives", base);
+    write_trace(dir, 4, collectives, 1, 6000);
+    snprintf(dir, sizeof dir, "%s/anysource", base);
+    write_trace(dir, 2, anysource, 0, 4000);
+    return 0;
+}
