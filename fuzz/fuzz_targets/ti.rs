@@ -19,7 +19,10 @@ fuzz_target!(|data: &[u8]| {
     match ti::parse("fuzz.txt", text, &opts) {
         Ok((p, _)) => assert_eq!(p.ops.len(), p.ranks as usize),
         Err(Error::Input { location, .. }) => {
-            assert!(location.file.starts_with("fuzz.txt"), "error not located in the file");
+            assert!(
+                location.file.starts_with("fuzz.txt"),
+                "error not located in the file"
+            );
         }
         Err(e) => panic!("reading gave a non-input error: {e}"),
     }
