@@ -19,8 +19,9 @@
  * predefined types (2 = MPI_CHAR ... 9 = MPI_INT ... 14 = MPI_DOUBLE ...), other types 28 on,
  * with their MPI_Type_size in the table; ops 1 = MPI_MAX ... 3 = MPI_SUM ..., 15 = user ops.
  *
- * MPI_Sendrecv_replace is written as an MPI_Sendrecv record (the same count and type both
- * ways), which acesim (and every DUMPI reader) reads.
+ * Not thread-safe: for programs that call MPI from one thread (MPI_THREAD_MULTIPLE programs
+ * would interleave records). Calls not wrapped here are not recorded; a communicator or
+ * request made by one of them gets a fresh id when a traced call first uses it.
  */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -40,7 +41,8 @@ enum {
   L_Test = 14, L_Request_free = 15, L_Waitany = 16, L_Testany = 17, L_Waitall = 18,
   L_Testall = 19, L_Waitsome = 20, L_Testsome = 21, L_Iprobe = 22, L_Probe = 23,
   L_Send_init = 26, L_Bsend_init = 27, L_Ssend_init = 28, L_Rsend_init = 29,
-  L_Recv_init = 30, L_Start = 31, L_Startall = 32, L_Sendrecv = 33, L_Barrier = 52,
+  L_Recv_init = 30, L_Start = 31, L_Startall = 32, L_Sendrecv = 33,
+  L_Sendrecv_replace = 34, L_Barrier = 52,
   L_Bcast = 53, L_Gather = 54, L_Gatherv = 55, L_Scatter = 56, L_Scatterv = 57,
   L_Allgather = 58, L_Allgatherv = 59, L_Alltoall = 60, L_Alltoallv = 61, L_Reduce = 62,
   L_Allreduce = 65, L_Reduce_scatter = 66, L_Scan = 67, L_Comm_group = 72,
@@ -768,11 +770,9 @@ int MPI_Sendrecv_replace(void *b, int count, MPI_Datatype type, int dest, int st
   enter_t e = enter();
   int rc = PMPI_Sendrecv_replace(b, count, type, dest, stag, source, rtag, comm, st);
   if (tracing) {
-    /* Written as MPI_Sendrecv (see the top of this file). */
-    head(L_Sendrecv, &e);
-    uint16_t t = dtype(type);
-    put32((uint32_t)count); put16(t); put32((uint32_t)dest); put32((uint32_t)stag);
-    put32((uint32_t)count); put16(t); put32((uint32_t)source); put32((uint32_t)rtag);
+    head(L_Sendrecv_replace, &e);
+    put32((uint32_t)count); put16(dtype(type)); put32((uint32_t)dest); put32((uint32_t)stag);
+    put32((uint32_t)source); put32((uint32_t)rtag);
     put16(comm_id(comm));
     put_statuses(1, st);
     done();

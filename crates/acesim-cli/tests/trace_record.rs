@@ -110,11 +110,17 @@ fn calls(meta: &Path) -> Vec<Vec<(u16, Call, (i64, i64))>> {
         .collect()
 }
 
-/// The traced MPI region of each rank: from MPI_Init's return to MPI_Finalize's call, in ns.
+/// The traced MPI region of each rank: from MPI_Init's (or MPI_Init_thread's) return to MPI_Finalize's call, in ns.
 fn mpi_regions(all: &[Vec<(u16, Call, (i64, i64))>]) -> Vec<i64> {
     all.iter()
         .map(|c| {
-            let init = c.iter().find(|x| x.0 == 124).expect("MPI_Init").2 .1;
+            // MPI_Init or MPI_Init_thread.
+            let init = c
+                .iter()
+                .find(|x| x.0 == 124 || x.0 == 171)
+                .expect("MPI_Init")
+                .2
+                 .1;
             let fin = c.iter().find(|x| x.0 == 125).expect("MPI_Finalize").2 .0;
             fin - init
         })
@@ -469,4 +475,103 @@ fn trace_record_names_a_missing_launcher_and_an_unwritable_folder() {
     // The command is required, after --.
     let o = acesim(&["trace", "record", "-o", out.to_str().unwrap()]);
     assert_ne!(o.status.code(), Some(0));
+}
+
+#[test]
+fn every_traced_call_reads_back_and_replays_to_completion() {
+    if !have_mpi("calls") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let meta = record("calls", &[], dir.path());
+    let all = calls(&meta);
+    for (r, c) in all.iter().enumerate() {
+        let peer = (r ^ 1) as i32;
+        let has = |want: &Call| c.iter().any(|x| &x.1 == want);
+        // Sendrecv_replace: the same count and type both ways.
+        assert!(has(&Call::Sendrecv {
+            send: (64, 9, peer, 5),
+            recv: (64, 9, peer, 5),
+            comm: 2
+        }));
+        // The derived type (4 MPI_INT) is the first user datatype, 28.
+        let quad = if r % 2 == 0 {
+            Call::Send {
+                count: 16,
+                dtype: 28,
+                dest: peer,
+                tag: 14,
+                comm: 2,
+            }
+        } else {
+            Call::Recv {
+                count: 16,
+                dtype: 28,
+                source: peer,
+                tag: 14,
+                comm: 2,
+            }
+        };
+        assert!(has(&quad), "rank {r}");
+        // New communicators are numbered from 4: split, then dup, then create.
+        assert!(has(&Call::CommSplit {
+            old: 2,
+            color: (r % 2) as i32,
+            key: -(r as i32),
+            new: 4
+        }));
+        assert!(has(&Call::CommDup { old: 4, new: 5 }));
+        let created = if r < 2 { 6 } else { 1 };
+        assert!(
+            has(&Call::CommCreate {
+                old: 2,
+                group: 4,
+                new: created
+            }),
+            "rank {r}"
+        );
+        // Persistent requests keep their ids across starts.
+        let starts: Vec<&Vec<i32>> = c
+            .iter()
+            .filter_map(|x| match &x.1 {
+                Call::Start { requests } => Some(requests),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(starts.len(), 4);
+        assert_eq!(starts[0], starts[1]);
+    }
+    let f = dumpi::Meta::parse(&meta, &std::fs::read_to_string(&meta).unwrap()).unwrap();
+    let file = std::fs::File::open(f.rank_file(0)).unwrap();
+    let rf = RankFile::open(BufReader::new(file), "rank 0").unwrap();
+    // DUMPI's predefined types first (MPI_CHAR 2, MPI_BYTE 5, MPI_INT 9, MPI_DOUBLE 14), then
+    // the user type: MPI_Type_size of each.
+    let t = &rf.type_sizes;
+    assert_eq!(t.len(), 29, "{t:?}");
+    assert_eq!(
+        (t[0], t[1], t[2], t[5], t[9], t[14], t[28]),
+        (0, 0, 1, 1, 4, 8, 16),
+        "{t:?}"
+    );
+    info_shows(
+        &meta,
+        &[
+            ("MPI_Init_thread", 4),
+            ("MPI_Sendrecv", 8),
+            ("MPI_Sendrecv_replace", 4),
+            ("MPI_Comm_split", 4),
+            ("MPI_Comm_create", 4),
+            ("MPI_Reduce_scatter", 4),
+            ("MPI_Alltoallv", 4),
+            // (Waitsome, Test* and Iprobe counts depend on timing.)
+            ("MPI_Start", 8),
+            ("MPI_Gatherv", 4),
+        ],
+    );
+    let v = replay(&meta, dir.path());
+    let (_, sent, received) = traffic(&v);
+    assert_eq!(sent, received);
+    assert_eq!(v["unmatched_messages"].as_array().unwrap().len(), 0);
+    assert_eq!(v["unfinished_requests"].as_array().unwrap().len(), 0);
+    report("calls", &v, &mpi_regions(&all));
 }
