@@ -80,6 +80,7 @@ static char prefix[4096];
 static int32_t wall_bias, cpu_bias;
 static uint64_t start_time;
 static uint32_t call_count[L_ALL_FUNCTIONS + 1];
+static uint32_t ignored_count[L_ALL_FUNCTIONS + 1];
 
 static void die_io(const char *what) {
   if (!failed)
@@ -257,6 +258,18 @@ static uint8_t op_id(MPI_Op op) {
   return 15;
 }
 
+/* DUMPI's wildcards: MPI_ANY_SOURCE and MPI_ANY_TAG are -1 whatever the MPI's values. */
+static int32_t src_id(int s) { return s == MPI_ANY_SOURCE ? -1 : s; }
+static int32_t tag_id(int t) { return t == MPI_ANY_TAG ? -1 : t; }
+
+static int thread_level(int l) {
+  return l == MPI_THREAD_SINGLE       ? 1
+         : l == MPI_THREAD_FUNNELED   ? 2
+         : l == MPI_THREAD_SERIALIZED ? 3
+         : l == MPI_THREAD_MULTIPLE   ? 4
+                                      : 0;
+}
+
 /* Communicators and groups: a small table of live handles. */
 #define MAX_COMMS 4096
 static MPI_Comm comm_handle[MAX_COMMS];
@@ -375,6 +388,15 @@ static int32_t req_new(MPI_Request r, int persistent) {
   return (*p)->id;
 }
 
+/* A request of a call to MPI_PROC_NULL (not written): waits see MPI_REQUEST_NULL. */
+static void req_proc_null(MPI_Request r, int persistent) {
+  if (r == MPI_REQUEST_NULL)
+    return;
+  req_new(r, persistent);
+  (*req_find(r))->id = REQUEST_NULL_ID;
+  next_request--;
+}
+
 /* The id of request `r` (before a wait or test changes it). */
 static int32_t req_id(MPI_Request r) {
   if (r == MPI_REQUEST_NULL)
@@ -401,24 +423,27 @@ static void req_done(MPI_Request before, MPI_Request after, int freed) {
 
 /* ---------------------------------------------------------------- statuses */
 
-static void put_status(const MPI_Status *s) {
+/* A status: bytes, source, cancelled, error, tag. MPI sets a status's error field only when
+ * a multiple completion returns MPI_ERR_IN_STATUS; otherwise the call's return code is it. */
+static void put_status(const MPI_Status *s, int rc) {
   int bytes = 0, cancelled = 0;
   PMPI_Get_count(s, MPI_BYTE, &bytes);
   PMPI_Test_cancelled(s, &cancelled);
   put32((uint32_t)(bytes == MPI_UNDEFINED ? -1 : bytes));
-  put32((uint32_t)s->MPI_SOURCE);
+  put32((uint32_t)src_id(s->MPI_SOURCE));
   put8((uint8_t)cancelled);
-  put8((uint8_t)s->MPI_ERROR);
-  put32((uint32_t)s->MPI_TAG);
+  put8((uint8_t)(rc == MPI_ERR_IN_STATUS ? s->MPI_ERROR : rc));
+  put32((uint32_t)tag_id(s->MPI_TAG));
 }
 
-static void put_statuses(int n, const MPI_Status *s) {
+static void put_statuses_rc(int n, const MPI_Status *s, int rc) {
   if (n < 0)
     n = 0;
   put32((uint32_t)n);
   for (int i = 0; i < n; ++i)
-    put_status(&s[i]);
+    put_status(&s[i], rc);
 }
+#define put_statuses(n, s) put_statuses_rc((n), (s), rc)
 
 /* Scratch statuses for callers that pass MPI_STATUS(ES)_IGNORE. */
 static MPI_Status *scratch(int n) {
@@ -533,8 +558,8 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   int rc = PMPI_Init_thread(argc, argv, required, provided);
   head(L_Init_thread, &e);
   put_argv(argc ? *argc : 0, argv ? *argv : NULL, 0);
-  put8((uint8_t)required);
-  put8((uint8_t)*provided);
+  put8((uint8_t)thread_level(required));
+  put8((uint8_t)thread_level(*provided));
   after_init();
   return rc;
 }
@@ -587,7 +612,7 @@ int MPI_Finalize(void) {
   for (int i = 0; i <= L_ALL_FUNCTIONS; ++i)
     put32(call_count[i]);
   for (int i = 0; i <= L_ALL_FUNCTIONS; ++i)
-    put32(0); /* ignored calls */
+    put32(ignored_count[i]); /* calls not written: with MPI_PROC_NULL peers */
   uint64_t keyval = tell();
   put32(0);
   uint64_t perflbl = tell();
@@ -620,15 +645,17 @@ int MPI_Finalize(void) {
 #define P2P(label, count, type, peer, tag, comm)                                             \
   put32((uint32_t)(count));                                                                 \
   put16(dtype(type));                                                                       \
-  put32((uint32_t)(peer));                                                                  \
-  put32((uint32_t)(tag));                                                                   \
+  put32((uint32_t)src_id(peer));                                                            \
+  put32((uint32_t)tag_id(tag));                                                             \
   put16(comm_id(comm))
 
 #define BLOCKING_SEND(NAME, LABEL)                                                          \
   int NAME(const void *b, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) { \
     enter_t e = enter();                                                                    \
     int rc = P##NAME(b, count, type, dest, tag, comm);                                      \
-    if (tracing) {                                                                          \
+    if (tracing && dest == MPI_PROC_NULL) {                                                 \
+      ignored_count[LABEL]++;                                                               \
+    } else if (tracing) {                                                                   \
       head(LABEL, &e);                                                                      \
       P2P(LABEL, count, type, dest, tag, comm);                                             \
       done();                                                                               \
@@ -645,7 +672,10 @@ BLOCKING_SEND(MPI_Bsend, L_Bsend)
            MPI_Request *req) {                                                              \
     enter_t e = enter();                                                                    \
     int rc = P##NAME(b, count, type, dest, tag, comm, req);                                 \
-    if (tracing) {                                                                          \
+    if (tracing && dest == MPI_PROC_NULL) {                                                 \
+      ignored_count[LABEL]++;                                                               \
+      req_proc_null(*req, PERSISTENT);                                                      \
+    } else if (tracing) {                                                                   \
       head(LABEL, &e);                                                                      \
       P2P(LABEL, count, type, dest, tag, comm);                                             \
       put32((uint32_t)req_new(*req, PERSISTENT));                                           \
@@ -668,7 +698,9 @@ int MPI_Recv(void *b, int count, MPI_Datatype type, int source, int tag, MPI_Com
   MPI_Status *st = status == MPI_STATUS_IGNORE ? &local : status;
   enter_t e = enter();
   int rc = PMPI_Recv(b, count, type, source, tag, comm, st);
-  if (tracing) {
+  if (tracing && source == MPI_PROC_NULL) {
+    ignored_count[L_Recv]++;
+  } else if (tracing) {
     head(L_Recv, &e);
     P2P(L_Recv, count, type, source, tag, comm);
     put_statuses(1, st);
@@ -681,7 +713,10 @@ int MPI_Irecv(void *b, int count, MPI_Datatype type, int source, int tag, MPI_Co
               MPI_Request *req) {
   enter_t e = enter();
   int rc = PMPI_Irecv(b, count, type, source, tag, comm, req);
-  if (tracing) {
+  if (tracing && source == MPI_PROC_NULL) {
+    ignored_count[L_Irecv]++;
+    req_proc_null(*req, 0);
+  } else if (tracing) {
     head(L_Irecv, &e);
     P2P(L_Irecv, count, type, source, tag, comm);
     put32((uint32_t)req_new(*req, 0));
@@ -694,7 +729,10 @@ int MPI_Recv_init(void *b, int count, MPI_Datatype type, int source, int tag, MP
                   MPI_Request *req) {
   enter_t e = enter();
   int rc = PMPI_Recv_init(b, count, type, source, tag, comm, req);
-  if (tracing) {
+  if (tracing && source == MPI_PROC_NULL) {
+    ignored_count[L_Recv_init]++;
+    req_proc_null(*req, 1);
+  } else if (tracing) {
     head(L_Recv_init, &e);
     P2P(L_Recv_init, count, type, source, tag, comm);
     put32((uint32_t)req_new(*req, 1));
@@ -707,7 +745,9 @@ int MPI_Start(MPI_Request *req) {
   enter_t e = enter();
   int32_t id = req_id(*req);
   int rc = PMPI_Start(req);
-  if (tracing) {
+  if (tracing && id == REQUEST_NULL_ID) {
+    ignored_count[L_Start]++;
+  } else if (tracing) {
     head(L_Start, &e);
     put32((uint32_t)id);
     done();
@@ -718,13 +758,17 @@ int MPI_Start(MPI_Request *req) {
 int MPI_Startall(int n, MPI_Request reqs[]) {
   enter_t e = enter();
   int32_t *ids = ids_scratch(n);
+  int k = 0; /* requests to MPI_PROC_NULL left out */
   for (int i = 0; i < n; ++i)
-    ids[i] = req_id(reqs[i]);
+    if ((ids[k] = req_id(reqs[i])) != REQUEST_NULL_ID)
+      ++k;
   int rc = PMPI_Startall(n, reqs);
-  if (tracing) {
+  if (tracing && k == 0) {
+    ignored_count[L_Startall]++;
+  } else if (tracing) {
     head(L_Startall, &e);
-    put32((uint32_t)n);
-    put_arr32(n, ids);
+    put32((uint32_t)k);
+    put_arr32(k, ids);
     done();
   }
   return rc;
@@ -735,13 +779,51 @@ int MPI_Request_free(MPI_Request *req) {
   MPI_Request before = *req;
   int32_t id = req_id(before);
   int rc = PMPI_Request_free(req);
-  if (tracing) {
+  if (tracing && id == REQUEST_NULL_ID) {
+    ignored_count[L_Request_free]++;
+    req_done(before, MPI_REQUEST_NULL, 1);
+  } else if (tracing) {
     head(L_Request_free, &e);
     put32((uint32_t)id);
     req_done(before, MPI_REQUEST_NULL, 1);
     done();
   }
   return rc;
+}
+
+/* Sendrecv(_replace): with one side MPI_PROC_NULL, the other side alone, as a Send or a Recv
+ * record (acesim's reader takes no MPI_PROC_NULL peer); with both, nothing. */
+static void sendrecv(int label, const enter_t *e, int scount, MPI_Datatype stype, int dest,
+                     int stag, int rcount, MPI_Datatype rtype, int source, int rtag,
+                     MPI_Comm comm, const MPI_Status *st, int rc) {
+  int no_send = dest == MPI_PROC_NULL, no_recv = source == MPI_PROC_NULL;
+  if (no_send || no_recv)
+    ignored_count[label]++;
+  if (no_send && no_recv)
+    return;
+  if (no_recv) {
+    head(L_Send, e);
+    P2P(L_Send, scount, stype, dest, stag, comm);
+  } else if (no_send) {
+    head(L_Recv, e);
+    P2P(L_Recv, rcount, rtype, source, rtag, comm);
+    put_statuses(1, st);
+  } else if (label == L_Sendrecv) {
+    head(L_Sendrecv, e);
+    put32((uint32_t)scount); put16(dtype(stype)); put32((uint32_t)dest);
+    put32((uint32_t)stag);
+    put32((uint32_t)rcount); put16(dtype(rtype)); put32((uint32_t)src_id(source));
+    put32((uint32_t)tag_id(rtag));
+    put16(comm_id(comm));
+    put_statuses(1, st);
+  } else {
+    head(L_Sendrecv_replace, e);
+    put32((uint32_t)scount); put16(dtype(stype)); put32((uint32_t)dest);
+    put32((uint32_t)stag); put32((uint32_t)src_id(source)); put32((uint32_t)tag_id(rtag));
+    put16(comm_id(comm));
+    put_statuses(1, st);
+  }
+  done();
 }
 
 int MPI_Sendrecv(const void *sb, int scount, MPI_Datatype stype, int dest, int stag,
@@ -752,14 +834,9 @@ int MPI_Sendrecv(const void *sb, int scount, MPI_Datatype stype, int dest, int s
   enter_t e = enter();
   int rc = PMPI_Sendrecv(sb, scount, stype, dest, stag, rb, rcount, rtype, source, rtag,
                          comm, st);
-  if (tracing) {
-    head(L_Sendrecv, &e);
-    put32((uint32_t)scount); put16(dtype(stype)); put32((uint32_t)dest); put32((uint32_t)stag);
-    put32((uint32_t)rcount); put16(dtype(rtype)); put32((uint32_t)source); put32((uint32_t)rtag);
-    put16(comm_id(comm));
-    put_statuses(1, st);
-    done();
-  }
+  if (tracing)
+    sendrecv(L_Sendrecv, &e, scount, stype, dest, stag, rcount, rtype, source, rtag, comm, st,
+             rc);
   return rc;
 }
 
@@ -769,14 +846,9 @@ int MPI_Sendrecv_replace(void *b, int count, MPI_Datatype type, int dest, int st
   MPI_Status *st = status == MPI_STATUS_IGNORE ? &local : status;
   enter_t e = enter();
   int rc = PMPI_Sendrecv_replace(b, count, type, dest, stag, source, rtag, comm, st);
-  if (tracing) {
-    head(L_Sendrecv_replace, &e);
-    put32((uint32_t)count); put16(dtype(type)); put32((uint32_t)dest); put32((uint32_t)stag);
-    put32((uint32_t)source); put32((uint32_t)rtag);
-    put16(comm_id(comm));
-    put_statuses(1, st);
-    done();
-  }
+  if (tracing)
+    sendrecv(L_Sendrecv_replace, &e, count, type, dest, stag, count, type, source, rtag, comm,
+             st, rc);
   return rc;
 }
 
@@ -787,7 +859,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
   int rc = PMPI_Probe(source, tag, comm, st);
   if (tracing) {
     head(L_Probe, &e);
-    put32((uint32_t)source); put32((uint32_t)tag); put16(comm_id(comm));
+    put32((uint32_t)src_id(source)); put32((uint32_t)tag_id(tag)); put16(comm_id(comm));
     put_statuses(1, st);
     done();
   }
@@ -801,7 +873,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
   int rc = PMPI_Iprobe(source, tag, comm, flag, st);
   if (tracing) {
     head(L_Iprobe, &e);
-    put32((uint32_t)source); put32((uint32_t)tag); put16(comm_id(comm));
+    put32((uint32_t)src_id(source)); put32((uint32_t)tag_id(tag)); put16(comm_id(comm));
     put32((uint32_t)*flag);
     put_statuses(*flag ? 1 : 0, st);
     done();

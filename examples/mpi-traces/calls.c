@@ -144,6 +144,14 @@ int main(int argc, char **argv) {
   MPI_Group_free(&world);
   MPI_Comm_free(&dup);
   MPI_Comm_free(&half);
+  /* MPI_PROC_NULL peers: a non-periodic shift (the ends send or receive only) and calls to
+   * nobody, which do nothing. */
+  int down = rank == 0 ? MPI_PROC_NULL : rank - 1, up = rank == size - 1 ? MPI_PROC_NULL : rank + 1;
+  MPI_Sendrecv(a, N, MPI_INT, down, 15, b, N, MPI_INT, up, 15, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Isend(a, N, MPI_INT, MPI_PROC_NULL, 16, MPI_COMM_WORLD, &r[0]);
+  MPI_Irecv(b, N, MPI_INT, MPI_PROC_NULL, 16, MPI_COMM_WORLD, &r[1]);
+  MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+  MPI_Recv(b, N, MPI_INT, MPI_PROC_NULL, 17, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   /* A derived datatype: 4 ints a block. */
   MPI_Datatype quad;
   MPI_Type_contiguous(4, MPI_INT, &quad);

@@ -92,8 +92,11 @@ fn record(name: &str, args: &[&str], dir: &Path) -> PathBuf {
     meta
 }
 
+/// A record: label, call, wall-clock start and stop (ns).
+type Rec = (u16, Call, (i64, i64));
+
 /// Every rank's calls, as acesim's reader decodes them.
-fn calls(meta: &Path) -> Vec<Vec<(u16, Call, (i64, i64))>> {
+fn calls(meta: &Path) -> Vec<Vec<Rec>> {
     let m = dumpi::Meta::parse(meta, &std::fs::read_to_string(meta).unwrap()).unwrap();
     (0..m.ranks)
         .map(|r| {
@@ -111,7 +114,7 @@ fn calls(meta: &Path) -> Vec<Vec<(u16, Call, (i64, i64))>> {
 }
 
 /// The traced MPI region of each rank: from MPI_Init's (or MPI_Init_thread's) return to MPI_Finalize's call, in ns.
-fn mpi_regions(all: &[Vec<(u16, Call, (i64, i64))>]) -> Vec<i64> {
+fn mpi_regions(all: &[Vec<Rec>]) -> Vec<i64> {
     all.iter()
         .map(|c| {
             // MPI_Init or MPI_Init_thread.
@@ -530,6 +533,38 @@ fn every_traced_call_reads_back_and_replays_to_completion() {
             }),
             "rank {r}"
         );
+        // The non-periodic shift with MPI_PROC_NULL ends: rank 0 only receives from 1, rank 3
+        // only sends to 2; calls to MPI_PROC_NULL alone are not written.
+        let (r, up, down) = (r as i32, r as i32 + 1, r as i32 - 1);
+        let shift_send = Call::Send {
+            count: 64,
+            dtype: 9,
+            dest: down,
+            tag: 15,
+            comm: 2,
+        };
+        let shift_recv = Call::Recv {
+            count: 64,
+            dtype: 9,
+            source: up,
+            tag: 15,
+            comm: 2,
+        };
+        let shift = Call::Sendrecv {
+            send: (64, 9, down, 15),
+            recv: (64, 9, up, 15),
+            comm: 2,
+        };
+        match r {
+            0 => assert!(has(&shift_recv) && !has(&shift_send) && !has(&shift)),
+            3 => assert!(has(&shift_send) && !has(&shift_recv) && !has(&shift)),
+            _ => assert!(has(&shift)),
+        }
+        assert!(!c.iter().any(|x| matches!(
+            x.1,
+            Call::Isend { tag: 16, .. } | Call::Irecv { tag: 16, .. } | Call::Recv { tag: 17, .. }
+        )));
+        let r = r as usize;
         // Persistent requests keep their ids across starts.
         let starts: Vec<&Vec<i32>> = c
             .iter()
@@ -557,7 +592,7 @@ fn every_traced_call_reads_back_and_replays_to_completion() {
         &meta,
         &[
             ("MPI_Init_thread", 4),
-            ("MPI_Sendrecv", 8),
+            ("MPI_Sendrecv", 10),
             ("MPI_Sendrecv_replace", 4),
             ("MPI_Comm_split", 4),
             ("MPI_Comm_create", 4),
