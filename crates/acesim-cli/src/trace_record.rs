@@ -174,10 +174,7 @@ pub(crate) fn record(
             ));
         }
     }
-    prepare_dir(dir, prefix)?;
-    let dir = dir
-        .canonicalize()
-        .map_err(|e| Error::io(dir.display().to_string(), e))?;
+    // The library first: without mpicc nothing is made.
     let build = tempfile::Builder::new()
         .prefix("acesim-tracer")
         .tempdir()
@@ -188,6 +185,10 @@ pub(crate) fn record(
             .map_err(|e| Error::io(t.display().to_string(), e))?,
         None => build_tracer(build.path())?,
     };
+    prepare_dir(dir, prefix)?;
+    let dir = dir
+        .canonicalize()
+        .map_err(|e| Error::io(dir.display().to_string(), e))?;
 
     let out_prefix = dir.join(prefix);
     let preload: OsString = match std::env::var_os("LD_PRELOAD").filter(|v| !v.is_empty()) {

@@ -610,3 +610,34 @@ fn every_traced_call_reads_back_and_replays_to_completion() {
     assert_eq!(v["unfinished_requests"].as_array().unwrap().len(), 0);
     report("calls", &v, &mpi_regions(&all));
 }
+
+#[test]
+fn without_mpicc_trace_record_says_so_and_makes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::os::unix::fs::symlink("/bin/sh", bin.join("sh")).unwrap();
+    let out = dir.path().join("t");
+    let o = Command::new(env!("CARGO_BIN_EXE_acesim"))
+        .args([
+            "trace",
+            "record",
+            "-o",
+            out.to_str().unwrap(),
+            "--",
+            "sh",
+            "-c",
+            "true",
+        ])
+        .env("PATH", &bin)
+        .env_remove("MPICC")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("no `mpicc` on PATH") && err.contains("--tracer"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}
