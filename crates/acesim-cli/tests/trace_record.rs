@@ -564,7 +564,6 @@ fn every_traced_call_reads_back_and_replays_to_completion() {
             x.1,
             Call::Isend { tag: 16, .. } | Call::Irecv { tag: 16, .. } | Call::Recv { tag: 17, .. }
         )));
-        let r = r as usize;
         // Persistent requests keep their ids across starts.
         let starts: Vec<&Vec<i32>> = c
             .iter()
