@@ -80,6 +80,23 @@ pub(crate) enum TraceCommand {
         #[command(flatten)]
         trace_args: TraceArgs,
     },
+    /// Run an MPI program under the system MPI with a PMPI library (tracer/acesim_dumpi.c)
+    /// that writes a DUMPI trace of it: acesim trace record -o DIR -- mpirun -np 16 ./app.
+    Record {
+        /// Folder for the trace (made when missing): PREFIX.meta and PREFIX-NNNN.bin.
+        #[arg(long, short)]
+        output: PathBuf,
+        /// File-name prefix of the trace's files.
+        #[arg(long, default_value = "trace")]
+        prefix: String,
+        /// A prebuilt tracing library (make -C tracer) instead of compiling
+        /// tracer/acesim_dumpi.c with mpicc (or $MPICC) for this run.
+        #[arg(long)]
+        tracer: Option<PathBuf>,
+        /// The command that runs the program, after `--`: mpirun -np 16 ./app args.
+        #[arg(last = true, required = true, value_name = "COMMAND")]
+        command: Vec<String>,
+    },
 }
 
 #[derive(Args)]

@@ -32,6 +32,7 @@ mod record;
 mod run;
 mod signals;
 mod trace;
+mod trace_record;
 mod traffic;
 
 use acesim::frontends::python;
@@ -102,7 +103,7 @@ fn dispatch(cli: Cli) -> acesim::Result<i32> {
         }
         Command::Traffic(t) => traffic::traffic(t)?,
         Command::Validate { machine, program } => inspect::validate(&machine, program.as_deref())?,
-        Command::Trace(t) => trace::trace(t)?,
+        Command::Trace(t) => return trace::trace(t),
     }
     Ok(0)
 }

@@ -12,13 +12,20 @@ use acesim::units::{format_time, Ps};
 use std::fmt::Write as _;
 use std::path::Path;
 
-pub(crate) fn trace(command: TraceCommand) -> acesim::Result<()> {
+/// Runs a `trace` subcommand; the exit code (`trace record` passes on the program's).
+pub(crate) fn trace(command: TraceCommand) -> acesim::Result<i32> {
     match command {
         TraceCommand::Info {
             trace,
             json,
             trace_args,
-        } => info(&trace, json.as_deref(), &trace_args),
+        } => info(&trace, json.as_deref(), &trace_args).map(|()| 0),
+        TraceCommand::Record {
+            output,
+            prefix,
+            tracer,
+            command,
+        } => crate::trace_record::record(&output, &prefix, tracer.as_deref(), &command),
     }
 }
 
@@ -61,7 +68,7 @@ fn info(path: &Path, json: Option<&Path>, args: &crate::args::TraceArgs) -> aces
 }
 
 /// The human summary of a trace.
-fn describe(path: &Path, s: &TraceSummary) -> String {
+pub(crate) fn describe(path: &Path, s: &TraceSummary) -> String {
     let mut o = String::new();
     let kind = match s.version {
         _ if !s.format.is_empty() => s.format.to_string(),
