@@ -207,6 +207,17 @@ pub(crate) fn record(
     cmd.args(&command[1..])
         .env("LD_PRELOAD", &preload)
         .env("ACESIM_DUMPI_PREFIX", &out_prefix);
+    // Open MPI refuses to run as root unless told twice; containers and CI machines often
+    // are root, and a recording is what the user asked for: allow it, and say so.
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    if root && is_open_mpi(&launcher) && std::env::var_os("OMPI_ALLOW_RUN_AS_ROOT").is_none() {
+        eprintln!(
+            "acesim trace record: running as root: OMPI_ALLOW_RUN_AS_ROOT=1 set for Open MPI"
+        );
+        cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    }
     eprintln!(
         "acesim trace record: running {} with {} preloaded",
         command.join(" "),

@@ -39,9 +39,9 @@ fn a_dumpi_trace_replays_and_reports_its_traced_window() {
         String::from_utf8_lossy(&o.stderr)
     );
     assert!(out.contains("ranks: 7"), "{out}");
-    // The longest rank's window, rank 6's 12.876 ms (`acesim trace info` lists them all).
+    // The longest rank's window, rank 6's MPI region of 12.639 ms (`acesim trace info` lists them all).
     assert!(
-        out.contains("traced run: 12.876 ms (rank 6's window"),
+        out.contains("traced run: 12.639 ms (rank 6's window"),
         "{out}"
     );
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();

@@ -51,7 +51,8 @@ pub struct TraceSummary {
     pub collective_calls: u64,
     /// Communicators created (split, dup, create), counted once per rank that joins one.
     pub comms_created: u64,
-    /// Each rank's traced window (first call's start to last call's stop), in ps.
+    /// Each rank's traced window in ps: its MPI region (MPI_Init's return to MPI_Finalize's
+    /// entry), or from its first call's start to its last call's stop where those are absent.
     pub windows: Vec<Ps>,
     /// The DUMPI version of the rank files.
     pub version: [u8; 3],
@@ -90,6 +91,7 @@ pub struct RankConverter<'a, R> {
     groups: HashMap<u16, Group>,
     last_stop: Option<i64>,
     first_start: Option<i64>,
+    finalize_start: Option<i64>,
 }
 
 impl<'a, R: Read + Seek> RankConverter<'a, R> {
@@ -116,6 +118,7 @@ impl<'a, R: Read + Seek> RankConverter<'a, R> {
             groups: HashMap::new(),
             last_stop: None,
             first_start: None,
+            finalize_start: None,
         }
     }
 
@@ -124,7 +127,8 @@ impl<'a, R: Read + Seek> RankConverter<'a, R> {
         while let Some(rec) = self.file.next_record()? {
             self.record(rec)?;
         }
-        let window = match (self.first_start, self.last_stop) {
+        let end = self.finalize_start.or(self.last_stop);
+        let window = match (self.first_start, end) {
             (Some(a), Some(b)) if b > a => (b - a) as Ps * 1000,
             _ => 0,
         };
@@ -148,7 +152,15 @@ impl<'a, R: Read + Seek> RankConverter<'a, R> {
         let name = labels::name(rec.label).unwrap_or("?");
         *self.summary.calls.entry(name).or_default() += 1;
         if let Some((start, stop)) = rec.wall {
-            self.first_start.get_or_insert(start);
+            // The traced window is the MPI region (MPI_Init's return to MPI_Finalize's
+            // entry) where the trace has them: the replay charges nothing for those two calls,
+            // which take most of a short program's run.
+            let init = matches!(name, "MPI_Init" | "MPI_Init_thread");
+            self.first_start
+                .get_or_insert(if init { stop.max(start) } else { start });
+            if name == "MPI_Finalize" {
+                self.finalize_start.get_or_insert(start);
+            }
             if let Some(prev) = self.last_stop {
                 self.compute(start - prev);
             }
@@ -208,7 +220,7 @@ impl<'a, R: Read + Seek> RankConverter<'a, R> {
     fn dest(&self, d: i32) -> Result<u32> {
         u32::try_from(d).map_err(|_| {
             self.error(format!(
-                "destination {d} is not a rank (expected 0 or more)"
+                "destination {d} is not a rank (expected 0 or more; a call to MPI_PROC_NULL, whose value DUMPI keeps as the MPI library's, is not read: --ignore-call skips the call)"
             ))
         })
     }
@@ -217,7 +229,7 @@ impl<'a, R: Read + Seek> RankConverter<'a, R> {
         match s {
             -1 => Ok(ANY),
             s if s >= 0 => Ok(i64::from(s)),
-            s => Err(self.error(format!("source {s} is not a rank or MPI_ANY_SOURCE"))),
+            s => Err(self.error(format!("source {s} is not a rank or MPI_ANY_SOURCE (a call from MPI_PROC_NULL, whose value DUMPI keeps as the MPI library's, is not read: --ignore-call skips the call)"))),
         }
     }
 
