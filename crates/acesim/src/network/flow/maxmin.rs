@@ -10,6 +10,13 @@
 const FIT: f64 = 1e-9;
 /// Weight below which a resource has no open flow left (subtractions round).
 const OPEN: f64 = 1e-12;
+/// No leaf in the tournament: the resource is not open.
+const NO_LEAF: u32 = u32::MAX;
+/// Open resources from which a solve keeps them in a tournament rather than scanning them
+/// every round.
+const TOURNAMENT_FROM: usize = 4096;
+/// An empty leaf of the tournament.
+const EMPTY: (f64, u32) = (f64::INFINITY, u32::MAX);
 
 #[derive(Debug, Clone, Default)]
 struct Resource {
@@ -24,6 +31,8 @@ struct Resource {
     open_weight: f64,
     /// Solve in which it was last reached (so one solve visits it once).
     seen: u32,
+    /// In a solve: its leaf in the tournament of open resources (`NO_LEAF`: none).
+    leaf: u32,
     dirty: bool,
 }
 
@@ -53,6 +62,10 @@ pub struct MaxMin {
     component: Vec<u32>,
     stack: Vec<u32>,
     by_cap: Vec<u32>,
+    /// The open shared resources of a solve as a tournament (a binary tree whose every
+    /// node holds the lower of its children's (fill rate, resource)): the one that fills
+    /// first is at the root. Leaves from `tree.len() / 2`.
+    tree: Vec<(f64, u32)>,
 }
 
 impl MaxMin {
@@ -60,6 +73,7 @@ impl MaxMin {
     pub fn add_resource(&mut self, capacity: f64) -> u32 {
         self.resources.push(Resource {
             capacity,
+            leaf: NO_LEAF,
             ..Default::default()
         });
         (self.resources.len() - 1) as u32
@@ -177,15 +191,18 @@ impl MaxMin {
         self.solve = self.solve.wrapping_add(1);
         let stamp = self.solve;
         self.collect_component(stamp, changed);
-        self.fill(changed);
+        self.fill();
     }
 
     /// The active flows reachable from the dirty resources, into `flows` (in the order the
-    /// search meets them, which depends on nothing but the changes: deterministic).
+    /// search meets them, which depends on nothing but the changes: deterministic). On the
+    /// way, each flow's cap (its resources no other flow uses) and each resource's open
+    /// weight are set for `fill`.
     #[inline(never)]
     fn collect_component(&mut self, stamp: u32, flows: &mut Vec<u32>) {
         self.component.clear();
         self.stack.clear();
+        self.by_cap.clear();
         for r in std::mem::take(&mut self.dirty) {
             self.resources[r as usize].dirty = false;
             self.stack.push(r);
@@ -196,99 +213,153 @@ impl MaxMin {
                 continue;
             }
             res.seen = stamp;
+            res.fixed_load = 0.0;
             self.component.push(r);
+            let mut open_weight = 0.0;
             for i in 0..self.resources[r as usize].flows.len() {
-                let f = self.resources[r as usize].flows[i].0;
+                let (f, w) = self.resources[r as usize].flows[i];
+                open_weight += w;
                 let flow = &mut self.flows[f as usize];
                 if flow.seen == stamp {
                     continue;
                 }
                 flow.seen = stamp;
                 flows.push(f);
-                for &(r2, _) in &flow.uses {
-                    // A resource of this flow alone leads nowhere: it caps the flow.
+                let mut cap = f64::INFINITY;
+                for &(r2, w2) in &flow.uses {
                     let res2 = &self.resources[r2 as usize];
-                    if res2.seen != stamp && res2.flows.len() > 1 {
-                        self.stack.push(r2);
+                    if res2.flows.len() > 1 {
+                        if res2.seen != stamp {
+                            self.stack.push(r2);
+                        }
+                    } else if w2 > 0.0 {
+                        // A resource of this flow alone leads nowhere: it caps the flow.
+                        cap = cap.min(res2.capacity / w2);
                     }
                 }
+                (flow.fixed, flow.rate, flow.cap) = (false, 0.0, cap);
+                if cap.is_finite() {
+                    self.by_cap.push(f);
+                }
             }
+            self.resources[r as usize].open_weight = open_weight;
         }
     }
 
     /// Progressive filling of `flows` over the component's resources: round after round,
     /// what fills first fixes its flows at that rate: a shared resource (its open flows at
-    /// the lowest common rate) or a flow's own cap (the resources only it uses). A solve
-    /// scans the shared resources still open each round: a component has a few dozen of
-    /// them and a handful of distinct rates, so a scan beats a heap.
+    /// the lowest common rate; ties to the lowest id, so solving is deterministic) or a
+    /// flow's own cap (the resources only it uses). The shared resources still open are
+    /// kept in a tournament: fixing a flow updates its resources' leaves and their paths
+    /// to the root, and the root is the next to fill.
     #[inline(never)]
-    fn fill(&mut self, flows: &[u32]) {
+    fn fill(&mut self) {
         let mut by_cap = std::mem::take(&mut self.by_cap);
-        by_cap.clear();
-        for &f in flows {
-            let mut cap = f64::INFINITY;
-            for &(r, w) in &self.flows[f as usize].uses {
-                let res = &self.resources[r as usize];
-                if res.flows.len() == 1 && w > 0.0 {
-                    cap = cap.min(res.capacity / w);
-                }
-            }
-            let flow = &mut self.flows[f as usize];
-            (flow.fixed, flow.rate, flow.cap) = (false, 0.0, cap);
-            if cap.is_finite() {
-                by_cap.push(f);
-            }
-        }
         let flows_ = &self.flows;
         by_cap.sort_unstable_by(|&a, &b| {
             let (ca, cb) = (flows_[a as usize].cap, flows_[b as usize].cap);
             ca.total_cmp(&cb).then(a.cmp(&b))
         });
-        // The shared resources with open flows, fewer each round.
+        // The shared resources with open flows, as leaves.
         let mut open = std::mem::take(&mut self.stack);
         open.clear();
         for &r in &self.component {
-            let res = &mut self.resources[r as usize];
-            res.fixed_load = 0.0;
-            res.open_weight = res.flows.iter().map(|&(_, w)| w).sum();
+            let res = &self.resources[r as usize];
             if res.flows.len() > 1 && res.open_weight > OPEN {
                 open.push(r);
             }
         }
-        let mut next_cap = 0;
-        loop {
-            // The shared resource that fills first; ties to the lowest id, so solving is
-            // deterministic.
-            let mut best: Option<(f64, u32)> = None;
-            let resources = &self.resources;
-            open.retain(|&r| resources[r as usize].open_weight > OPEN);
-            for &r in &open {
-                let res = &self.resources[r as usize];
-                let rate = (res.capacity - res.fixed_load).max(0.0) / res.open_weight;
-                if best.is_none_or(|(b, br)| rate < b || (rate == b && r < br)) {
-                    best = Some((rate, r));
-                }
-            }
-            while next_cap < by_cap.len() && self.flows[by_cap[next_cap] as usize].fixed {
-                next_cap += 1;
-            }
-            let cap = by_cap
-                .get(next_cap)
-                .map(|&f| (self.flows[f as usize].cap, f));
-            match (best, cap) {
-                (None, None) => break,
-                (Some((rate, r)), None) => self.fill_resource(r, rate),
-                (Some((rate, r)), Some((c, _))) if rate < c => self.fill_resource(r, rate),
-                (_, Some((c, f))) => self.fix(f, c),
-            }
+        if open.len() >= TOURNAMENT_FROM {
+            self.fill_by_tournament(&open, &by_cap);
+        } else {
+            self.fill_by_scan(&mut open, &by_cap);
         }
         self.stack = open;
         self.by_cap = by_cap;
         for &r in &self.component {
             let res = &mut self.resources[r as usize];
+            res.leaf = NO_LEAF;
             if res.flows.len() > 1 {
                 res.load = res.fixed_load;
             }
+        }
+    }
+
+    /// The rounds of `fill`, a scan of the open resources each.
+    fn fill_by_scan(&mut self, open: &mut Vec<u32>, by_cap: &[u32]) {
+        let mut next_cap = 0;
+        loop {
+            let mut best: Option<(f64, u32)> = None;
+            let resources = &self.resources;
+            open.retain(|&r| resources[r as usize].open_weight > OPEN);
+            for &r in open.iter() {
+                let rate = fill_rate(&self.resources[r as usize]);
+                if best.is_none_or(|(b, br)| rate < b || (rate == b && r < br)) {
+                    best = Some((rate, r));
+                }
+            }
+            if !self.round(best, by_cap, &mut next_cap) {
+                break;
+            }
+        }
+    }
+
+    /// The rounds of `fill`, the open resources in a tournament.
+    fn fill_by_tournament(&mut self, open: &[u32], by_cap: &[u32]) {
+        let leaves = open.len().next_power_of_two();
+        let mut tree = std::mem::take(&mut self.tree);
+        tree.clear();
+        tree.resize(2 * leaves, EMPTY);
+        for (i, &r) in open.iter().enumerate() {
+            let res = &mut self.resources[r as usize];
+            res.leaf = (leaves + i) as u32;
+            tree[leaves + i] = (fill_rate(res), r);
+        }
+        for i in (1..leaves).rev() {
+            tree[i] = lower(tree[2 * i], tree[2 * i + 1]);
+        }
+        self.tree = tree;
+        let mut next_cap = 0;
+        loop {
+            let best = Some(self.tree[1]).filter(|&(_, r)| r != u32::MAX);
+            if !self.round(best, by_cap, &mut next_cap) {
+                break;
+            }
+        }
+    }
+
+    /// One round of `fill`: the shared resource that fills first (`best`) or the lowest cap
+    /// of an open flow (from `by_cap[*next_cap..]`), whichever is lower, fixes its flows;
+    /// `false` when nothing is open.
+    fn round(&mut self, best: Option<(f64, u32)>, by_cap: &[u32], next_cap: &mut usize) -> bool {
+        while *next_cap < by_cap.len() && self.flows[by_cap[*next_cap] as usize].fixed {
+            *next_cap += 1;
+        }
+        let cap = by_cap
+            .get(*next_cap)
+            .map(|&f| (self.flows[f as usize].cap, f));
+        match (best, cap) {
+            (None, None) => return false,
+            (Some((rate, r)), None) => self.fill_resource(r, rate),
+            (Some((rate, r)), Some((c, _))) if rate < c => self.fill_resource(r, rate),
+            (_, Some((c, f))) => self.fix(f, c),
+        }
+        true
+    }
+
+    /// Leaf `leaf` of the tournament now holds `entry`: its path to the root follows.
+    fn update(&mut self, leaf: u32, entry: (f64, u32)) {
+        let tree = &mut self.tree;
+        let mut i = leaf as usize;
+        tree[i] = entry;
+        while i > 1 {
+            let parent = i / 2;
+            let low = lower(tree[2 * parent], tree[2 * parent + 1]);
+            if tree[parent].1 == low.1 && tree[parent].0.to_bits() == low.0.to_bits() {
+                break;
+            }
+            tree[parent] = low;
+            i = parent;
         }
     }
 
@@ -301,7 +372,12 @@ impl MaxMin {
                 self.fix(f, rate);
             }
         }
-        self.resources[r as usize].open_weight = 0.0;
+        let res = &mut self.resources[r as usize];
+        res.open_weight = 0.0;
+        let leaf = std::mem::replace(&mut res.leaf, NO_LEAF);
+        if leaf != NO_LEAF {
+            self.update(leaf, EMPTY);
+        }
     }
 
     /// Flow `f` keeps `rate`: its resources carry it, and fill later for the others.
@@ -321,6 +397,16 @@ impl MaxMin {
             // Rounding may leave a sliver of weight: below this, nothing is open.
             if res.open_weight <= OPEN {
                 res.open_weight = 0.0;
+            }
+            if res.leaf != NO_LEAF {
+                let leaf = res.leaf;
+                let entry = if res.open_weight > OPEN {
+                    (fill_rate(res), r)
+                } else {
+                    self.resources[r as usize].leaf = NO_LEAF;
+                    EMPTY
+                };
+                self.update(leaf, entry);
             }
         }
     }
@@ -355,6 +441,20 @@ impl MaxMin {
             });
             (!full).then_some(f as u32)
         })
+    }
+}
+
+/// The rate at which a shared resource's open flows fill it.
+fn fill_rate(res: &Resource) -> f64 {
+    (res.capacity - res.fixed_load).max(0.0) / res.open_weight
+}
+
+/// The entry of the resource that fills first: the lower rate, then the lower id.
+fn lower(a: (f64, u32), b: (f64, u32)) -> (f64, u32) {
+    if b.0 < a.0 || (b.0 == a.0 && b.1 < a.1) {
+        b
+    } else {
+        a
     }
 }
 
