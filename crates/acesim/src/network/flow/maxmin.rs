@@ -66,6 +66,8 @@ pub struct MaxMin {
     /// node holds the lower of its children's (fill rate, resource)): the one that fills
     /// first is at the root. Leaves from `tree.len() / 2`.
     tree: Vec<(f64, u32)>,
+    /// Whether `tree` is a tournament (else a flat list of the open resources).
+    tournament: bool,
 }
 
 impl MaxMin {
@@ -272,7 +274,7 @@ impl MaxMin {
         if open.len() >= TOURNAMENT_FROM {
             self.fill_by_tournament(&open, &by_cap);
         } else {
-            self.fill_by_scan(&mut open, &by_cap);
+            self.fill_by_scan(&open, &by_cap);
         }
         self.stack = open;
         self.by_cap = by_cap;
@@ -285,19 +287,25 @@ impl MaxMin {
         }
     }
 
-    /// The rounds of `fill`, a scan of the open resources each.
-    fn fill_by_scan(&mut self, open: &mut Vec<u32>, by_cap: &[u32]) {
+    /// The rounds of `fill`, a scan of the open resources' fill rates each (kept in a flat
+    /// list, `tree`, as fixing flows changes them).
+    fn fill_by_scan(&mut self, open: &[u32], by_cap: &[u32]) {
+        let mut rates = std::mem::take(&mut self.tree);
+        rates.clear();
+        for (i, &r) in open.iter().enumerate() {
+            let res = &mut self.resources[r as usize];
+            res.leaf = i as u32;
+            rates.push((fill_rate(res), r));
+        }
+        self.tree = rates;
+        self.tournament = false;
         let mut next_cap = 0;
         loop {
-            let mut best: Option<(f64, u32)> = None;
-            let resources = &self.resources;
-            open.retain(|&r| resources[r as usize].open_weight > OPEN);
-            for &r in open.iter() {
-                let rate = fill_rate(&self.resources[r as usize]);
-                if best.is_none_or(|(b, br)| rate < b || (rate == b && r < br)) {
-                    best = Some((rate, r));
-                }
+            let mut best = EMPTY;
+            for &entry in &self.tree {
+                best = lower(best, entry);
             }
+            let best = Some(best).filter(|&(_, r)| r != u32::MAX);
             if !self.round(best, by_cap, &mut next_cap) {
                 break;
             }
@@ -319,6 +327,7 @@ impl MaxMin {
             tree[i] = lower(tree[2 * i], tree[2 * i + 1]);
         }
         self.tree = tree;
+        self.tournament = true;
         let mut next_cap = 0;
         loop {
             let best = Some(self.tree[1]).filter(|&(_, r)| r != u32::MAX);
@@ -347,10 +356,23 @@ impl MaxMin {
         true
     }
 
-    /// Leaf `leaf` of the tournament now holds `entry`: its path to the root follows.
+    /// Leaf `leaf` of the tournament now holds `entry`: its path to the root follows (in a
+    /// flat list, the entry is replaced, or removed when `EMPTY`).
     fn update(&mut self, leaf: u32, entry: (f64, u32)) {
         let tree = &mut self.tree;
         let mut i = leaf as usize;
+        if !self.tournament {
+            if entry.1 != u32::MAX {
+                tree[i] = entry;
+            } else {
+                // Closed: out of the list (the last one takes its place).
+                tree.swap_remove(i);
+                if let Some(&(_, moved)) = tree.get(i) {
+                    self.resources[moved as usize].leaf = i as u32;
+                }
+            }
+            return;
+        }
         tree[i] = entry;
         while i > 1 {
             let parent = i / 2;
