@@ -68,6 +68,9 @@ pub struct MaxMin {
     tree: Vec<(f64, u32)>,
     /// Whether `tree` is a tournament (else a flat list of the open resources).
     tournament: bool,
+    /// Tests: every solve uses the tournament.
+    #[cfg(test)]
+    always_tournament: bool,
 }
 
 impl MaxMin {
@@ -271,7 +274,11 @@ impl MaxMin {
                 open.push(r);
             }
         }
-        if open.len() >= TOURNAMENT_FROM {
+        #[cfg(test)]
+        let tournament = open.len() >= TOURNAMENT_FROM || self.always_tournament;
+        #[cfg(not(test))]
+        let tournament = open.len() >= TOURNAMENT_FROM;
+        if tournament {
             self.fill_by_tournament(&open, &by_cap);
         } else {
             self.fill_by_scan(&open, &by_cap);
@@ -570,6 +577,67 @@ mod tests {
                         && res.flows.iter().all(|&(g, _)| m.rate(g) <= rate * (1.0 + 1e-9))
                 });
                 prop_assert!(fair, "flow {} at {} has no bottleneck where it is fastest", f, rate);
+            }
+        }
+
+        /// Flows starting and ending, solved now and then: the rates are those of a solve
+        /// from scratch of the flows in flight (max-min rates are unique), and the
+        /// tournament gives the scan's rates bit for bit.
+        #[test]
+        fn incremental_solves_match_a_solve_from_scratch(
+            caps in prop::collection::vec(1u32..100, 1..16),
+            ops in prop::collection::vec(
+                (prop::collection::vec((0usize..16, 1u32..5), 1..6), 0usize..40, 0u32..4),
+                1..60,
+            ),
+        ) {
+            let mut scan = MaxMin::default();
+            let mut tour = MaxMin { always_tournament: true, ..Default::default() };
+            let mut rs = Vec::new();
+            for &c in &caps {
+                rs.push(scan.add_resource(c as f64));
+                tour.add_resource(c as f64);
+            }
+            // Flows in flight: (id in scan, id in tour, uses).
+            let mut live: Vec<(u32, u32, Vec<(u32, f64)>)> = Vec::new();
+            let (mut c1, mut c2) = (Vec::new(), Vec::new());
+            for (flow, pick, what) in &ops {
+                if *what == 0 && !live.is_empty() {
+                    let (a, b, _) = live.swap_remove(pick % live.len());
+                    scan.remove_flow(a);
+                    tour.remove_flow(b);
+                } else {
+                    // Weights 1/4 to 5/4, as a DMA engine's below 1.
+                    let mut uses: Vec<(u32, f64)> = flow
+                        .iter()
+                        .map(|&(r, w)| (rs[r % rs.len()], w as f64 / 4.0 + 0.25))
+                        .collect();
+                    uses.sort_by_key(|u| u.0);
+                    uses.dedup_by_key(|u| u.0);
+                    live.push((scan.add_flow(&uses), tour.add_flow(&uses), uses));
+                }
+                if *what == 3 {
+                    continue; // more changes before the next solve
+                }
+                scan.solve(&mut c1);
+                tour.solve(&mut c2);
+                prop_assert_eq!(&c1, &c2);
+                let mut fresh = MaxMin::default();
+                for &c in &caps {
+                    fresh.add_resource(c as f64);
+                }
+                let ids: Vec<u32> = live.iter().map(|(_, _, u)| fresh.add_flow(u)).collect();
+                fresh.solve(&mut Vec::new());
+                for (&(a, b, _), &f) in live.iter().zip(&ids) {
+                    prop_assert_eq!(scan.rate(a).to_bits(), tour.rate(b).to_bits());
+                    let (got, want) = (scan.rate(a), fresh.rate(f));
+                    prop_assert!(
+                        (got - want).abs() <= 1e-9 * want.max(1e-300),
+                        "flow {}: {} incrementally, {} from scratch", a, got, want
+                    );
+                }
+                prop_assert!(scan.overloaded().is_none());
+                prop_assert!(scan.unbottlenecked().is_none());
             }
         }
     }
