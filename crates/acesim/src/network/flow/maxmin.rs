@@ -599,7 +599,8 @@ mod tests {
                 tour.add_resource(c as f64);
             }
             // Flows in flight: (id in scan, id in tour, uses).
-            let mut live: Vec<(u32, u32, Vec<(u32, f64)>)> = Vec::new();
+            type Uses = Vec<(u32, f64)>;
+            let mut live: Vec<(u32, u32, Uses)> = Vec::new();
             let (mut c1, mut c2) = (Vec::new(), Vec::new());
             for (flow, pick, what) in &ops {
                 if *what == 0 && !live.is_empty() {
