@@ -10,6 +10,13 @@
 const FIT: f64 = 1e-9;
 /// Weight below which a resource has no open flow left (subtractions round).
 const OPEN: f64 = 1e-12;
+/// No leaf in the tournament: the resource is not open.
+const NO_LEAF: u32 = u32::MAX;
+/// Open resources from which a solve keeps them in a tournament rather than scanning them
+/// every round.
+const TOURNAMENT_FROM: usize = 4096;
+/// An empty leaf of the tournament.
+const EMPTY: (f64, u32) = (f64::INFINITY, u32::MAX);
 
 #[derive(Debug, Clone, Default)]
 struct Resource {
@@ -24,6 +31,8 @@ struct Resource {
     open_weight: f64,
     /// Solve in which it was last reached (so one solve visits it once).
     seen: u32,
+    /// In a solve: its leaf in the tournament of open resources (`NO_LEAF`: none).
+    leaf: u32,
     dirty: bool,
 }
 
@@ -53,6 +62,15 @@ pub struct MaxMin {
     component: Vec<u32>,
     stack: Vec<u32>,
     by_cap: Vec<u32>,
+    /// The open shared resources of a solve as a tournament (a binary tree whose every
+    /// node holds the lower of its children's (fill rate, resource)): the one that fills
+    /// first is at the root. Leaves from `tree.len() / 2`.
+    tree: Vec<(f64, u32)>,
+    /// Whether `tree` is a tournament (else a flat list of the open resources).
+    tournament: bool,
+    /// Tests: every solve uses the tournament.
+    #[cfg(test)]
+    always_tournament: bool,
 }
 
 impl MaxMin {
@@ -60,6 +78,7 @@ impl MaxMin {
     pub fn add_resource(&mut self, capacity: f64) -> u32 {
         self.resources.push(Resource {
             capacity,
+            leaf: NO_LEAF,
             ..Default::default()
         });
         (self.resources.len() - 1) as u32
@@ -177,15 +196,18 @@ impl MaxMin {
         self.solve = self.solve.wrapping_add(1);
         let stamp = self.solve;
         self.collect_component(stamp, changed);
-        self.fill(changed);
+        self.fill();
     }
 
     /// The active flows reachable from the dirty resources, into `flows` (in the order the
-    /// search meets them, which depends on nothing but the changes: deterministic).
+    /// search meets them, which depends on nothing but the changes: deterministic). On the
+    /// way, each flow's cap (its resources no other flow uses) and each resource's open
+    /// weight are set for `fill`.
     #[inline(never)]
     fn collect_component(&mut self, stamp: u32, flows: &mut Vec<u32>) {
         self.component.clear();
         self.stack.clear();
+        self.by_cap.clear();
         for r in std::mem::take(&mut self.dirty) {
             self.resources[r as usize].dirty = false;
             self.stack.push(r);
@@ -196,99 +218,177 @@ impl MaxMin {
                 continue;
             }
             res.seen = stamp;
+            res.fixed_load = 0.0;
             self.component.push(r);
+            let mut open_weight = 0.0;
             for i in 0..self.resources[r as usize].flows.len() {
-                let f = self.resources[r as usize].flows[i].0;
+                let (f, w) = self.resources[r as usize].flows[i];
+                open_weight += w;
                 let flow = &mut self.flows[f as usize];
                 if flow.seen == stamp {
                     continue;
                 }
                 flow.seen = stamp;
                 flows.push(f);
-                for &(r2, _) in &flow.uses {
-                    // A resource of this flow alone leads nowhere: it caps the flow.
+                let mut cap = f64::INFINITY;
+                for &(r2, w2) in &flow.uses {
                     let res2 = &self.resources[r2 as usize];
-                    if res2.seen != stamp && res2.flows.len() > 1 {
-                        self.stack.push(r2);
+                    if res2.flows.len() > 1 {
+                        if res2.seen != stamp {
+                            self.stack.push(r2);
+                        }
+                    } else if w2 > 0.0 {
+                        // A resource of this flow alone leads nowhere: it caps the flow.
+                        cap = cap.min(res2.capacity / w2);
                     }
                 }
+                (flow.fixed, flow.rate, flow.cap) = (false, 0.0, cap);
+                if cap.is_finite() {
+                    self.by_cap.push(f);
+                }
             }
+            self.resources[r as usize].open_weight = open_weight;
         }
     }
 
     /// Progressive filling of `flows` over the component's resources: round after round,
     /// what fills first fixes its flows at that rate: a shared resource (its open flows at
-    /// the lowest common rate) or a flow's own cap (the resources only it uses). A solve
-    /// scans the shared resources still open each round: a component has a few dozen of
-    /// them and a handful of distinct rates, so a scan beats a heap.
+    /// the lowest common rate; ties to the lowest id, so solving is deterministic) or a
+    /// flow's own cap (the resources only it uses). The shared resources still open are
+    /// kept in a tournament: fixing a flow updates its resources' leaves and their paths
+    /// to the root, and the root is the next to fill.
     #[inline(never)]
-    fn fill(&mut self, flows: &[u32]) {
+    fn fill(&mut self) {
         let mut by_cap = std::mem::take(&mut self.by_cap);
-        by_cap.clear();
-        for &f in flows {
-            let mut cap = f64::INFINITY;
-            for &(r, w) in &self.flows[f as usize].uses {
-                let res = &self.resources[r as usize];
-                if res.flows.len() == 1 && w > 0.0 {
-                    cap = cap.min(res.capacity / w);
-                }
-            }
-            let flow = &mut self.flows[f as usize];
-            (flow.fixed, flow.rate, flow.cap) = (false, 0.0, cap);
-            if cap.is_finite() {
-                by_cap.push(f);
-            }
-        }
         let flows_ = &self.flows;
         by_cap.sort_unstable_by(|&a, &b| {
             let (ca, cb) = (flows_[a as usize].cap, flows_[b as usize].cap);
             ca.total_cmp(&cb).then(a.cmp(&b))
         });
-        // The shared resources with open flows, fewer each round.
+        // The shared resources with open flows, as leaves.
         let mut open = std::mem::take(&mut self.stack);
         open.clear();
         for &r in &self.component {
-            let res = &mut self.resources[r as usize];
-            res.fixed_load = 0.0;
-            res.open_weight = res.flows.iter().map(|&(_, w)| w).sum();
+            let res = &self.resources[r as usize];
             if res.flows.len() > 1 && res.open_weight > OPEN {
                 open.push(r);
             }
         }
-        let mut next_cap = 0;
-        loop {
-            // The shared resource that fills first; ties to the lowest id, so solving is
-            // deterministic.
-            let mut best: Option<(f64, u32)> = None;
-            let resources = &self.resources;
-            open.retain(|&r| resources[r as usize].open_weight > OPEN);
-            for &r in &open {
-                let res = &self.resources[r as usize];
-                let rate = (res.capacity - res.fixed_load).max(0.0) / res.open_weight;
-                if best.is_none_or(|(b, br)| rate < b || (rate == b && r < br)) {
-                    best = Some((rate, r));
-                }
-            }
-            while next_cap < by_cap.len() && self.flows[by_cap[next_cap] as usize].fixed {
-                next_cap += 1;
-            }
-            let cap = by_cap
-                .get(next_cap)
-                .map(|&f| (self.flows[f as usize].cap, f));
-            match (best, cap) {
-                (None, None) => break,
-                (Some((rate, r)), None) => self.fill_resource(r, rate),
-                (Some((rate, r)), Some((c, _))) if rate < c => self.fill_resource(r, rate),
-                (_, Some((c, f))) => self.fix(f, c),
-            }
+        #[cfg(test)]
+        let tournament = open.len() >= TOURNAMENT_FROM || self.always_tournament;
+        #[cfg(not(test))]
+        let tournament = open.len() >= TOURNAMENT_FROM;
+        if tournament {
+            self.fill_by_tournament(&open, &by_cap);
+        } else {
+            self.fill_by_scan(&open, &by_cap);
         }
         self.stack = open;
         self.by_cap = by_cap;
         for &r in &self.component {
             let res = &mut self.resources[r as usize];
+            res.leaf = NO_LEAF;
             if res.flows.len() > 1 {
                 res.load = res.fixed_load;
             }
+        }
+    }
+
+    /// The rounds of `fill`, a scan of the open resources' fill rates each (kept in a flat
+    /// list, `tree`, as fixing flows changes them).
+    fn fill_by_scan(&mut self, open: &[u32], by_cap: &[u32]) {
+        let mut rates = std::mem::take(&mut self.tree);
+        rates.clear();
+        for (i, &r) in open.iter().enumerate() {
+            let res = &mut self.resources[r as usize];
+            res.leaf = i as u32;
+            rates.push((fill_rate(res), r));
+        }
+        self.tree = rates;
+        self.tournament = false;
+        let mut next_cap = 0;
+        loop {
+            let mut best = EMPTY;
+            for &entry in &self.tree {
+                best = lower(best, entry);
+            }
+            let best = Some(best).filter(|&(_, r)| r != u32::MAX);
+            if !self.round(best, by_cap, &mut next_cap) {
+                break;
+            }
+        }
+    }
+
+    /// The rounds of `fill`, the open resources in a tournament.
+    fn fill_by_tournament(&mut self, open: &[u32], by_cap: &[u32]) {
+        let leaves = open.len().next_power_of_two();
+        let mut tree = std::mem::take(&mut self.tree);
+        tree.clear();
+        tree.resize(2 * leaves, EMPTY);
+        for (i, &r) in open.iter().enumerate() {
+            let res = &mut self.resources[r as usize];
+            res.leaf = (leaves + i) as u32;
+            tree[leaves + i] = (fill_rate(res), r);
+        }
+        for i in (1..leaves).rev() {
+            tree[i] = lower(tree[2 * i], tree[2 * i + 1]);
+        }
+        self.tree = tree;
+        self.tournament = true;
+        let mut next_cap = 0;
+        loop {
+            let best = Some(self.tree[1]).filter(|&(_, r)| r != u32::MAX);
+            if !self.round(best, by_cap, &mut next_cap) {
+                break;
+            }
+        }
+    }
+
+    /// One round of `fill`: the shared resource that fills first (`best`) or the lowest cap
+    /// of an open flow (from `by_cap[*next_cap..]`), whichever is lower, fixes its flows;
+    /// `false` when nothing is open.
+    fn round(&mut self, best: Option<(f64, u32)>, by_cap: &[u32], next_cap: &mut usize) -> bool {
+        while *next_cap < by_cap.len() && self.flows[by_cap[*next_cap] as usize].fixed {
+            *next_cap += 1;
+        }
+        let cap = by_cap
+            .get(*next_cap)
+            .map(|&f| (self.flows[f as usize].cap, f));
+        match (best, cap) {
+            (None, None) => return false,
+            (Some((rate, r)), None) => self.fill_resource(r, rate),
+            (Some((rate, r)), Some((c, _))) if rate < c => self.fill_resource(r, rate),
+            (_, Some((c, f))) => self.fix(f, c),
+        }
+        true
+    }
+
+    /// Leaf `leaf` of the tournament now holds `entry`: its path to the root follows (in a
+    /// flat list, the entry is replaced, or removed when `EMPTY`).
+    fn update(&mut self, leaf: u32, entry: (f64, u32)) {
+        let tree = &mut self.tree;
+        let mut i = leaf as usize;
+        if !self.tournament {
+            if entry.1 != u32::MAX {
+                tree[i] = entry;
+            } else {
+                // Closed: out of the list (the last one takes its place).
+                tree.swap_remove(i);
+                if let Some(&(_, moved)) = tree.get(i) {
+                    self.resources[moved as usize].leaf = i as u32;
+                }
+            }
+            return;
+        }
+        tree[i] = entry;
+        while i > 1 {
+            let parent = i / 2;
+            let low = lower(tree[2 * parent], tree[2 * parent + 1]);
+            if tree[parent].1 == low.1 && tree[parent].0.to_bits() == low.0.to_bits() {
+                break;
+            }
+            tree[parent] = low;
+            i = parent;
         }
     }
 
@@ -301,7 +401,12 @@ impl MaxMin {
                 self.fix(f, rate);
             }
         }
-        self.resources[r as usize].open_weight = 0.0;
+        let res = &mut self.resources[r as usize];
+        res.open_weight = 0.0;
+        let leaf = std::mem::replace(&mut res.leaf, NO_LEAF);
+        if leaf != NO_LEAF {
+            self.update(leaf, EMPTY);
+        }
     }
 
     /// Flow `f` keeps `rate`: its resources carry it, and fill later for the others.
@@ -321,6 +426,16 @@ impl MaxMin {
             // Rounding may leave a sliver of weight: below this, nothing is open.
             if res.open_weight <= OPEN {
                 res.open_weight = 0.0;
+            }
+            if res.leaf != NO_LEAF {
+                let leaf = res.leaf;
+                let entry = if res.open_weight > OPEN {
+                    (fill_rate(res), r)
+                } else {
+                    self.resources[r as usize].leaf = NO_LEAF;
+                    EMPTY
+                };
+                self.update(leaf, entry);
             }
         }
     }
@@ -355,6 +470,20 @@ impl MaxMin {
             });
             (!full).then_some(f as u32)
         })
+    }
+}
+
+/// The rate at which a shared resource's open flows fill it.
+fn fill_rate(res: &Resource) -> f64 {
+    (res.capacity - res.fixed_load).max(0.0) / res.open_weight
+}
+
+/// The entry of the resource that fills first: the lower rate, then the lower id.
+fn lower(a: (f64, u32), b: (f64, u32)) -> (f64, u32) {
+    if b.0 < a.0 || (b.0 == a.0 && b.1 < a.1) {
+        b
+    } else {
+        a
     }
 }
 
@@ -448,6 +577,68 @@ mod tests {
                         && res.flows.iter().all(|&(g, _)| m.rate(g) <= rate * (1.0 + 1e-9))
                 });
                 prop_assert!(fair, "flow {} at {} has no bottleneck where it is fastest", f, rate);
+            }
+        }
+
+        /// Flows starting and ending, solved now and then: the rates are those of a solve
+        /// from scratch of the flows in flight (max-min rates are unique), and the
+        /// tournament gives the scan's rates bit for bit.
+        #[test]
+        fn incremental_solves_match_a_solve_from_scratch(
+            caps in prop::collection::vec(1u32..100, 1..16),
+            ops in prop::collection::vec(
+                (prop::collection::vec((0usize..16, 1u32..5), 1..6), 0usize..40, 0u32..4),
+                1..60,
+            ),
+        ) {
+            let mut scan = MaxMin::default();
+            let mut tour = MaxMin { always_tournament: true, ..Default::default() };
+            let mut rs = Vec::new();
+            for &c in &caps {
+                rs.push(scan.add_resource(c as f64));
+                tour.add_resource(c as f64);
+            }
+            // Flows in flight: (id in scan, id in tour, uses).
+            type Uses = Vec<(u32, f64)>;
+            let mut live: Vec<(u32, u32, Uses)> = Vec::new();
+            let (mut c1, mut c2) = (Vec::new(), Vec::new());
+            for (flow, pick, what) in &ops {
+                if *what == 0 && !live.is_empty() {
+                    let (a, b, _) = live.swap_remove(pick % live.len());
+                    scan.remove_flow(a);
+                    tour.remove_flow(b);
+                } else {
+                    // Weights 1/4 to 5/4, as a DMA engine's below 1.
+                    let mut uses: Vec<(u32, f64)> = flow
+                        .iter()
+                        .map(|&(r, w)| (rs[r % rs.len()], w as f64 / 4.0 + 0.25))
+                        .collect();
+                    uses.sort_by_key(|u| u.0);
+                    uses.dedup_by_key(|u| u.0);
+                    live.push((scan.add_flow(&uses), tour.add_flow(&uses), uses));
+                }
+                if *what == 3 {
+                    continue; // more changes before the next solve
+                }
+                scan.solve(&mut c1);
+                tour.solve(&mut c2);
+                prop_assert_eq!(&c1, &c2);
+                let mut fresh = MaxMin::default();
+                for &c in &caps {
+                    fresh.add_resource(c as f64);
+                }
+                let ids: Vec<u32> = live.iter().map(|(_, _, u)| fresh.add_flow(u)).collect();
+                fresh.solve(&mut Vec::new());
+                for (&(a, b, _), &f) in live.iter().zip(&ids) {
+                    prop_assert_eq!(scan.rate(a).to_bits(), tour.rate(b).to_bits());
+                    let (got, want) = (scan.rate(a), fresh.rate(f));
+                    prop_assert!(
+                        (got - want).abs() <= 1e-9 * want.max(1e-300),
+                        "flow {}: {} incrementally, {} from scratch", a, got, want
+                    );
+                }
+                prop_assert!(scan.overloaded().is_none());
+                prop_assert!(scan.unbottlenecked().is_none());
             }
         }
     }
