@@ -144,6 +144,16 @@ impl<R: Read + Seek> Bytes<R> {
         if self.pos + n > self.len {
             return Err(self.error(format!("the file ends inside {what}: truncated")));
         }
-        self.seek(self.pos + n, what)
+        if n > 1 << 16 {
+            return self.seek(self.pos + n, what);
+        }
+        // Read past small fields: a seek would drop the reader's buffer at every record.
+        let read = std::io::copy(&mut (&mut self.inner).take(n), &mut std::io::sink())
+            .map_err(|e| Error::io(&self.name, e))?;
+        if read != n {
+            return Err(self.error(format!("the file ends inside {what}: truncated")));
+        }
+        self.pos += n;
+        Ok(())
     }
 }

@@ -6,7 +6,8 @@ use crate::frontends::dumpi::labels;
 use crate::frontends::dumpi::records::{Call, RankFile, Record};
 use crate::program::ops::{CollCall, Op, OpKind, Program, SrcLoc, ANY, UNDEFINED};
 use crate::units::Ps;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::{BTreeMap, HashSet};
 use std::io::{Read, Seek};
 
 const COMM_NULL: u16 = 1;
@@ -112,10 +113,10 @@ impl<'a, R: Read + Seek> RankConverter<'a, R> {
             file_id,
             opts,
             ignore,
-            requests: HashMap::new(),
-            comms: HashMap::from([(COMM_WORLD, 0)]),
-            comm_ranks: HashMap::from([(COMM_WORLD, rank as i32)]),
-            groups: HashMap::new(),
+            requests: HashMap::default(),
+            comms: HashMap::from_iter([(COMM_WORLD, 0)]),
+            comm_ranks: HashMap::from_iter([(COMM_WORLD, rank as i32)]),
+            groups: HashMap::default(),
             last_stop: None,
             first_start: None,
             finalize_start: None,
@@ -293,13 +294,19 @@ impl<'a, R: Read + Seek> RankConverter<'a, R> {
             }
             let Some(req) = self.requests.get_mut(&id) else {
                 return Err(self.error(format!(
-                    "request {id} is completed but was never started (expected a request an Isend, Irecv or Start made before this record)"
+                    "request {id} is completed but was never started, or is already complete (expected a request an Isend, Irecv or Start made before this record and not completed since)"
                 )));
             };
             match req.active.take() {
                 Some(h) => {
                     handles.push(h);
                     req.completed_at = Some(at);
+                    // A completed request is forgotten (its id may be reused), so that the
+                    // table grows with the requests in flight, not with the trace; a
+                    // persistent one stays for its next start.
+                    if req.persistent.is_none() {
+                        self.requests.remove(&id);
+                    }
                 }
                 None => {
                     let msg = match req.completed_at {

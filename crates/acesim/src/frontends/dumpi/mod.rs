@@ -42,7 +42,8 @@ pub fn read(path: &Path, opts: &TraceOptions) -> Result<(Program, TraceSummary)>
                 ),
             )
         })?;
-        let rank_file = RankFile::open(BufReader::new(f), &name)?;
+        // A large buffer: records are a few dozen bytes, read field by field.
+        let rank_file = RankFile::open(BufReader::with_capacity(1 << 20, f), &name)?;
         match &first_version {
             None => first_version = Some((rank_file.version, name.clone())),
             Some((v, first)) if *v != rank_file.version => {
