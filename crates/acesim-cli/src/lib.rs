@@ -33,6 +33,7 @@ mod run;
 mod signals;
 mod trace;
 mod trace_record;
+mod trace_summary;
 mod traffic;
 
 use acesim::frontends::python;

@@ -9,7 +9,7 @@
 //! in the command's environment and, for Open MPI's `mpirun`/`mpiexec`, also forwarded to
 //! every rank with `-x`.
 
-use crate::trace::describe;
+use crate::trace_summary::describe;
 use acesim::error::{Error, Location};
 use acesim::frontends::dumpi::{self, Meta, TraceOptions};
 use std::ffi::OsString;

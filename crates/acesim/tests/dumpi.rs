@@ -176,7 +176,7 @@ fn format_is_recognised_by_content() {
     assert_eq!(Format::of_path(&testbgp()), Format::Dumpi);
     let bin = data("sst-macro-testbgp/testbgp-0000.bin");
     assert_eq!(Format::of_path(&bin), Format::Dumpi);
-    let e = acesim::frontends::format::check_not_binary(&bin).unwrap_err();
+    let e = acesim::frontends::binary::check_not_binary(&bin).unwrap_err();
     assert!(e
         .to_string()
         .contains("one rank of a DUMPI trace; give the trace's .meta file"));

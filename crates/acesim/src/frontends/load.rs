@@ -94,7 +94,7 @@ pub fn load(
                 Source::Text { text, .. } => Path::new(text),
             };
             if crate::frontends::format::starts_with_dumpi(path) {
-                crate::frontends::format::check_not_binary(path)?;
+                crate::frontends::binary::check_not_binary(path)?;
             }
             dumpi::read(path, &options.trace)?.0
         }
@@ -142,7 +142,7 @@ pub fn record(
 fn text_of(source: Source) -> Result<Cow<str>> {
     Ok(match source {
         Source::File(path) => {
-            crate::frontends::format::check_not_binary(path)?;
+            crate::frontends::binary::check_not_binary(path)?;
             Cow::Owned(read_text(path)?)
         }
         Source::Text { text, .. } => Cow::Borrowed(text),

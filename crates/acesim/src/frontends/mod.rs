@@ -1,8 +1,10 @@
 //! Program front ends: each reads one kind of input into a [`Program`](crate::program::Program)
 //! (per-rank operation lists): MGEN C programs (recorded rank by rank), Python programs
-//! (recorded by the Python package), the schedule text format and GOAL dependency graphs.
+//! (recorded by the Python package), the schedule text format, GOAL dependency graphs and MPI
+//! traces (DUMPI, OTF2, SimGrid time-independent).
 //! [`load`] is the one way in, for the command line and the Python binding alike.
 
+pub mod binary;
 pub mod child;
 pub mod dumpi;
 pub mod format;

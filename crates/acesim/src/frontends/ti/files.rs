@@ -51,7 +51,7 @@ pub fn looks_like_ti(head: &str) -> bool {
 /// The trace files that `path` names: itself, or the files its list names.
 pub fn trace_files(path: &Path) -> Result<Vec<TraceFile>> {
     let name = path.display().to_string();
-    crate::frontends::format::check_not_binary(path)?;
+    crate::frontends::binary::check_not_binary(path)?;
     let text = read_text(path)?;
     if !is_list(&text) {
         return Ok(vec![TraceFile {
@@ -94,7 +94,7 @@ pub fn trace_files(path: &Path) -> Result<Vec<TraceFile>> {
                 file.display()
             )));
         }
-        crate::frontends::format::check_not_binary(&file)?;
+        crate::frontends::binary::check_not_binary(&file)?;
         let body = read_text(&file)?;
         if is_list(&body) {
             return Err(located(format!(
