@@ -13,7 +13,7 @@ from typing import Any
 from ._corelib import core
 from .machine import Machine, resolve_machine, warn_machine
 from .results import Result
-from .simulation import ProgramLike, _program_input
+from .simulation import ProgramLike, _program_input, _replay
 
 __all__ = ["ModelComparison", "compare_models"]
 
@@ -98,6 +98,14 @@ def compare_models(
     trace: bool = False,
     check: bool = False,
     record_timeout: float | str | None = None,
+    format: str | None = None,
+    flops: str | float | None = None,
+    compute_scale: float | None = None,
+    compute_threshold: str | None = None,
+    ignore_calls: Sequence[str] = (),
+    jobs: int | str | None = None,
+    max_message: str | int | None = None,
+    collectives: str = "run",
 ) -> ModelComparison:
     """Run ``program`` on ``machine`` at the packet level and at the flow level, and return
     how far apart they are (:class:`ModelComparison`): the predicted times and their
@@ -105,7 +113,7 @@ def compare_models(
     operation), the per-link byte difference, and the wall time of each run.
 
     The program is loaded (recorded) once. The arguments are those of
-    :func:`acesim.simulate` but ``model`` (both run) and ``max_events``/``max_sim_time`` (a
+    :func:`acesim.simulate` (trace and job-layout options included) but ``model`` (both run) and ``max_events``/``max_sim_time`` (a
     comparison needs complete runs). ``trace=True`` traces both runs
     (``packet_result.trace``, ``flow_result.trace``).
 
@@ -125,8 +133,12 @@ def compare_models(
     m = resolve_machine(machine)
     warn_machine(m)
     text, name, fmt = _program_input(program, ranks, args, record_timeout)
+    fmt, replay = _replay(
+        "compare_models", format, fmt, ignore_calls, compute_scale, compute_threshold, flops,
+        jobs, max_message, collectives,
+    )
     out = core().compare_models(
-        m.to_toml(), m.name, text, name, fmt, ranks, args, bool(trace), bool(check)
+        m.to_toml(), m.name, text, name, fmt, ranks, args, bool(trace), bool(check), **replay
     )
     data_text, report, packet, flow, packet_wall, flow_wall = out
     d = json.loads(data_text)

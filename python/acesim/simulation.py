@@ -58,9 +58,9 @@ def _program_input(
                     "recorded with $ACESIM_RECORD_TIMEOUT (default 60s)"
                 )
             return path, path, "c"
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        return text, path, "goal" if path.endswith(".goal") else "schedule"
+        # Read by the core, which recognises the format by name and content as `acesim run`
+        # does: schedules, GOAL, DUMPI (.meta), OTF2 (.otf2), SimGrid traces.
+        return path, path, "auto"
     if callable(program):
         if ranks is None:
             raise TypeError("simulate(): a Python program needs ranks=")
@@ -71,6 +71,36 @@ def _program_input(
         "program must be a callable taking a Context, acesim.Schedule(text) or the path of a "
         f".c, .goal or schedule file, not {type(program).__name__}"
     )
+
+
+def _replay(
+    caller: str,
+    format: str | None,
+    fmt: str,
+    ignore_calls: Sequence[str],
+    compute_scale: float | None,
+    compute_threshold: str | None,
+    flops: str | float | None,
+    jobs: int | str | None,
+    max_message: str | int | None,
+    collectives: str,
+) -> tuple[str, dict[str, object]]:
+    """The program format and the trace and job-layout keyword arguments of the core."""
+    if format is not None:
+        if fmt != "auto":
+            raise ValueError(f"{caller}(): format= is for a program given by its path")
+        fmt = str(format)
+    if isinstance(ignore_calls, str):
+        raise TypeError(f"{caller}(): ignore_calls must be a sequence of str, not a str")
+    return fmt, {
+        "ignore_calls": [str(c) for c in ignore_calls],
+        "compute_scale": None if compute_scale is None else float(compute_scale),
+        "compute_threshold": None if compute_threshold is None else str(compute_threshold),
+        "flops": None if flops is None else str(flops),
+        "jobs": None if jobs is None else str(jobs),
+        "max_message": None if max_message is None else str(max_message),
+        "collectives": str(collectives),
+    }
 
 
 def simulate(
@@ -85,6 +115,14 @@ def simulate(
     max_sim_time: str | None = None,
     record_timeout: float | str | None = None,
     model: str = "packet",
+    format: str | None = None,
+    flops: str | float | None = None,
+    compute_scale: float | None = None,
+    compute_threshold: str | None = None,
+    ignore_calls: Sequence[str] = (),
+    jobs: int | str | None = None,
+    max_message: str | int | None = None,
+    collectives: str = "run",
 ) -> Result:
     """Simulate ``program`` on ``machine`` and return the :class:`~acesim.Result`.
 
@@ -105,6 +143,15 @@ def simulate(
     --model``; :attr:`Result.model` says which ran): at flow level the links have no
     ``wait_ps`` and ``stall_ps``. :func:`acesim.compare_models` runs both.
 
+    MPI traces are programs too: a DUMPI trace's ``.meta`` file, an OTF2 ``.otf2`` anchor or a
+    SimGrid time-independent trace (``format="ti"`` for a list of trace files), replayed as
+    ``acesim run`` does (docs/traces.md): ``flops`` (``"1Gf"``) turns a SimGrid trace's flops
+    into time, ``compute_scale`` and ``compute_threshold`` (``"1us"``) shape the compute
+    between calls, ``ignore_calls`` skips MPI calls. For any program, ``jobs`` (a number or
+    ``"fill"``) runs it side by side to fill the machine, each job with its own world
+    communicator, ``max_message`` (``"64KiB"``) caps messages, ``collectives="skip"`` makes
+    collectives take no time.
+
     Raises InputError (bad machine, program or model), ProgramError (the program failed or a rank
     recorded nothing for ``record_timeout``), DeadlockError (the program can never finish),
     MemoryError (the recorded program or the run does not fit in memory).
@@ -120,6 +167,10 @@ def simulate(
     m = resolve_machine(machine)
     warn_machine(m)
     text, name, fmt = _program_input(program, ranks, args, record_timeout)
+    fmt, replay = _replay(
+        "simulate", format, fmt, ignore_calls, compute_scale, compute_threshold, flops, jobs,
+        max_message, collectives,
+    )
     if max_events is not None:
         max_events = operator.index(max_events)
         if max_events < 0:
@@ -127,7 +178,7 @@ def simulate(
     try:
         r = core().simulate(
             m.to_toml(), m.name, text, name, fmt, ranks, args, bool(trace), bool(check),
-            max_events, None if max_sim_time is None else str(max_sim_time), model,
+            max_events, None if max_sim_time is None else str(max_sim_time), model, **replay,
         )
     except KeyboardInterrupt as e:
         # Ctrl-C stops the run soon; what it has comes with the exception, marked partial.

@@ -152,87 +152,32 @@ pub(crate) fn machine_inputs<'a>(
     inputs
 }
 
+/// The replay options of the command line, as the library reads them.
+fn replay_args(t: &crate::args::TraceArgs) -> acesim::frontends::replay::ReplayArgs {
+    acesim::frontends::replay::ReplayArgs {
+        ignore_calls: t.ignore_call.clone(),
+        compute_scale: t.compute_scale,
+        compute_threshold: t.compute_threshold.clone(),
+        flops: t.flops.clone(),
+        jobs: t.jobs.clone(),
+        max_message: t.max_message.clone(),
+        collectives: Some(t.collectives.clone()),
+    }
+}
+
 /// The trace options of the command line.
 pub(crate) fn trace_options(
     t: &crate::args::TraceArgs,
 ) -> acesim::Result<acesim::frontends::dumpi::TraceOptions> {
-    let at = |field: &str| Location::file("command line").with_field(field);
-    let compute_scale = t.compute_scale.unwrap_or(1.0);
-    if !(compute_scale.is_finite() && compute_scale >= 0.0) {
-        return Err(Error::input(
-            at("compute-scale"),
-            format!("expected a factor of 0 or more, found {compute_scale}"),
-        ));
-    }
-    let compute_threshold = match &t.compute_threshold {
-        Some(text) => {
-            acesim::units::parse_time(text).map_err(|m| Error::input(at("compute-threshold"), m))?
-        }
-        None => 0,
-    };
-    let flops = match &t.flops {
-        Some(text) => Some(
-            acesim::frontends::ti::parse_flops(text).map_err(|m| Error::input(at("flops"), m))?,
-        ),
-        None => None,
-    };
-    Ok(acesim::frontends::dumpi::TraceOptions {
-        ignore_calls: t.ignore_call.clone(),
-        compute_scale,
-        compute_threshold,
-        flops,
-    })
+    replay_args(t).trace_options(&acesim::frontends::replay::COMMAND_LINE)
 }
 
 /// The job layout of the command line applied to `program`: messages capped, collectives
 /// skipped, the job repeated (`acesim::program::adjust`).
 pub(crate) fn adjust_program(
-    mut program: acesim::Program,
+    program: acesim::Program,
     t: &crate::args::TraceArgs,
     machine: &acesim::Machine,
 ) -> acesim::Result<acesim::Program> {
-    use acesim::program::adjust;
-    let at = |field: &str| Location::file("command line").with_field(field);
-    if let Some(text) = &t.max_message {
-        let max =
-            acesim::units::parse_size(text).map_err(|m| Error::input(at("max-message"), m))?;
-        adjust::cap_messages(&mut program, max);
-    }
-    match t.collectives.as_str() {
-        "run" => {}
-        "skip" => adjust::skip_collectives(&mut program),
-        other => {
-            return Err(Error::input(
-                at("collectives"),
-                format!("expected `run` or `skip`, found `{other}`"),
-            ))
-        }
-    }
-    let jobs = match t.jobs.as_deref() {
-        None => return Ok(program),
-        Some("fill") => {
-            // Nodes of the machine as built for one job (a size-open topology is built for
-            // the ranks it must hold: then one job fills it).
-            let nodes = acesim::machine::topology::planned_size(machine, program.ranks).nodes;
-            let slots = nodes * u64::from(machine.placement.ranks_per_node);
-            let jobs = slots / u64::from(program.ranks.max(1));
-            if jobs == 0 {
-                return Err(Error::input(
-                    at("jobs"),
-                    format!(
-                        "one job of {} ranks does not fit: the machine holds {slots} ranks ({nodes} nodes x {} ranks per node)",
-                        program.ranks, machine.placement.ranks_per_node
-                    ),
-                ));
-            }
-            jobs.min(u64::from(u32::MAX)) as u32
-        }
-        Some(n) => n.parse::<u32>().map_err(|_| {
-            Error::input(
-                at("jobs"),
-                format!("expected a number of jobs or `fill`, found `{n}`"),
-            )
-        })?,
-    };
-    adjust::repeat_jobs(&program, jobs)
+    replay_args(t).lay_out(program, machine, &acesim::frontends::replay::COMMAND_LINE)
 }

@@ -2,6 +2,7 @@
 //! out; the Python package (python/acesim) builds the friendly API on top.
 
 use acesim::error::{Error, Location};
+use acesim::frontends::replay::{ReplayArgs, PYTHON};
 use acesim::frontends::load::PYTHON_ARGUMENTS;
 use acesim::frontends::record::{RecordOptions, TEXT_SHARE_OF_BUDGET};
 use acesim::frontends::{self, mgen, Format, Source};
@@ -222,6 +223,7 @@ fn model_arg(name: &str) -> Result<Model, Error> {
 
 /// The program the arguments name: `program_format` is "schedule" or "goal" (program_text
 /// is the text) or "c" (program_text is the path of the C file).
+#[allow(clippy::too_many_arguments)]
 fn load_program(
     program_text: &str,
     program_name: &str,
@@ -229,16 +231,21 @@ fn load_program(
     ranks: Option<u32>,
     args: &[String],
     interrupt: &Arc<AtomicBool>,
+    replay: &ReplayArgs,
+    machine: &acesim::Machine,
 ) -> Result<acesim::Program, Error> {
-    let format = Format::by_name(program_format).ok_or_else(|| {
+    // `auto`: a file, recognised by its name and content as on the command line.
+    let by_content = (program_format == "auto").then(|| Format::of_path(Path::new(program_text)));
+    let format = by_content.or_else(|| Format::by_name(program_format)).ok_or_else(|| {
         Error::input(
             Location::file("arguments").with_field("program_format"),
             format!(
-                "unknown program format '{program_format}' (schedule, goal, c, dumpi, ti or otf2)"
+                "unknown program format '{program_format}' (auto, schedule, goal, c, dumpi, ti or otf2)"
             ),
         )
     })?;
     let source = match format {
+        _ if by_content.is_some() => Source::File(Path::new(program_text)),
         Format::C | Format::Python | Format::Dumpi | Format::Ti | Format::Otf2 => {
             Source::File(Path::new(program_text))
         }
@@ -250,15 +257,39 @@ fn load_program(
     let options = RecordOptions {
         interrupt: Some(interrupt.clone()),
         memory_check: true,
+        trace: replay.trace_options(&PYTHON)?,
         ..Default::default()
     };
-    frontends::load(source, format, ranks, args, &options, &PYTHON_ARGUMENTS)
+    let program = frontends::load(source, format, ranks, args, &options, &PYTHON_ARGUMENTS)?;
+    replay.lay_out(program, machine, &PYTHON)
+}
+
+/// The replay keyword arguments of `simulate` and `compare_models` (docs/traces.md).
+#[allow(clippy::too_many_arguments)]
+fn replay_args(
+    ignore_calls: Vec<String>,
+    compute_scale: Option<f64>,
+    compute_threshold: Option<String>,
+    flops: Option<String>,
+    jobs: Option<String>,
+    max_message: Option<String>,
+    collectives: Option<String>,
+) -> ReplayArgs {
+    ReplayArgs {
+        ignore_calls,
+        compute_scale,
+        compute_threshold,
+        flops,
+        jobs,
+        max_message,
+        collectives,
+    }
 }
 
 /// Runs a program: `program_format` is "schedule" or "goal" (program_text is the text) or
 /// "c" (program_text is the path of the C file); `model` is "packet" or "flow".
 #[pyfunction]
-#[pyo3(signature = (machine_text, machine_name, program_text, program_name, program_format, ranks = None, args = Vec::new(), trace = false, check = false, max_events = None, max_sim_time = None, model = "packet".to_string()))]
+#[pyo3(signature = (machine_text, machine_name, program_text, program_name, program_format, ranks = None, args = Vec::new(), trace = false, check = false, max_events = None, max_sim_time = None, model = "packet".to_string(), ignore_calls = Vec::new(), compute_scale = None, compute_threshold = None, flops = None, jobs = None, max_message = None, collectives = None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate(
     py: Python<'_>,
@@ -274,7 +305,23 @@ fn simulate(
     max_events: Option<u64>,
     max_sim_time: Option<String>,
     model: String,
+    ignore_calls: Vec<String>,
+    compute_scale: Option<f64>,
+    compute_threshold: Option<String>,
+    flops: Option<String>,
+    jobs: Option<String>,
+    max_message: Option<String>,
+    collectives: Option<String>,
 ) -> PyResult<RunResult> {
+    let replay = replay_args(
+        ignore_calls,
+        compute_scale,
+        compute_threshold,
+        flops,
+        jobs,
+        max_message,
+        collectives,
+    );
     let run = move |interrupt: Arc<AtomicBool>| -> Result<acesim::Results, Error> {
         let model = model_arg(&model)?;
         let machine = load_machine(&machine_text, &machine_name, &[])?;
@@ -285,6 +332,8 @@ fn simulate(
             ranks,
             &args,
             &interrupt,
+            &replay,
+            &machine,
         )?;
         let max_sim_time = acesim::run::simulate::parse_time_limit(
             max_sim_time.as_deref(),
@@ -322,7 +371,7 @@ fn simulate(
 /// returns `(comparison JSON, report text, packet result, flow result, packet wall s,
 /// flow wall s)`.
 #[pyfunction]
-#[pyo3(signature = (machine_text, machine_name, program_text, program_name, program_format, ranks = None, args = Vec::new(), trace = false, check = false))]
+#[pyo3(signature = (machine_text, machine_name, program_text, program_name, program_format, ranks = None, args = Vec::new(), trace = false, check = false, ignore_calls = Vec::new(), compute_scale = None, compute_threshold = None, flops = None, jobs = None, max_message = None, collectives = None))]
 #[allow(clippy::too_many_arguments)]
 fn compare_models(
     py: Python<'_>,
@@ -335,7 +384,23 @@ fn compare_models(
     args: Vec<String>,
     trace: bool,
     check: bool,
+    ignore_calls: Vec<String>,
+    compute_scale: Option<f64>,
+    compute_threshold: Option<String>,
+    flops: Option<String>,
+    jobs: Option<String>,
+    max_message: Option<String>,
+    collectives: Option<String>,
 ) -> PyResult<(String, String, RunResult, RunResult, f64, f64)> {
+    let replay = replay_args(
+        ignore_calls,
+        compute_scale,
+        compute_threshold,
+        flops,
+        jobs,
+        max_message,
+        collectives,
+    );
     let run = move |interrupt: Arc<AtomicBool>| {
         let machine = load_machine(&machine_text, &machine_name, &[])?;
         let program = load_program(
@@ -345,6 +410,8 @@ fn compare_models(
             ranks,
             &args,
             &interrupt,
+            &replay,
+            &machine,
         )?;
         let options = acesim::run::simulate::Options {
             trace,

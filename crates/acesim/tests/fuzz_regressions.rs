@@ -235,3 +235,20 @@ fn a_put_deadlock_names_the_rank_that_would_put_and_the_circle() {
     );
     assert!(e.contains("cycle: rank 0 -> rank 1 -> rank 0"), "{e}");
 }
+
+#[test]
+fn dumpi_counts_that_add_up_past_2_to_the_64() {
+    // fuzz/artifacts/dumpi/crash-dd35a918...: a v-collective's per-rank counts were added
+    // with `sum()`, which overflowed on a corrupt record.
+    use acesim::frontends::dumpi::{self, TraceOptions};
+    let bytes = include_bytes!("fuzz-artifacts/dumpi-crash-dd35a918.bin");
+    let cursor = std::io::Cursor::new(&bytes[..]);
+    let (loc, msg) = input_error(dumpi::read_rank(
+        cursor,
+        "fuzz-0000.bin",
+        4,
+        &TraceOptions::default(),
+    ));
+    assert!(loc.file.starts_with("fuzz-0000.bin, record"), "{loc:?}");
+    assert!(msg.contains("more than 2^64 bytes"), "{msg}");
+}

@@ -14,6 +14,7 @@ pub mod mgen;
 pub mod otf2;
 pub mod python;
 pub mod record;
+pub mod replay;
 pub mod schedule;
 pub mod ti;
 

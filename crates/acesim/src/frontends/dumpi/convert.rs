@@ -201,6 +201,15 @@ impl<'a, R: Read + Seek> RankConverter<'a, R> {
         }
     }
 
+    /// The bytes of a collective's per-rank counts, added up (an error past 2^64: the counts
+    /// of a corrupt record).
+    fn total(&self, sizes: &[u64]) -> Result<u64> {
+        sizes
+            .iter()
+            .try_fold(0u64, |t, &s| t.checked_add(s))
+            .ok_or_else(|| self.error("the counts add up to more than 2^64 bytes: corrupt record"))
+    }
+
     /// The acesim handle of communicator `c`; `None` for MPI_COMM_SELF.
     fn comm(&self, c: u16) -> Result<Option<u32>> {
         if c == COMM_SELF {
@@ -486,20 +495,20 @@ impl<'a, R: Read + Seek> RankConverter<'a, R> {
             }
             Call::Allgatherv { recvcounts, recvtype, comm } => {
                 let sizes = self.all_bytes(&recvcounts, &vec![recvtype; recvcounts.len()])?;
-                self.coll("allgatherv", sizes.iter().sum(), 0, comm, sizes)?
+                self.coll("allgatherv", self.total(&sizes)?, 0, comm, sizes)?
             }
             Call::Alltoallv { sendcounts, sendtypes, recvcounts, recvtypes, comm } => {
                 if sendcounts.len() != recvcounts.len() || sendtypes.len() != sendcounts.len() || recvtypes.len() != recvcounts.len() {
                     return Err(self.error("the send and receive counts and types have different lengths: corrupt record"));
                 }
                 let mut sizes = self.all_bytes(&sendcounts, &sendtypes)?;
-                let sent = sizes.iter().sum();
+                let sent = self.total(&sizes)?;
                 sizes.extend(self.all_bytes(&recvcounts, &recvtypes)?);
                 self.coll("alltoallv", sent, 0, comm, sizes)?
             }
             Call::ReduceScatter { recvcounts, dtype, comm } => {
                 let sizes = self.all_bytes(&recvcounts, &vec![dtype; recvcounts.len()])?;
-                self.coll("reduce_scatter", sizes.iter().sum(), 0, comm, sizes)?
+                self.coll("reduce_scatter", self.total(&sizes)?, 0, comm, sizes)?
             }
             Call::CommSplit { old, color, key, new } => {
                 let parent = self.split_parent(old)?;
