@@ -228,7 +228,8 @@ class Result:
     def ranks(self) -> pd.DataFrame:
         """One row per rank: ``rank, node, finish_ps, compute_ps, overhead_ps``, then
         ``blocked_<kind>_ps`` for every kind of blocking call seen in the run (0 where a rank
-        never blocked in it), e.g. ``blocked_poll_ps``, ``blocked_barrier_ps``."""
+        never blocked in it), e.g. ``blocked_poll_ps``, ``blocked_barrier_ps``; for a replayed
+        MPI trace also ``traced_ps``, the rank's MPI region in the trace."""
         import pandas as pd
 
         rows = self.data.get("per_rank", [])

@@ -2,9 +2,9 @@
 //! out; the Python package (python/acesim) builds the friendly API on top.
 
 use acesim::error::{Error, Location};
-use acesim::frontends::replay::{ReplayArgs, PYTHON};
 use acesim::frontends::load::PYTHON_ARGUMENTS;
 use acesim::frontends::record::{RecordOptions, TEXT_SHARE_OF_BUDGET};
+use acesim::frontends::replay::{ReplayArgs, PYTHON};
 use acesim::frontends::{self, mgen, Format, Source};
 use acesim::network::Model;
 use acesim::MachineSource;

@@ -60,14 +60,15 @@ impl ReplayArgs {
             ));
         }
         let compute_threshold = match &self.compute_threshold {
-            Some(text) => crate::units::parse_time(text)
-                .map_err(|m| self.bad(s, "compute_threshold", m))?,
+            Some(text) => {
+                crate::units::parse_time(text).map_err(|m| self.bad(s, "compute_threshold", m))?
+            }
             None => 0,
         };
         let flops = match &self.flops {
-            Some(text) => Some(
-                crate::frontends::ti::parse_flops(text).map_err(|m| self.bad(s, "flops", m))?,
-            ),
+            Some(text) => {
+                Some(crate::frontends::ti::parse_flops(text).map_err(|m| self.bad(s, "flops", m))?)
+            }
             None => None,
         };
         Ok(TraceOptions {
@@ -80,7 +81,12 @@ impl ReplayArgs {
 
     /// `program` laid out as asked on `machine`: messages capped, collectives skipped, the
     /// job repeated.
-    pub fn lay_out(&self, mut program: Program, machine: &Machine, s: &Spelling) -> Result<Program> {
+    pub fn lay_out(
+        &self,
+        mut program: Program,
+        machine: &Machine,
+        s: &Spelling,
+    ) -> Result<Program> {
         if let Some(text) = &self.max_message {
             let max = crate::units::parse_size(text).map_err(|m| self.bad(s, "max_message", m))?;
             adjust::cap_messages(&mut program, max);
