@@ -311,8 +311,12 @@ struct RankState {
     mpi_depth: u32,
     /// Inside MPI_Sendrecv: its send and receive are non-blocking, waited for at its end.
     sendrecv: bool,
+    /// The traced window: its MPI region (MPI_Init's leave to MPI_Finalize's enter) where the
+    /// trace has them, else its first MPI call's enter to its last one's leave.
     first_enter: Option<u64>,
     last_leave: Option<u64>,
+    in_init: bool,
+    finalize_enter: Option<u64>,
     /// Requests completed in the current MPI call, waited for at its end.
     done: Vec<u32>,
     requests: HashMap<u64, Req>,
@@ -600,7 +604,15 @@ impl<'a> Converter<'a> {
                 .unwrap_or("MPI (other calls)");
             *self.summary.calls.entry(key).or_default() += 1;
             let s = self.state();
-            s.first_enter.get_or_insert(ev.time);
+            // MPI_Init, which the replay does not charge, is left out of the window.
+            if matches!(name, "MPI_Init" | "MPI_Init_thread") {
+                s.in_init = true;
+            } else {
+                s.first_enter.get_or_insert(ev.time);
+            }
+            if name == "MPI_Finalize" {
+                s.finalize_enter.get_or_insert(ev.time);
+            }
             if let Some(prev) = s.last_leave {
                 let gap = ev.time.saturating_sub(prev);
                 self.compute(ev, gap);
@@ -638,6 +650,9 @@ impl<'a> Converter<'a> {
             let s = self.state();
             s.mpi_depth -= 1;
             if s.mpi_depth == 0 {
+                if std::mem::take(&mut s.in_init) {
+                    s.first_enter.get_or_insert(ev.time);
+                }
                 s.last_leave = Some(ev.time);
                 s.sendrecv = false;
                 self.flush(ev);
@@ -886,7 +901,7 @@ impl<'a> Converter<'a> {
                 !drop.contains(&(i - 1))
             });
         }
-        if let (Some(a), Some(b)) = (s.first_enter, s.last_leave) {
+        if let (Some(a), Some(b)) = (s.first_enter, s.finalize_enter.or(s.last_leave)) {
             self.summary.windows[r] = self.ps(b.saturating_sub(a));
         }
     }
