@@ -33,20 +33,31 @@ RESULT_COLUMNS = ["predicted_time", "predicted_time_ps", "events", "wall_seconds
 # The sweep being run, inherited by forked workers (program callables may be closures, which
 # cannot be pickled): workers receive only the index of their point.
 _JOBS: dict[
-    int, tuple[Machine, ProgramLike, list[dict[str, Any]], int | None, Sequence[str], str]
+    int,
+    tuple[
+        Machine, ProgramLike, list[dict[str, Any]], int | None, Sequence[str], str,
+        dict[str, Any],
+    ],
 ] = {}
+# The trace and job-layout keywords of `simulate` (docs/traces.md), sweepable too.
+REPLAY_KEYS = (
+    "format", "flops", "compute_scale", "compute_threshold", "ignore_calls", "jobs",
+    "max_message", "collectives",
+)
 # Sweep keys that are arguments of `simulate`, not machine fields.
-_RUN_KEYS = ("ranks", "model")
+_RUN_KEYS = ("ranks", "model") + REPLAY_KEYS
 
 
 def _run_point(job: int, index: int) -> tuple[bool, Any]:
-    machine, program, points, ranks, args, model = _JOBS[job]
+    machine, program, points, ranks, args, model, replay = _JOBS[job]
     point = points[index]
     try:
         fields = {k: v for k, v in point.items() if k not in _RUN_KEYS}
         m = machine.with_(fields) if fields else machine
+        kw = {**replay, **{k: v for k, v in point.items() if k in REPLAY_KEYS}}
         r = simulate(
-            m, program, point.get("ranks", ranks), args=args, model=point.get("model", model)
+            m, program, point.get("ranks", ranks), args=args, model=point.get("model", model),
+            **kw,
         )
         return True, (r.predicted_time_ps, r.events, r.wall_seconds)
     except Exception as e:  # sent back to the parent, which names the point
@@ -116,6 +127,7 @@ def sweep(
     ranks: int | None = None,
     args: Sequence[str] = (),
     model: str = "packet",
+    replay: Mapping[str, Any] | None = None,
 ) -> pd.DataFrame:
     """Simulate ``program`` at every point of the product of ``params``; one row per point.
 
@@ -124,7 +136,10 @@ def sweep(
     other key is a dotted machine field (``"node.overhead"``, ``"router.vcs"``,
     ``"collectives.barrier"``). Without a ``"ranks"`` key, ``ranks`` gives the rank count;
     without a ``"model"`` key, ``model`` gives the model (default ``"packet"``). A model
-    name is checked before any point runs (InputError, as :func:`acesim.simulate`).
+    name is checked before any point runs (InputError, as :func:`acesim.simulate`). The
+    trace and job-layout keywords of :func:`acesim.simulate` (``jobs``, ``max_message``,
+    ``collectives``, ``flops``, ``compute_scale``, ...) are sweep keys too, and ``replay``
+    gives them fixed values for every point (``replay={"jobs": "fill"}``).
 
     Rows come in the product order (the last key varies fastest); the columns are the params
     then ``predicted_time`` (s), ``predicted_time_ps``, ``events``, ``wall_seconds``.
@@ -154,8 +169,12 @@ def sweep(
     if isinstance(args, str):
         raise TypeError("sweep(): args must be a sequence of str, not a str")
 
+    fixed = dict(replay or {})
+    unknown = sorted(set(fixed) - set(REPLAY_KEYS))
+    if unknown:
+        raise TypeError(f"sweep(): replay keys must be among {', '.join(REPLAY_KEYS)}, not {unknown}")
     job = id(work)
-    _JOBS[job] = (base, program, work, ranks, tuple(args), model)
+    _JOBS[job] = (base, program, work, ranks, tuple(args), model, fixed)
     outcomes: list[Any] = [None] * len(points)
     bar = _progress(len(points), progress)
     try:

@@ -57,3 +57,21 @@ def test_compare_models_replays_a_trace_at_both_levels() -> None:
     c = acesim.compare_models(TORUS, TESTBGP, compute_scale=0.0)
     assert c.ranks == 7
     assert c.packet["predicted_time_ps"] > 0 and c.flow["predicted_time_ps"] > 0
+
+
+def test_sweep_varies_the_job_layout_of_a_trace() -> None:
+    df = acesim.sweep(
+        TORUS,
+        TESTBGP,
+        {"collectives": ["run", "skip"], "router.routing": ["minimal"]},
+        replay={"jobs": "fill", "compute_scale": 0.0},
+        processes=0,
+        progress=False,
+    )
+    assert list(df["collectives"]) == ["run", "skip"]
+    run, skip = df["predicted_time_ps"]
+    assert skip < run
+    one = acesim.simulate(TORUS, TESTBGP, jobs="fill", compute_scale=0.0)
+    assert run == one.predicted_time_ps
+    with pytest.raises(TypeError, match="replay keys"):
+        acesim.sweep(TORUS, TESTBGP, {"model": ["packet"]}, replay={"bogus": 1}, processes=0)
