@@ -407,8 +407,30 @@ impl<R: Read + Seek> RankFile<R> {
         Ok(Call::Complete { requests })
     }
 
-    /// Decodes the arguments of a record with `label`.
+    /// Decodes the arguments of a record with `label`, by family of calls.
     fn call(&mut self, label: u16, mask: u8) -> Result<Call> {
+        if let Some(call) = self.point_to_point(label, mask)? {
+            return Ok(call);
+        }
+        if let Some(call) = self.collective(label)? {
+            return Ok(call);
+        }
+        if let Some(call) = self.communicator(label)? {
+            return Ok(call);
+        }
+        if let Some(call) = self.local_or_unmodelled(label)? {
+            return Ok(call);
+        }
+        let what = labels::name(label)
+            .map(|n| format!("{n} (label {label})"))
+            .unwrap_or_else(|| format!("label {label}, which is no MPI call"));
+        Err(self.bytes.error(format!(
+            "acesim does not read the arguments of {what}, so it cannot read past this record (expected a call acesim reads: see docs/traces.md)"
+        )))
+    }
+
+    /// Sends, receives, requests and their completions.
+    fn point_to_point(&mut self, label: u16, mask: u8) -> Result<Option<Call>> {
         use Call::*;
         let call = match label {
             0 | 3 | 4 | 5 => {
@@ -509,7 +531,7 @@ impl<R: Read + Seek> RankFile<R> {
                     comm,
                 }
             }
-            13 | 14 | 16..=21 => return self.decode_completion(label, mask),
+            13 | 14 | 16..=21 => return self.decode_completion(label, mask).map(Some),
             15 => RequestFree {
                 request: self.bytes.i32("request")?,
             },
@@ -544,6 +566,15 @@ impl<R: Read + Seek> RankFile<R> {
                 self.bytes.i32("request")?;
                 Unmodelled
             }
+            _ => return Ok(None),
+        };
+        Ok(Some(call))
+    }
+
+    /// Collective calls.
+    fn collective(&mut self, label: u16) -> Result<Option<Call>> {
+        use Call::*;
+        let call = match label {
             52 => Barrier {
                 comm: self.bytes.u16("comm")?,
             },
@@ -750,6 +781,15 @@ impl<R: Read + Seek> RankFile<R> {
                     comm: b.u16("comm")?,
                 }
             }
+            _ => return Ok(None),
+        };
+        Ok(Some(call))
+    }
+
+    /// Communicators and groups.
+    fn communicator(&mut self, label: u16) -> Result<Option<Call>> {
+        use Call::*;
+        let call = match label {
             86 => {
                 let b = &mut self.bytes;
                 CommSplit {
@@ -816,6 +856,15 @@ impl<R: Read + Seek> RankFile<R> {
                 );
                 Local
             }
+            _ => return Ok(None),
+        };
+        Ok(Some(call))
+    }
+
+    /// Local calls (no cost) and the calls acesim does not model.
+    fn local_or_unmodelled(&mut self, label: u16) -> Result<Option<Call>> {
+        use Call::*;
+        let call = match label {
             35 => {
                 let _ = (
                     self.bytes.i32("count")?,
@@ -942,15 +991,8 @@ impl<R: Read + Seek> RankFile<R> {
                 b.u16("win")?;
                 Unmodelled
             }
-            _ => {
-                let what = labels::name(label)
-                    .map(|n| format!("{n} (label {label})"))
-                    .unwrap_or_else(|| format!("label {label}, which is no MPI call"));
-                return Err(self.bytes.error(format!(
-                    "acesim does not read the arguments of {what}, so it cannot read past this record (expected a call acesim reads: see docs/traces.md)"
-                )));
-            }
+            _ => return Ok(None),
         };
-        Ok(call)
+        Ok(Some(call))
     }
 }
