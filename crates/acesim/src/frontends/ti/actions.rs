@@ -296,12 +296,29 @@ pub fn datatype_size(id: &str) -> Option<u64> {
 pub fn parse(file: &FileText, line: &Line, p: u32) -> Result<Action> {
     let a = Args { file, line, p };
     let name = line.words[1].text;
-    let pu = p as usize;
-    Ok(match name {
+    if let Some(action) = point_to_point(&a, name)? {
+        return Ok(action);
+    }
+    if let Some(action) = collective(&a, name)? {
+        return Ok(action);
+    }
+    Err(file.error(
+        line.words[1],
+        "action",
+        format!(
+            "unknown action `{name}`{}",
+            crate::error::did_you_mean(name, NAMES.iter().copied())
+        ),
+    ))
+}
+
+/// Set-up, point-to-point and time actions (`None`: not one of them).
+fn point_to_point(a: &Args, name: &str) -> Result<Option<Action>> {
+    Ok(Some(match name {
         "init" => {
             a.count_check(0, 1)?;
             Action::Init {
-                double: line.words.len() > 2,
+                double: a.line.words.len() > 2,
             }
         }
         "finalize" | "comm_size" | "comm_split" | "comm_dup" => {
@@ -369,6 +386,14 @@ pub fn parse(file: &FileText, line: &Line, p: u32) -> Result<Action> {
                 seconds: a.real(2, "seconds")?,
             }
         }
+        _ => return Ok(None),
+    }))
+}
+
+/// Collective actions (`None`: not one of them).
+fn collective(a: &Args, name: &str) -> Result<Option<Action>> {
+    let pu = a.p as usize;
+    Ok(Some(match name {
         "barrier" => {
             a.count_check(0, 0)?;
             Action::Barrier
@@ -454,7 +479,7 @@ pub fn parse(file: &FileText, line: &Line, p: u32) -> Result<Action> {
             // SimGrid: `send recvcounts[p]`, then the two datatypes, the displacements, or
             // both (datatypes first); the displacements do not change the traffic.
             a.count_check(pu + 1, pu + 2)?;
-            let n = line.words.len();
+            let n = a.line.words.len();
             let (dt1, dt2) = if n > 3 + 2 * pu {
                 a.counts(5 + pu, "displacements")?;
                 (a.dt(3 + pu, "senddatatype")?, a.dt(4 + pu, "recvdatatype")?)
@@ -502,17 +527,8 @@ pub fn parse(file: &FileText, line: &Line, p: u32) -> Result<Action> {
                 dt2: a.dt(5 + 2 * pu, "recvdatatype")?,
             }
         }
-        other => {
-            return Err(file.error(
-                line.words[1],
-                "action",
-                format!(
-                    "unknown action `{other}`{}",
-                    crate::error::did_you_mean(other, NAMES.iter().copied())
-                ),
-            ))
-        }
-    })
+        _ => return Ok(None),
+    }))
 }
 
 /// The arguments of one line.
