@@ -80,6 +80,20 @@ impl<'a> Converter<'a> {
         }
         let at = |i: usize| line.words.get(i).copied().unwrap_or(line.words[1]);
         let c = Ctx { file, loc, rank: r };
+        let Some(action) = self.collective(&c, action, &at)? else {
+            return Ok(());
+        };
+        self.point_to_point(&c, action, &at)
+    }
+
+    /// A set-up, point-to-point or time action; `at(i)` is the line's `i`-th word.
+    fn point_to_point<'w>(
+        &mut self,
+        c: &Ctx,
+        action: Action,
+        at: &dyn Fn(usize) -> Word<'w>,
+    ) -> Result<()> {
+        let r = c.rank;
         match action {
             Action::Init { double } => self.ranks[r as usize].double = double,
             Action::Nothing => {}
@@ -90,8 +104,8 @@ impl<'a> Converter<'a> {
                 count,
                 dt,
             } => {
-                let size = self.bytes(&c, count, dt, at(4))?;
-                self.message_kept(&c, true, dst, size, tag, !blocking);
+                let size = self.bytes(c, count, dt, at(4))?;
+                self.message_kept(c, true, dst, size, tag, !blocking);
             }
             Action::Recv {
                 blocking,
@@ -100,8 +114,8 @@ impl<'a> Converter<'a> {
                 count,
                 dt,
             } => {
-                let size = self.bytes(&c, count, dt, at(4))?;
-                self.message_kept(&c, false, src, size, tag, !blocking);
+                let size = self.bytes(c, count, dt, at(4))?;
+                self.message_kept(c, false, src, size, tag, !blocking);
             }
             Action::Wait { src, dst, tag } => {
                 let state = &mut self.ranks[r as usize];
@@ -115,13 +129,13 @@ impl<'a> Converter<'a> {
                             "none of this rank's {n} pending requests is a message from rank {src} to rank {dst} with tag {tag}"
                         ),
                     };
-                    return Err(file.error(
+                    return Err(c.file.error(
                         at(2),
                         "src",
                         format!("wait {src} {dst} {tag} has nothing to wait for: {why} (a wait names an earlier isend's or irecv's source, destination and tag)"),
                     ));
                 };
-                self.push(&c, OpKind::Wait { req });
+                self.push(c, OpKind::Wait { req });
             }
             Action::Test { src, dst, tag } => {
                 // A test of a request that is not pending does nothing (as in SimGrid); a
@@ -133,10 +147,10 @@ impl<'a> Converter<'a> {
                     .find(|(k, _)| *k == (src, dst, tag))
                     .and_then(|(_, q)| q.front().copied());
                 if let Some(req) = front {
-                    self.push(&c, OpKind::Test { req });
+                    self.push(c, OpKind::Test { req });
                 }
             }
-            Action::WaitAll => self.wait_all(&c),
+            Action::WaitAll => self.wait_all(c),
             Action::SendRecv {
                 send,
                 dst,
@@ -145,25 +159,39 @@ impl<'a> Converter<'a> {
                 dt1,
                 dt2,
             } => {
-                let ss = self.bytes(&c, send, dt1, at(2))?;
-                let rs = self.bytes(&c, recv, dt2, at(4))?;
+                let ss = self.bytes(c, send, dt1, at(2))?;
+                let rs = self.bytes(c, recv, dt2, at(4))?;
                 // Two requests of the call's own, waited for at once (SimGrid's tags are 0).
-                let a = self.message(&c, true, dst, ss, 0, true);
-                let b = self.message(&c, false, src, rs, 0, true);
+                let a = self.message(c, true, dst, ss, 0, true);
+                let b = self.message(c, false, src, rs, 0, true);
                 let list = self.prog.req_list(&[a, b]);
-                self.push(&c, OpKind::WaitAll { list, count: 2 });
+                self.push(c, OpKind::WaitAll { list, count: 2 });
             }
-            Action::Compute { flops } => self.flops(&c, flops, at(2))?,
+            Action::Compute { flops } => self.flops(c, flops, at(2))?,
             Action::Sleep { seconds } => {
                 let ps = (seconds * PS_PER_S).round();
                 if ps >= 1.0 {
-                    self.push(&c, OpKind::Compute { ps: ps as Ps });
+                    self.push(c, OpKind::Compute { ps: ps as Ps });
                 }
             }
-            Action::Barrier => self.coll(&c, "barrier", 0, 0, Vec::new()),
+            // Collectives: `collective` took them.
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A collective action, added to its rank; any other action is given back.
+    fn collective<'w>(
+        &mut self,
+        c: &Ctx,
+        action: Action,
+        at: &dyn Fn(usize) -> Word<'w>,
+    ) -> Result<Option<Action>> {
+        match action {
+            Action::Barrier => self.coll(c, "barrier", 0, 0, Vec::new()),
             Action::Bcast { count, root, dt } => {
-                let size = self.bytes(&c, count, dt, at(2))?;
-                self.coll(&c, "bcast", size, root, Vec::new());
+                let size = self.bytes(c, count, dt, at(2))?;
+                self.coll(c, "bcast", size, root, Vec::new());
             }
             Action::Reduce {
                 count,
@@ -171,14 +199,14 @@ impl<'a> Converter<'a> {
                 root,
                 dt,
             } => {
-                let size = self.bytes(&c, count, dt, at(2))?;
-                self.coll(&c, "reduce", size, root, Vec::new());
-                self.flops(&c, flops, at(3))?;
+                let size = self.bytes(c, count, dt, at(2))?;
+                self.coll(c, "reduce", size, root, Vec::new());
+                self.flops(c, flops, at(3))?;
             }
             Action::Allreduce { count, flops, dt } => {
-                let size = self.bytes(&c, count, dt, at(2))?;
-                self.coll(&c, "allreduce", size, 0, Vec::new());
-                self.flops(&c, flops, at(3))?;
+                let size = self.bytes(c, count, dt, at(2))?;
+                self.coll(c, "allreduce", size, 0, Vec::new());
+                self.flops(c, flops, at(3))?;
             }
             Action::Scan {
                 exclusive,
@@ -186,14 +214,14 @@ impl<'a> Converter<'a> {
                 flops,
                 dt,
             } => {
-                let size = self.bytes(&c, count, dt, at(2))?;
+                let size = self.bytes(c, count, dt, at(2))?;
                 let kind = if exclusive { "exscan" } else { "scan" };
-                self.coll(&c, kind, size, 0, Vec::new());
-                self.flops(&c, flops, at(3))?;
+                self.coll(c, kind, size, 0, Vec::new());
+                self.flops(c, flops, at(3))?;
             }
             Action::Alltoall { send, dt1, .. } => {
-                let size = self.bytes(&c, send, dt1, at(2))?;
-                self.coll(&c, "alltoall", size, 0, Vec::new());
+                let size = self.bytes(c, send, dt1, at(2))?;
+                self.coll(c, "alltoall", size, 0, Vec::new());
             }
             Action::Gather {
                 all,
@@ -202,15 +230,15 @@ impl<'a> Converter<'a> {
                 dt1,
                 ..
             } => {
-                let size = self.bytes(&c, send, dt1, at(2))?;
+                let size = self.bytes(c, send, dt1, at(2))?;
                 let kind = if all { "allgather" } else { "gather" };
-                self.coll(&c, kind, size, root, Vec::new());
+                self.coll(c, kind, size, root, Vec::new());
             }
             Action::Scatter {
                 recv, root, dt2, ..
             } => {
-                let size = self.bytes(&c, recv, dt2, at(3))?;
-                self.coll(&c, "scatter", size, root, Vec::new());
+                let size = self.bytes(c, recv, dt2, at(3))?;
+                self.coll(c, "scatter", size, root, Vec::new());
             }
             Action::Gatherv {
                 all,
@@ -220,12 +248,12 @@ impl<'a> Converter<'a> {
                 dt1,
                 dt2,
             } => {
-                let sizes = self.all_bytes(&c, &recvcounts, dt2, at(3))?;
+                let sizes = self.all_bytes(c, &recvcounts, dt2, at(3))?;
                 if all {
-                    self.coll(&c, "allgatherv", total(&sizes), 0, sizes);
+                    self.coll(c, "allgatherv", total(&sizes), 0, sizes);
                 } else {
-                    let size = self.bytes(&c, send, dt1, at(2))?;
-                    self.coll(&c, "gatherv", size, root, sizes);
+                    let size = self.bytes(c, send, dt1, at(2))?;
+                    self.coll(c, "gatherv", size, root, sizes);
                 }
             }
             Action::Scatterv {
@@ -235,18 +263,18 @@ impl<'a> Converter<'a> {
                 dt1,
                 dt2,
             } => {
-                let sizes = self.all_bytes(&c, &sendcounts, dt1, at(2))?;
-                let size = self.bytes(&c, recv, dt2, at(2 + sendcounts.len()))?;
-                self.coll(&c, "scatterv", size, root, sizes);
+                let sizes = self.all_bytes(c, &sendcounts, dt1, at(2))?;
+                let size = self.bytes(c, recv, dt2, at(2 + sendcounts.len()))?;
+                self.coll(c, "scatterv", size, root, sizes);
             }
             Action::ReduceScatter {
                 recvcounts,
                 flops,
                 dt,
             } => {
-                let sizes = self.all_bytes(&c, &recvcounts, dt, at(2))?;
-                self.coll(&c, "reduce_scatter", total(&sizes), 0, sizes);
-                self.flops(&c, flops, at(2 + recvcounts.len()))?;
+                let sizes = self.all_bytes(c, &recvcounts, dt, at(2))?;
+                self.coll(c, "reduce_scatter", total(&sizes), 0, sizes);
+                self.flops(c, flops, at(2 + recvcounts.len()))?;
             }
             Action::Alltoallv {
                 sendcounts,
@@ -254,13 +282,14 @@ impl<'a> Converter<'a> {
                 dt1,
                 dt2,
             } => {
-                let mut sizes = self.all_bytes(&c, &sendcounts, dt1, at(3))?;
+                let mut sizes = self.all_bytes(c, &sendcounts, dt1, at(3))?;
                 let sent = total(&sizes);
-                sizes.extend(self.all_bytes(&c, &recvcounts, dt2, at(4 + sendcounts.len()))?);
-                self.coll(&c, "alltoallv", sent, 0, sizes);
+                sizes.extend(self.all_bytes(c, &recvcounts, dt2, at(4 + sendcounts.len()))?);
+                self.coll(c, "alltoallv", sent, 0, sizes);
             }
+            other => return Ok(Some(other)),
         }
-        Ok(())
+        Ok(None)
     }
 
     /// Ends every rank: the requests still pending are waited for (as SimGrid's replay
