@@ -386,6 +386,9 @@ impl<'a, R: Read + Seek> RankConverter<'a, R> {
     }
 
     fn call(&mut self, name: &str, call: Call) -> Result<()> {
+        let Some(call) = self.collective(call)? else {
+            return Ok(());
+        };
         match call {
             Call::Local => {}
             Call::Unmodelled => {
@@ -463,53 +466,6 @@ impl<'a, R: Read + Seek> RankConverter<'a, R> {
                     )))
                 }
             },
-            Call::Barrier { comm } => self.coll("barrier", 0, 0, comm, Vec::new())?,
-            Call::Rooted { kind, count, dtype, root, comm } => {
-                let size = self.bytes(count, dtype)?;
-                self.coll(kind, size, root, comm, Vec::new())?
-            }
-            Call::Gather { send, recv, root, comm, .. } => {
-                // The root's receive count is each rank's block (its send may be in place).
-                let (c, t) = recv.unwrap_or(send);
-                let size = self.bytes(c, t)?;
-                self.coll("gather", size, root, comm, Vec::new())?
-            }
-            Call::Scatter { recv, send, root, comm, .. } => {
-                let (c, t) = send.unwrap_or(recv);
-                let size = self.bytes(c, t)?;
-                self.coll("scatter", size, root, comm, Vec::new())?
-            }
-            Call::Gatherv { send, recvcounts, recvtype, root, comm, .. } => {
-                let size = self.bytes(send.0, send.1)?;
-                let sizes = self.all_bytes(&recvcounts, &vec![recvtype; recvcounts.len()])?;
-                self.coll("gatherv", size, root, comm, sizes)?
-            }
-            Call::Scatterv { recv, sendcounts, sendtype, root, comm, .. } => {
-                let size = self.bytes(recv.0, recv.1)?;
-                let sizes = self.all_bytes(&sendcounts, &vec![sendtype; sendcounts.len()])?;
-                self.coll("scatterv", size, root, comm, sizes)?
-            }
-            Call::Uniform { kind, count, dtype, comm } => {
-                let size = self.bytes(count, dtype)?;
-                self.coll(kind, size, 0, comm, Vec::new())?
-            }
-            Call::Allgatherv { recvcounts, recvtype, comm } => {
-                let sizes = self.all_bytes(&recvcounts, &vec![recvtype; recvcounts.len()])?;
-                self.coll("allgatherv", self.total(&sizes)?, 0, comm, sizes)?
-            }
-            Call::Alltoallv { sendcounts, sendtypes, recvcounts, recvtypes, comm } => {
-                if sendcounts.len() != recvcounts.len() || sendtypes.len() != sendcounts.len() || recvtypes.len() != recvcounts.len() {
-                    return Err(self.error("the send and receive counts and types have different lengths: corrupt record"));
-                }
-                let mut sizes = self.all_bytes(&sendcounts, &sendtypes)?;
-                let sent = self.total(&sizes)?;
-                sizes.extend(self.all_bytes(&recvcounts, &recvtypes)?);
-                self.coll("alltoallv", sent, 0, comm, sizes)?
-            }
-            Call::ReduceScatter { recvcounts, dtype, comm } => {
-                let sizes = self.all_bytes(&recvcounts, &vec![dtype; recvcounts.len()])?;
-                self.coll("reduce_scatter", self.total(&sizes)?, 0, comm, sizes)?
-            }
             Call::CommSplit { old, color, key, new } => {
                 let parent = self.split_parent(old)?;
                 let color = if new == COMM_NULL || color < 0 { UNDEFINED } else { i64::from(color) };
@@ -558,8 +514,119 @@ impl<'a, R: Read + Seek> RankConverter<'a, R> {
                 };
                 self.groups.insert(new, Group { base, ranks: Some(ranks) });
             }
+            // Collectives: `collective` took them.
+            _ => {}
         }
         Ok(())
+    }
+
+    /// A collective call, added to the rank's operations; any other call is given back.
+    fn collective(&mut self, call: Call) -> Result<Option<Call>> {
+        match call {
+            Call::Barrier { comm } => self.coll("barrier", 0, 0, comm, Vec::new())?,
+            Call::Rooted {
+                kind,
+                count,
+                dtype,
+                root,
+                comm,
+            } => {
+                let size = self.bytes(count, dtype)?;
+                self.coll(kind, size, root, comm, Vec::new())?
+            }
+            Call::Gather {
+                send,
+                recv,
+                root,
+                comm,
+                ..
+            } => {
+                // The root's receive count is each rank's block (its send may be in place).
+                let (c, t) = recv.unwrap_or(send);
+                let size = self.bytes(c, t)?;
+                self.coll("gather", size, root, comm, Vec::new())?
+            }
+            Call::Scatter {
+                recv,
+                send,
+                root,
+                comm,
+                ..
+            } => {
+                let (c, t) = send.unwrap_or(recv);
+                let size = self.bytes(c, t)?;
+                self.coll("scatter", size, root, comm, Vec::new())?
+            }
+            Call::Gatherv {
+                send,
+                recvcounts,
+                recvtype,
+                root,
+                comm,
+                ..
+            } => {
+                let size = self.bytes(send.0, send.1)?;
+                let sizes = self.all_bytes(&recvcounts, &vec![recvtype; recvcounts.len()])?;
+                self.coll("gatherv", size, root, comm, sizes)?
+            }
+            Call::Scatterv {
+                recv,
+                sendcounts,
+                sendtype,
+                root,
+                comm,
+                ..
+            } => {
+                let size = self.bytes(recv.0, recv.1)?;
+                let sizes = self.all_bytes(&sendcounts, &vec![sendtype; sendcounts.len()])?;
+                self.coll("scatterv", size, root, comm, sizes)?
+            }
+            Call::Uniform {
+                kind,
+                count,
+                dtype,
+                comm,
+            } => {
+                let size = self.bytes(count, dtype)?;
+                self.coll(kind, size, 0, comm, Vec::new())?
+            }
+            Call::Allgatherv {
+                recvcounts,
+                recvtype,
+                comm,
+            } => {
+                let sizes = self.all_bytes(&recvcounts, &vec![recvtype; recvcounts.len()])?;
+                self.coll("allgatherv", self.total(&sizes)?, 0, comm, sizes)?
+            }
+            Call::Alltoallv {
+                sendcounts,
+                sendtypes,
+                recvcounts,
+                recvtypes,
+                comm,
+            } => {
+                if sendcounts.len() != recvcounts.len()
+                    || sendtypes.len() != sendcounts.len()
+                    || recvtypes.len() != recvcounts.len()
+                {
+                    return Err(self.error("the send and receive counts and types have different lengths: corrupt record"));
+                }
+                let mut sizes = self.all_bytes(&sendcounts, &sendtypes)?;
+                let sent = self.total(&sizes)?;
+                sizes.extend(self.all_bytes(&recvcounts, &recvtypes)?);
+                self.coll("alltoallv", sent, 0, comm, sizes)?
+            }
+            Call::ReduceScatter {
+                recvcounts,
+                dtype,
+                comm,
+            } => {
+                let sizes = self.all_bytes(&recvcounts, &vec![dtype; recvcounts.len()])?;
+                self.coll("reduce_scatter", self.total(&sizes)?, 0, comm, sizes)?
+            }
+            other => return Ok(Some(other)),
+        }
+        Ok(None)
     }
 
     /// The parent of a communicator creation (MPI_COMM_SELF cannot be one here).
