@@ -415,6 +415,9 @@ impl<R: Read + Seek> RankFile<R> {
         if let Some(call) = self.collective(label)? {
             return Ok(call);
         }
+        if let Some(call) = self.v_collective(label)? {
+            return Ok(call);
+        }
         if let Some(call) = self.communicator(label)? {
             return Ok(call);
         }
@@ -571,7 +574,7 @@ impl<R: Read + Seek> RankFile<R> {
         Ok(Some(call))
     }
 
-    /// Collective calls.
+    /// Collective calls with one count per rank.
     fn collective(&mut self, label: u16) -> Result<Option<Call>> {
         use Call::*;
         let call = match label {
@@ -661,6 +664,28 @@ impl<R: Read + Seek> RankFile<R> {
                     comm,
                 }
             }
+            58 | 60 => {
+                let b = &mut self.bytes;
+                let _ = (b.i32("sendcount")?, b.u16("sendtype")?);
+                let (count, dtype, comm) =
+                    (b.i32("recvcount")?, b.u16("recvtype")?, b.u16("comm")?);
+                let kind = if label == 58 { "allgather" } else { "alltoall" };
+                Uniform {
+                    kind,
+                    count,
+                    dtype,
+                    comm,
+                }
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(call))
+    }
+
+    /// Collectives with per-rank counts (the `v` and `w` variants, reduce-scatter).
+    fn v_collective(&mut self, label: u16) -> Result<Option<Call>> {
+        use Call::*;
+        let call = match label {
             55 => {
                 let b = &mut self.bytes;
                 let me = b.i32("commrank")?;
@@ -704,19 +729,6 @@ impl<R: Read + Seek> RankFile<R> {
                     sendcounts,
                     sendtype,
                     root,
-                    comm,
-                }
-            }
-            58 | 60 => {
-                let b = &mut self.bytes;
-                let _ = (b.i32("sendcount")?, b.u16("sendtype")?);
-                let (count, dtype, comm) =
-                    (b.i32("recvcount")?, b.u16("recvtype")?, b.u16("comm")?);
-                let kind = if label == 58 { "allgather" } else { "alltoall" };
-                Uniform {
-                    kind,
-                    count,
-                    dtype,
                     comm,
                 }
             }
