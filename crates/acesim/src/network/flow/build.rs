@@ -51,6 +51,9 @@ impl FlowNetwork {
             flow_message: Vec::new(),
             solve_at: None,
             changed: Vec::new(),
+            timings: Default::default(),
+            route_links: Vec::new(),
+            uses: Vec::new(),
             notices: Vec::new(),
             active: 0,
             rng: Rng::new(machine.router.routing_seed),
@@ -88,12 +91,12 @@ impl FlowNetwork {
     }
 
     /// What a message uses while it moves: (resource, bytes of it per wire byte).
-    pub(super) fn uses_of(&mut self, m: u32) -> Vec<(u32, f64)> {
+    pub(super) fn uses_of(&mut self, m: u32, uses: &mut Vec<(u32, f64)>) {
         let msg = &self.messages[m as usize];
         let (kind, src, dst, payload, wire) =
             (msg.kind, msg.src_nic, msg.dst_nic, msg.payload, msg.wire);
         let (at, len) = (msg.route_at as usize, msg.route_len as usize);
-        let mut uses: Vec<(u32, f64)> = Vec::with_capacity(len + 4);
+        uses.clear();
         for i in at..at + len {
             let link = self.routes[i];
             let rate = self.kinds[self.topo.link_class(link) as usize].rate;
@@ -132,6 +135,5 @@ impl FlowNetwork {
                 false
             }
         });
-        uses
     }
 }

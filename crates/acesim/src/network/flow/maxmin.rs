@@ -118,7 +118,9 @@ impl MaxMin {
         let fits = uses
             .iter()
             .all(|&(r, w)| fits_in(&self.resources[r as usize], w));
-        let mut slots = Vec::with_capacity(uses.len());
+        // The slot's lists of its last flow are reused (a run starts millions of flows).
+        let mut slots = std::mem::take(&mut self.flows[id as usize].slots);
+        slots.clear();
         for &(r, w) in uses {
             let res = &mut self.resources[r as usize];
             let room = fits_in(res, w);
@@ -142,7 +144,7 @@ impl MaxMin {
     /// Ends a flow. Only the flows on a resource it filled may speed up (at the next
     /// `solve`): elsewhere nobody was held back.
     pub fn remove_flow(&mut self, id: u32) {
-        let f = std::mem::take(&mut self.flows[id as usize]);
+        let mut f = std::mem::take(&mut self.flows[id as usize]);
         for (i, &(r, w)) in f.uses.iter().enumerate() {
             let slot = f.slots[i] as usize;
             let res = &mut self.resources[r as usize];
@@ -160,6 +162,14 @@ impl MaxMin {
                 self.mark(r);
             }
         }
+        // The slot keeps its lists' memory for the next flow.
+        f.uses.clear();
+        f.slots.clear();
+        self.flows[id as usize] = Flow {
+            uses: f.uses,
+            slots: f.slots,
+            ..Default::default()
+        };
         self.free_flows.push(id);
     }
 

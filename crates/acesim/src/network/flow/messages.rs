@@ -11,7 +11,7 @@
 //! last packet's way to memory). Alone, every time is the packet model's; shared, the work
 //! stretches.
 
-use super::pipeline::{timing, Shape};
+use super::pipeline::Shape;
 use super::state::*;
 use crate::engine::Schedule;
 use crate::ids::NONE;
@@ -101,9 +101,9 @@ impl FlowNetwork {
             self.finish(m);
             return;
         }
-        let route = self.route(src, dst);
-        let hops = self.hops_of(&route.links);
-        let (at, len) = self.store_route(&route.links);
+        let mut links = std::mem::take(&mut self.route_links);
+        let route = self.route(src, dst, &mut links);
+        let (at, len) = self.store_route(&links);
         let p = &self.params;
         let msg = &self.messages[m as usize];
         let shape = Shape {
@@ -125,8 +125,11 @@ impl FlowNetwork {
                 Kind::Data | Kind::Injected => self.inject_free[src as usize].saturating_sub(now),
             },
         };
-        let t = timing(&shape, &hops);
-        self.count_route(m, &route.links, &shape);
+        let topo = &self.topo;
+        let classes = links.iter().map(|&l| topo.link_class(l) as u8);
+        let t = self.timings.timing(&shape, classes, &self.kinds);
+        self.count_route(m, &links, &shape);
+        self.route_links = links;
         let msg = &mut self.messages[m as usize];
         (msg.route_at, msg.route_len, msg.hops, msg.minimal) = (at, len, route.hops, route.minimal);
         msg.timing = t;
@@ -165,7 +168,8 @@ impl FlowNetwork {
             return;
         }
         let src = self.messages[m as usize].src_nic;
-        let uses = self.uses_of(m);
+        let mut uses = std::mem::take(&mut self.uses);
+        self.uses_of(m, &mut uses);
         let msg = &mut self.messages[m as usize];
         msg.activated = now;
         msg.updated = now;
@@ -193,10 +197,12 @@ impl FlowNetwork {
                     what: Milestone::Landed,
                 },
             );
+            self.uses = uses;
             return;
         }
         let alone = self.solver.alone(&uses);
         let flow = self.solver.add_flow(&uses);
+        self.uses = uses;
         if self.flow_message.len() <= flow as usize {
             self.flow_message.resize(flow as usize + 1, NONE);
         }

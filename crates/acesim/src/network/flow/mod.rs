@@ -11,6 +11,7 @@ mod packets;
 mod paths;
 pub mod pipeline;
 mod state;
+mod timings;
 
 pub use maxmin::MaxMin;
 pub use state::{FlowEvent, FlowNetwork, Milestone};

@@ -1,5 +1,6 @@
 //! The flow model behind the [`Network`] interface.
 
+use super::maxmin::MaxMin;
 use super::state::*;
 use crate::engine::Schedule;
 use crate::machine::topology::Topology;
@@ -106,9 +107,23 @@ impl Network for FlowNetwork {
     }
 
     fn release_run_state(&mut self) {
+        // What only the run needed: the results read the statistics and the topology.
         self.messages = Vec::new();
         self.routes = Vec::new();
+        self.free_routes = Vec::new();
         self.tx_queue = Vec::new();
+        self.waiting = Vec::new();
+        self.moving = Vec::new();
+        self.inject_free = Vec::new();
+        self.link_free = Vec::new();
+        self.rx_free = Vec::new();
+        self.flow_message = Vec::new();
+        self.solver = MaxMin::default();
+        self.link_resource = Vec::new();
+        self.tx_resource = Vec::new();
+        self.rx_resource = Vec::new();
+        self.memory_resource = Vec::new();
+        self.timings = Default::default();
     }
 
     fn stats(&self) -> &NetStats {

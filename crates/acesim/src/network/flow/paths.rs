@@ -5,27 +5,26 @@
 //! and for UGAL the path whose first link carries fewer flows, weighted by hops, as the
 //! packet model weighs queued bytes (docs/flow.md).
 
-use super::pipeline::Hop;
 use super::state::*;
 use crate::ids::NONE;
 use crate::machine::options::Routing;
 use crate::machine::topology::dragonfly::{Dragonfly, NO_GROUP};
 use crate::machine::topology::{Peer, Shape};
 
-/// A route: its links, its router-to-router hops, whether it is minimal.
+/// A route's router-to-router hops, and whether it is minimal.
 pub(super) struct Route {
-    pub(super) links: Vec<u32>,
     pub(super) hops: u32,
     pub(super) minimal: bool,
 }
 
 impl FlowNetwork {
-    /// The links from `src_nic` to `dst_nic` (none between two NICs of one node).
-    pub(super) fn route(&mut self, src_nic: u32, dst_nic: u32) -> Route {
+    /// The links from `src_nic` to `dst_nic` into `links` (none between two NICs of one
+    /// node).
+    pub(super) fn route(&mut self, src_nic: u32, dst_nic: u32, links: &mut Vec<u32>) -> Route {
+        links.clear();
         let topo = &self.topo;
         if topo.nic_node(src_nic) == topo.nic_node(dst_nic) {
             return Route {
-                links: Vec::new(),
                 hops: 0,
                 minimal: true,
             };
@@ -39,7 +38,7 @@ impl FlowNetwork {
             Shape::Crossbar | Shape::Grid(_) | Shape::FatTree(_) | Shape::LeafSpine(_) => NO_GROUP,
         };
         let topo = &self.topo;
-        let mut links = vec![topo.num_ports() + src_nic];
+        links.push(topo.num_ports() + src_nic);
         let (mut router, mut via_left, mut hops) = (src, via, 0);
         loop {
             let mut hop = match &topo.shape {
@@ -64,7 +63,6 @@ impl FlowNetwork {
             }
         }
         Route {
-            links,
             hops,
             minimal: via == NO_GROUP,
         }
@@ -102,20 +100,5 @@ impl FlowNetwork {
             }
             Routing::Minimal | Routing::RandomUp => NO_GROUP,
         }
-    }
-
-    /// The pipeline's view of a route's links.
-    pub(super) fn hops_of(&self, links: &[u32]) -> Vec<Hop> {
-        links
-            .iter()
-            .map(|&l| {
-                let k = self.kinds[self.topo.link_class(l) as usize];
-                Hop {
-                    rate: k.rate,
-                    latency: k.latency,
-                    sender_delay: k.sender_delay,
-                }
-            })
-            .collect()
     }
 }

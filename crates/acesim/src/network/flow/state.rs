@@ -136,6 +136,11 @@ pub struct FlowNetwork {
     /// A Solve is on the queue for this time.
     pub(super) solve_at: Option<Ps>,
     pub(super) changed: Vec<u32>,
+    /// Timings alone, by shape and route kinds; scratch for a route's links and a flow's
+    /// resources (a message then allocates nothing).
+    pub(super) timings: super::timings::Timings,
+    pub(super) route_links: Vec<u32>,
+    pub(super) uses: Vec<(u32, f64)>,
     pub(super) notices: Vec<Notice>,
     pub(super) active: u64,
     pub(super) rng: Rng,

@@ -1,0 +1,160 @@
+//! Timings of messages alone on their routes, remembered. A run's messages come in a few
+//! shapes over routes made of a few kinds of links (a neighbour exchange sends one size
+//! over one-hop routes), and working a timing out row by row costs far more than looking it
+//! up: the pipeline's equations see a route only through its links' kinds, in order.
+
+use super::pipeline::{timing, Hop, Shape, Timing};
+use crate::network::link_kinds::LinkKind;
+use rustc_hash::FxHashMap;
+
+/// Runs of equal link kinds a remembered route may have (routes with more are worked out
+/// each time: long detours, rare).
+const RUNS: usize = 8;
+/// Timings kept before the cache starts afresh (bounds its memory when the injection link's
+/// busy time makes every shape new).
+const CAPACITY: usize = 1 << 16;
+
+/// A shape and its route's link kinds, run-length encoded: (kind, links in a row).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct Key {
+    packets: u64,
+    full: u64,
+    last: u64,
+    header: u64,
+    dma: Option<u64>,
+    queue: u64,
+    rx_dma: bool,
+    link_busy: u64,
+    runs: [(u8, u32); RUNS],
+}
+
+#[derive(Debug, Default)]
+pub(super) struct Timings {
+    known: FxHashMap<Key, Timing>,
+    /// Scratch: the route's hops for the pipeline.
+    hops: Vec<Hop>,
+}
+
+impl Timings {
+    /// The timing of `shape` alone on links whose kinds (indices into `kinds`) are
+    /// `classes`, in order.
+    pub(super) fn timing(
+        &mut self,
+        shape: &Shape,
+        classes: impl Iterator<Item = u8> + Clone,
+        kinds: &[LinkKind; 5],
+    ) -> Timing {
+        let key = key(shape, classes.clone());
+        if let Some(t) = key.as_ref().and_then(|k| self.known.get(k)) {
+            return *t;
+        }
+        self.hops.clear();
+        self.hops.extend(classes.map(|c| {
+            let k = kinds[c as usize];
+            Hop {
+                rate: k.rate,
+                latency: k.latency,
+                sender_delay: k.sender_delay,
+            }
+        }));
+        let t = timing(shape, &self.hops);
+        if let Some(k) = key {
+            if self.known.len() >= CAPACITY {
+                self.known.clear();
+            }
+            self.known.insert(k, t);
+        }
+        t
+    }
+}
+
+/// The key of a shape on a route (`None`: the route has too many runs to remember).
+fn key(shape: &Shape, classes: impl Iterator<Item = u8>) -> Option<Key> {
+    let mut runs = [(u8::MAX, 0u32); RUNS];
+    let mut n = 0;
+    for c in classes {
+        if n > 0 && runs[n - 1].0 == c {
+            runs[n - 1].1 += 1;
+            continue;
+        }
+        if n == RUNS {
+            return None;
+        }
+        runs[n] = (c, 1);
+        n += 1;
+    }
+    Some(Key {
+        packets: shape.packets,
+        full: shape.full,
+        last: shape.last,
+        header: shape.header,
+        dma: shape.dma,
+        queue: shape.queue,
+        rx_dma: shape.rx_dma,
+        link_busy: shape.link_busy,
+        runs,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds() -> [LinkKind; 5] {
+        let mut k = [LinkKind::default(); 5];
+        for (i, kind) in k.iter_mut().enumerate() {
+            kind.rate = 10_000_000_000 + i as u64 * 1_000_000_000;
+            kind.latency = 1000 + 10 * i as u64;
+            kind.sender_delay = 50 + i as u64;
+        }
+        k
+    }
+
+    fn shape(packets: u64, link_busy: u64) -> Shape {
+        Shape {
+            packets,
+            full: 2048,
+            last: 100,
+            header: 32,
+            dma: Some(8_000_000_000),
+            queue: 2,
+            rx_dma: true,
+            link_busy,
+        }
+    }
+
+    /// Remembered or not, a timing is the pipeline's for the same hops.
+    #[test]
+    fn a_remembered_timing_is_the_pipelines() {
+        let kinds = kinds();
+        let mut cache = Timings::default();
+        let routes: [&[u8]; 4] = [&[4, 0, 0, 3], &[4, 0, 1, 0, 3], &[4, 3], &[4, 0, 0, 0, 3]];
+        for _ in 0..2 {
+            for r in routes {
+                for s in [shape(1, 0), shape(3, 0), shape(3, 700), shape(40, 0)] {
+                    let hops: Vec<Hop> = r
+                        .iter()
+                        .map(|&c| Hop {
+                            rate: kinds[c as usize].rate,
+                            latency: kinds[c as usize].latency,
+                            sender_delay: kinds[c as usize].sender_delay,
+                        })
+                        .collect();
+                    let got = cache.timing(&s, r.iter().copied(), &kinds);
+                    assert_eq!(got, timing(&s, &hops));
+                }
+            }
+        }
+        assert_eq!(cache.known.len(), 16);
+    }
+
+    /// A route of more runs than a key holds is worked out, not remembered.
+    #[test]
+    fn long_alternating_routes_are_not_remembered() {
+        let kinds = kinds();
+        let mut cache = Timings::default();
+        let route: Vec<u8> = (0..20).map(|i| (i % 2) as u8).collect();
+        cache.timing(&shape(2, 0), route.iter().copied(), &kinds);
+        assert!(cache.known.is_empty());
+    }
+}
