@@ -3,12 +3,14 @@
 use crate::machine::topology::{LinkEnd, Peer};
 use crate::network::Network;
 use crate::units::Ps;
+use compact_str::CompactString;
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct LinkResult {
     pub link: u32,
-    pub name: String,
+    /// Held in place (names are short): a million-node machine has millions of links.
+    pub name: CompactString,
     pub class: &'static str,
     pub bandwidth_bytes_per_s: u64,
     pub bytes: u64,

@@ -99,7 +99,7 @@ pub fn chrome_trace(results: &Results, links: &[u32]) -> Result<String, String> 
                 .all_links
                 .iter()
                 .find(|x| x.link == l)
-                .map_or_else(|| format!("link {l}"), |x| x.name.clone());
+                .map_or_else(|| format!("link {l}"), |x| x.name.to_string());
             let mut busy = vec![0u64; end.div_ceil(bin) as usize];
             for &(a, b) in &activity[l as usize] {
                 // Spread the interval over the bins it covers.

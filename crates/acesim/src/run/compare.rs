@@ -254,7 +254,7 @@ fn compare_links(packet: &[LinkResult], flow: &[LinkResult]) -> LinkComparison {
             max = d;
             worst = Some(LinkDifference {
                 link: p.link,
-                name: p.name.clone(),
+                name: p.name.to_string(),
                 packet_bytes: p.bytes,
                 flow_bytes: f.bytes,
             });

@@ -5,6 +5,7 @@ use super::ports::{Builder, Hop, LinkClass, LinkEnd, Peer, PlannedSize, Ports};
 use super::shape::Shape;
 use crate::error::{Error, Location, Result};
 use crate::machine::loaded::Machine;
+use compact_str::{format_compact, CompactString};
 
 #[derive(Debug, Clone)]
 pub struct Topology {
@@ -169,20 +170,20 @@ impl Topology {
     }
 
     /// Human-readable name of a directed link: `r3.p1->r4`, `nic5->r2`, `r2->nic5`.
-    pub fn link_name(&self, link: u32) -> String {
+    pub fn link_name(&self, link: u32) -> CompactString {
         let np = self.num_ports();
         if link >= np {
             let nic = link - np;
-            return format!("nic{}->r{}", nic, self.nic_router(nic));
+            return format_compact!("nic{}->r{}", nic, self.nic_router(nic));
         }
         let r = self.ports.port_router[link as usize];
         let local = link - self.ports.port_base[r as usize];
         match self.ports.peer[link as usize] {
             Peer::Router(p) => {
-                format!("r{}.p{}->r{}", r, local, self.ports.port_router[p as usize])
+                format_compact!("r{}.p{}->r{}", r, local, self.ports.port_router[p as usize])
             }
-            Peer::Nic(n) => format!("r{r}.p{local}->nic{n}"),
-            Peer::None => format!("r{r}.p{local}->none"),
+            Peer::Nic(n) => format_compact!("r{r}.p{local}->nic{n}"),
+            Peer::None => format_compact!("r{r}.p{local}->none"),
         }
     }
 

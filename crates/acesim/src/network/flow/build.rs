@@ -42,6 +42,7 @@ impl FlowNetwork {
             free_messages: Vec::new(),
             routes: Vec::new(),
             free_routes: Vec::new(),
+            tx_busy: vec![false; nics],
             tx_queue: vec![Default::default(); nics],
             moving: vec![NONE; nics],
             waiting: vec![Default::default(); nics],

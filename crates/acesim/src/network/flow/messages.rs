@@ -20,7 +20,8 @@ use crate::units::{transfer_time, Ps};
 
 impl FlowNetwork {
     /// A new message of `kind`, queued on its NIC's send engine (control messages, which
-    /// need no DMA, start at once).
+    /// need no DMA, start at once). A queued message is only its request until its DMA
+    /// starts: a NIC may hold thousands.
     pub(super) fn send_message(
         &mut self,
         q: &mut impl Schedule<FlowEvent>,
@@ -30,6 +31,32 @@ impl FlowNetwork {
         token: u64,
         kind: Kind,
     ) {
+        self.active += 1;
+        let request = Pending {
+            token,
+            dst_nic,
+            payload,
+            kind,
+        };
+        if kind != Kind::Control {
+            if self.tx_busy[src_nic as usize] {
+                self.tx_queue[src_nic as usize].push_back(request);
+                return;
+            }
+            self.tx_busy[src_nic as usize] = true;
+        }
+        let id = self.new_message(now, src_nic, request);
+        self.start(q, now, id);
+    }
+
+    /// The message of `request` from `src_nic`, in a free slot.
+    fn new_message(&mut self, now: Ps, src_nic: u32, request: Pending) -> u32 {
+        let Pending {
+            token,
+            dst_nic,
+            payload,
+            kind,
+        } = request;
         let (packets, wire) = match kind {
             Kind::Control => (1, self.params.control),
             Kind::Data | Kind::Injected => {
@@ -62,7 +89,7 @@ impl FlowNetwork {
             head: 0,
             tail: 0,
         };
-        let id = match self.free_messages.pop() {
+        match self.free_messages.pop() {
             Some(id) => {
                 self.messages[id as usize] = m;
                 id
@@ -71,16 +98,6 @@ impl FlowNetwork {
                 self.messages.push(m);
                 (self.messages.len() - 1) as u32
             }
-        };
-        self.active += 1;
-        if kind == Kind::Control {
-            self.start(q, now, id);
-            return;
-        }
-        let queue = &mut self.tx_queue[src_nic as usize];
-        queue.push_back(id);
-        if queue.len() == 1 {
-            self.start(q, now, id);
         }
     }
 
@@ -392,9 +409,12 @@ impl FlowNetwork {
             Milestone::TxDone => {
                 self.notices.push(Notice::TxDone { token });
                 let src = msg.src_nic;
-                self.tx_queue[src as usize].pop_front();
-                if let Some(&next) = self.tx_queue[src as usize].front() {
-                    self.start(q, now, next);
+                match self.tx_queue[src as usize].pop_front() {
+                    Some(next) => {
+                        let id = self.new_message(now, src, next);
+                        self.start(q, now, id);
+                    }
+                    None => self.tx_busy[src as usize] = false,
                 }
             }
             Milestone::Landed => {

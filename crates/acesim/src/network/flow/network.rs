@@ -112,6 +112,7 @@ impl Network for FlowNetwork {
         self.routes = Vec::new();
         self.free_routes = Vec::new();
         self.tx_queue = Vec::new();
+        self.tx_busy = Vec::new();
         self.waiting = Vec::new();
         self.moving = Vec::new();
         self.inject_free = Vec::new();

@@ -89,6 +89,15 @@ pub(super) struct Message {
     pub(super) tail: Ps,
 }
 
+/// A message waiting for its NIC's send DMA engine: what it will be.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Pending {
+    pub(super) token: u64,
+    pub(super) dst_nic: u32,
+    pub(super) payload: u64,
+    pub(super) kind: Kind,
+}
+
 /// Parameters of the flow model, from the machine.
 #[derive(Debug, Clone)]
 pub(super) struct FlowParams {
@@ -119,8 +128,9 @@ pub struct FlowNetwork {
     pub(super) routes: Vec<u32>,
     /// Freed route slots, by length.
     pub(super) free_routes: Vec<Vec<u32>>,
-    /// Messages waiting for each NIC's send DMA engine, the first one moving.
-    pub(super) tx_queue: Vec<VecDeque<u32>>,
+    /// Per NIC: whether its send DMA engine is busy, and the requests waiting for it.
+    pub(super) tx_busy: Vec<bool>,
+    pub(super) tx_queue: Vec<VecDeque<Pending>>,
     /// Per NIC: the message whose flow moves (`NONE`: none), those whose DMA started and
     /// that wait for it (a NIC sends its messages' packets in order), and when its
     /// injection link is free of them, alone.
