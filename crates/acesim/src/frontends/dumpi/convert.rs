@@ -658,3 +658,178 @@ impl<'a, R: Read + Seek> RankConverter<'a, R> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{BufReader, Cursor};
+
+    /// Feeds `calls` (by name) to a converter for rank 0 of testbgp (its header and
+    /// datatype table are real; the records are these), as records 1, 2, ...
+    fn convert(calls: Vec<(&str, Call)>) -> Result<Program> {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/data/dumpi/sst-macro-testbgp/testbgp-0000.bin"
+        );
+        let bytes = std::fs::read(path).expect("testbgp is in the repository");
+        let file = RankFile::open(BufReader::new(Cursor::new(bytes)), "testbgp-0000.bin")?;
+        let mut prog = Program::new(4);
+        let mut summary = TraceSummary::default();
+        let opts = TraceOptions::default();
+        let ignore = HashSet::new();
+        let mut c = RankConverter::new(file, &mut prog, &mut summary, 0, &opts, &ignore);
+        for (name, call) in calls {
+            c.file.records += 1;
+            c.file.bytes.record = c.file.records;
+            let label = labels::label(name).expect("a DUMPI call name");
+            c.record(Record {
+                label,
+                wall: None,
+                call,
+            })?;
+        }
+        Ok(prog)
+    }
+
+    fn isend(request: i32) -> (&'static str, Call) {
+        let call = Call::Isend {
+            count: 4,
+            dtype: 9,
+            dest: 1,
+            tag: 0,
+            comm: COMM_WORLD,
+            request,
+        };
+        ("MPI_Isend", call)
+    }
+
+    fn wait(request: i32) -> (&'static str, Call) {
+        let call = Call::Complete {
+            requests: vec![request],
+        };
+        ("MPI_Wait", call)
+    }
+
+    fn err(calls: Vec<(&str, Call)>) -> String {
+        let e = convert(calls).expect_err("a bad trace");
+        assert_eq!(e.exit_code(), 2, "{e}");
+        e.to_string()
+    }
+
+    #[test]
+    fn a_request_reused_after_completion_is_a_new_request() {
+        let prog = convert(vec![isend(7), wait(7), isend(7), wait(7)]).unwrap();
+        let waits = prog.ops[0]
+            .iter()
+            .filter(|op| matches!(op.kind, OpKind::Wait { .. }))
+            .count();
+        assert_eq!(waits, 2);
+    }
+
+    #[test]
+    fn a_request_completed_twice_names_both_records() {
+        let e = err(vec![isend(7), wait(7), wait(7)]);
+        assert!(e.contains("testbgp-0000.bin, record 3"), "{e}");
+        assert!(e.contains("request 7"), "{e}");
+        assert!(e.contains("never started, or is already complete"), "{e}");
+    }
+
+    #[test]
+    fn a_persistent_request_completed_twice_says_when_it_was_completed() {
+        let init = Call::Init {
+            send: true,
+            count: 1,
+            dtype: 9,
+            peer: 1,
+            tag: 0,
+            comm: COMM_WORLD,
+            request: 5,
+        };
+        let start = Call::Start { requests: vec![5] };
+        let e = err(vec![
+            ("MPI_Send_init", init),
+            ("MPI_Start", start),
+            wait(5),
+            wait(5),
+        ]);
+        assert!(e.contains("record 4"), "{e}");
+        assert!(
+            e.contains("request 5 is completed twice: it was completed at record 3"),
+            "{e}"
+        );
+        let init = Call::Init {
+            send: true,
+            count: 1,
+            dtype: 9,
+            peer: 1,
+            tag: 0,
+            comm: COMM_WORLD,
+            request: 6,
+        };
+        let e = err(vec![("MPI_Send_init", init), wait(6)]);
+        assert!(
+            e.contains("request 6 is completed but was never started"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_request_never_started_is_refused() {
+        let e = err(vec![wait(12)]);
+        assert!(e.contains("record 1"), "{e}");
+        assert!(
+            e.contains("request 12 is completed but was never started"),
+            "{e}"
+        );
+        let e = err(vec![("MPI_Request_free", Call::RequestFree { request: 3 })]);
+        assert!(
+            e.contains("request 3 is freed but was never started"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_communicator_never_created_is_refused() {
+        let send = Call::Send {
+            count: 1,
+            dtype: 9,
+            dest: 1,
+            tag: 0,
+            comm: 44,
+        };
+        let e = err(vec![("MPI_Send", send)]);
+        assert!(e.contains("record 1"), "{e}");
+        assert!(
+            e.contains("communicator 44 was never created on this rank"),
+            "{e}"
+        );
+        let e = err(vec![("MPI_Comm_free", Call::CommFree { comm: 45 })]);
+        assert!(
+            e.contains("communicator 45 is freed but was never created"),
+            "{e}"
+        );
+        let barrier = Call::Barrier { comm: 46 };
+        let e = err(vec![("MPI_Barrier", barrier)]);
+        assert!(e.contains("communicator 46 was never created"), "{e}");
+        // Made by Comm_dup, it is known; freed, it is gone again.
+        let dup = Call::CommDup {
+            old: COMM_WORLD,
+            new: 47,
+        };
+        let send = |comm| Call::Send {
+            count: 1,
+            dtype: 9,
+            dest: 1,
+            tag: 0,
+            comm,
+        };
+        convert(vec![("MPI_Comm_dup", dup.clone()), ("MPI_Send", send(47))]).unwrap();
+        let e = err(vec![
+            ("MPI_Comm_dup", dup),
+            ("MPI_Comm_free", Call::CommFree { comm: 47 }),
+            ("MPI_Send", send(47)),
+        ]);
+        assert!(e.contains("record 3"), "{e}");
+        assert!(e.contains("communicator 47 was never created"), "{e}");
+    }
+}
