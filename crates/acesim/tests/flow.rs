@@ -177,3 +177,63 @@ fn one_packet_puts_into_one_rank_land_in_turn_as_in_the_packet_model() {
         }
     }
 }
+
+#[test]
+fn global_links_chosen_by_load_spread_what_hashing_puts_on_one() {
+    // A dragonfly of 3 groups of 4 routers, 2 global links each: 4 parallel global links
+    // between each pair of groups, 2 at router 0 and 2 at router 1 (copies 0-1, 2-3).
+    // Nodes 8 and 12 of group 1 hash to the same copy (node mod 4 = 0): by destination,
+    // everything group 0's routers 0 and 2 send them crosses one global link. By load, each
+    // source router takes the copy whose first port has the least queued, and the same
+    // bytes cross more links, sooner.
+    let df = |choice: &str| {
+        machine(&format!(
+            "[topology]\nkind = 'dragonfly'\np = 2\na = 4\nh = 2\ng = 3\nglobal_choice = '{choice}'\n"
+        ))
+    };
+    let mut s = String::from("ranks 16\n");
+    for (src, dst) in [(0, 8), (1, 12), (4, 8), (5, 12)] {
+        s += &format!("rank {src}\nput {dst} 64KiB tag=1\nput {dst} 64KiB tag=1\n");
+    }
+    s += "rank 8\npoll 1\npoll 1\npoll 1\npoll 1\nrank 12\npoll 1\npoll 1\npoll 1\npoll 1\n";
+    for model in [Model::Packet, Model::Flow] {
+        let used = |r: &Results| {
+            let global: Vec<_> = r
+                .all_links
+                .iter()
+                // The data (acknowledgements, a few bytes, go back the other way).
+                .filter(|l| l.class == "global" && l.bytes >= 65536)
+                .collect();
+            (global.len(), global.iter().map(|l| l.bytes).sum::<u64>())
+        };
+        let hash = run(&df("hash"), &s, model);
+        let load = run(&df("load"), &s, model);
+        let (hash_links, hash_bytes) = used(&hash);
+        let (load_links, load_bytes) = used(&load);
+        assert_eq!(
+            hash_links, 1,
+            "{model:?}: hashing puts it all on one global link"
+        );
+        assert!(
+            load_links >= 2,
+            "{model:?}: by load {load_links} global links"
+        );
+        assert_eq!(hash_bytes, load_bytes, "{model:?}: the same bytes cross");
+        assert!(
+            load.predicted_time_ps < hash.predicted_time_ps,
+            "{model:?}: {} ps by load, {} ps by hash",
+            load.predicted_time_ps,
+            hash.predicted_time_ps
+        );
+    }
+    // A choice acesim does not know is refused with the field and the choices.
+    let e = MachineSource::from_text(
+        "df.toml",
+        "[topology]\nkind = 'dragonfly'\np = 2\na = 4\nh = 2\nglobal_choice = 'lode'\n",
+    )
+    .load()
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("topology.global_choice"), "{e}");
+    assert!(e.contains("expected hash or load"), "{e}");
+}

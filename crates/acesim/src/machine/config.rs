@@ -140,6 +140,11 @@ pub struct TopologyConfig {
     /// dragonfly: fraction of the global links between each pair of groups that is wired.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub global_population: Option<f64>,
+    /// dragonfly: how a packet leaving its group picks one of the parallel global links to
+    /// the next group: `hash` (by destination node, the default) or `load` (the one whose
+    /// first port at the source router has the fewest bytes queued).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub global_choice: Option<String>,
 }
 
 /// A pipelined, input-buffered, virtual cut-through router.

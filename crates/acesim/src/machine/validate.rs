@@ -83,6 +83,7 @@ fn check_fields(t: &TopologyConfig, kind: Kind, bad: &Bad) -> Result<()> {
         ("g", t.g.is_some()),
         ("arrangement", t.arrangement.is_some()),
         ("global_population", t.global_population.is_some()),
+        ("global_choice", t.global_choice.is_some()),
     ];
     for (name, is_set) in present {
         if is_set && !allowed.contains(&name) {

@@ -23,11 +23,20 @@ pub struct DragonflySpec {
     pub palmtree: bool,
     /// Fraction of the global links between each pair of groups that is wired.
     pub population: f64,
+    /// The parallel global link to the next group is chosen by load, not by destination.
+    pub by_load: bool,
 }
 
 impl DragonflySpec {
-    pub const FIELDS: &'static [&'static str] =
-        &["p", "a", "h", "g", "arrangement", "global_population"];
+    pub const FIELDS: &'static [&'static str] = &[
+        "p",
+        "a",
+        "h",
+        "g",
+        "arrangement",
+        "global_population",
+        "global_choice",
+    ];
 
     pub fn from_config(t: &TopologyConfig, bad: Bad) -> Result<DragonflySpec> {
         let (Some(p), Some(a), Some(h)) = (t.p, t.a, t.h) else {
@@ -63,6 +72,19 @@ impl DragonflySpec {
                 ))
             }
         };
+        let by_load = match t.global_choice.as_deref() {
+            None | Some("hash") => false,
+            Some("load") => true,
+            Some(c) => {
+                return Err(bad(
+                    "topology.global_choice",
+                    format!(
+                        "unknown global_choice '{c}'{} (expected hash or load)",
+                        did_you_mean(c, ["hash", "load"])
+                    ),
+                ))
+            }
+        };
         let f = t.global_population.unwrap_or(1.0);
         if !(f > 0.0 && f <= 1.0) {
             return Err(bad(
@@ -92,6 +114,7 @@ impl DragonflySpec {
             g,
             palmtree,
             population: f,
+            by_load,
         })
     }
 
@@ -163,6 +186,7 @@ impl DragonflySpec {
             m,
             wired,
             palmtree: self.palmtree,
+            by_load: self.by_load,
         }
     }
 }
@@ -178,6 +202,8 @@ pub struct Dragonfly {
     pub m: u32,
     pub wired: u32,
     pub palmtree: bool,
+    /// Parallel global links chosen by load at the source router (`global_choice = "load"`).
+    pub by_load: bool,
 }
 
 impl Dragonfly {
@@ -190,9 +216,33 @@ impl Dragonfly {
         local >= self.a - 1
     }
 
+    /// Parallel global links between two groups (wired ones), numbered `0..copies()`.
+    pub fn copies(&self) -> u32 {
+        self.wired.max(1)
+    }
+
+    /// The parallel global link a packet for `dst_nic` takes when chosen by destination:
+    /// packets for one node keep one path, and destinations spread over the links.
+    pub fn hashed_copy(&self, ports: &Ports, dst_nic: u32) -> u32 {
+        (dst_nic / ports.nics_per_node) % self.copies()
+    }
+
     /// The next hop toward `dst_nic`, through group `via` first unless it is [`NO_GROUP`]
-    /// (minimal). The VC class is left to the caller (the global hops taken).
+    /// (minimal), over the parallel global links chosen by destination.
     pub fn route_via(&self, ports: &Ports, router: u32, dst_nic: u32, via: u32) -> Hop {
+        self.route_copy(
+            ports,
+            router,
+            dst_nic,
+            via,
+            self.hashed_copy(ports, dst_nic),
+        )
+    }
+
+    /// The next hop toward `dst_nic`, through group `via` first unless it is [`NO_GROUP`],
+    /// over parallel global link `copy` (`0..copies()`) between groups. The VC class is left
+    /// to the caller (the global hops taken).
+    pub fn route_copy(&self, ports: &Ports, router: u32, dst_nic: u32, via: u32, copy: u32) -> Hop {
         let (a, h, g) = (self.a, self.h, self.g);
         let base = ports.port_base[router as usize];
         let dst_port = ports.nic_port[dst_nic as usize];
@@ -212,7 +262,7 @@ impl Dragonfly {
                 class: 0,
             };
         }
-        // The global link to the target group: copy chosen by destination to spread load.
+        // The global link to the target group: the packet's copy of the parallel ones.
         let o = if self.palmtree {
             (target + g - grp - 1) % g
         } else if target < grp {
@@ -220,8 +270,7 @@ impl Dragonfly {
         } else {
             target - 1
         };
-        let c = (dst_nic / ports.nics_per_node) % self.wired.max(1);
-        let k = o * self.m + c;
+        let k = o * self.m + copy % self.copies();
         let (owner, j) = (k / h, k % h);
         if owner == r {
             Hop {
@@ -236,15 +285,23 @@ impl Dragonfly {
         }
     }
 
-    /// Router-to-router hops from `router` to the destination's router along a path.
-    pub fn path_hops(&self, ports: &Ports, mut router: u32, dst_nic: u32, mut via: u32) -> u64 {
+    /// Router-to-router hops from `router` to the destination's router along a path over
+    /// parallel global link `copy`.
+    pub fn path_hops(
+        &self,
+        ports: &Ports,
+        mut router: u32,
+        dst_nic: u32,
+        mut via: u32,
+        copy: u32,
+    ) -> u64 {
         let dst_router = ports.nic_router(dst_nic);
         let mut n = 0;
         while router != dst_router && n < 8 {
             if via != NO_GROUP && self.group_of(router) == via {
                 via = NO_GROUP;
             }
-            let hop = self.route_via(ports, router, dst_nic, via);
+            let hop = self.route_copy(ports, router, dst_nic, via, copy);
             match ports.peer[hop.port as usize] {
                 Peer::Router(p) => router = ports.port_router[p as usize],
                 _ => break,

@@ -30,12 +30,15 @@ impl FlowNetwork {
             };
         }
         let (src, dst) = (topo.nic_router(src_nic), topo.nic_router(dst_nic));
-        let via = match &topo.shape {
+        let (via, copy) = match &topo.shape {
             Shape::Dragonfly(d) => {
                 let d = *d;
-                self.intermediate_group(&d, src, dst, dst_nic)
+                let copy = self.global_copy(&d, src, dst, dst_nic);
+                (self.intermediate_group(&d, src, dst, (dst_nic, copy)), copy)
             }
-            Shape::Crossbar | Shape::Grid(_) | Shape::FatTree(_) | Shape::LeafSpine(_) => NO_GROUP,
+            Shape::Crossbar | Shape::Grid(_) | Shape::FatTree(_) | Shape::LeafSpine(_) => {
+                (NO_GROUP, 0)
+            }
         };
         let topo = &self.topo;
         links.push(topo.num_ports() + src_nic);
@@ -46,7 +49,7 @@ impl FlowNetwork {
                     if via_left != NO_GROUP && d.group_of(router) == via_left {
                         via_left = NO_GROUP;
                     }
-                    d.route_via(&topo.ports, router, dst_nic, via_left)
+                    d.route_copy(&topo.ports, router, dst_nic, via_left, copy)
                 }
                 _ => topo.route_between(router, src, dst, dst_nic),
             };
@@ -68,8 +71,41 @@ impl FlowNetwork {
         }
     }
 
-    /// Dragonfly: the group a message goes through first (`NO_GROUP`: minimal).
-    fn intermediate_group(&mut self, d: &Dragonfly, src: u32, dst: u32, dst_nic: u32) -> u32 {
+    /// Dragonfly: which of the parallel global links between groups a message takes: by
+    /// destination, or (`global_choice = "load"`) the one whose first link from the source
+    /// router carries the fewest flows (ties keep the destination's own, then the lowest).
+    fn global_copy(&self, d: &Dragonfly, src: u32, dst: u32, dst_nic: u32) -> u32 {
+        let ports = &self.topo.ports;
+        let hashed = d.hashed_copy(ports, dst_nic);
+        if !d.by_load || d.group_of(src) == d.group_of(dst) {
+            return hashed;
+        }
+        let mut best = (usize::MAX, hashed);
+        for k in 0..d.copies() {
+            let c = (hashed + k) % d.copies();
+            let port = d.route_copy(ports, src, dst_nic, NO_GROUP, c).port;
+            let r = self.link_resource[port as usize];
+            let load = if r == NONE {
+                0
+            } else {
+                self.solver.flows_on(r)
+            };
+            if load < best.0 {
+                best = (load, c);
+            }
+        }
+        best.1
+    }
+
+    /// Dragonfly: the group a message goes through first (`NO_GROUP`: minimal), its
+    /// paths over parallel global link `copy`.
+    fn intermediate_group(
+        &mut self,
+        d: &Dragonfly,
+        src: u32,
+        dst: u32,
+        (dst_nic, copy): (u32, u32),
+    ) -> u32 {
         let (here, there) = (d.group_of(src), d.group_of(dst));
         if !d.has_intermediate(here, there) || self.params.routing == Routing::Minimal {
             return NO_GROUP;
@@ -79,7 +115,7 @@ impl FlowNetwork {
             Routing::Valiant => v,
             Routing::Ugal { threshold } => {
                 let ports = &self.topo.ports;
-                let first = |via| d.route_via(ports, src, dst_nic, via).port;
+                let first = |via| d.route_copy(ports, src, dst_nic, via, copy).port;
                 let load = |port: u32| {
                     let r = self.link_resource[port as usize];
                     if r == NONE {
@@ -90,9 +126,9 @@ impl FlowNetwork {
                 };
                 let minimal = (
                     load(first(NO_GROUP)),
-                    d.path_hops(ports, src, dst_nic, NO_GROUP),
+                    d.path_hops(ports, src, dst_nic, NO_GROUP, copy),
                 );
-                let around = (load(first(v)), d.path_hops(ports, src, dst_nic, v));
+                let around = (load(first(v)), d.path_hops(ports, src, dst_nic, v, copy));
                 match Dragonfly::ugal_goes_around(minimal, around, threshold) {
                     true => v,
                     false => NO_GROUP,

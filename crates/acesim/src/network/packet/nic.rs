@@ -114,6 +114,7 @@ impl PacketNetwork {
             hops: 0,
             minimal: true,
             via: NO_GROUP,
+            copy: 0,
             ghops: 0,
             out_link: IN_NIC,
             next_port: NONE,

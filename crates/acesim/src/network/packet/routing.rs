@@ -44,13 +44,20 @@ impl PacketNetwork {
         let here = d.group_of(router);
         let dst_group = d.group_of(pkt.dst_router);
         let mut via = pkt.via;
+        let mut copy = pkt.copy;
+        if pkt.hops == 0 {
+            copy = match d.by_load && here != dst_group {
+                true => self.least_loaded_copy(q, d, router, &pkt),
+                false => d.hashed_copy(&self.topo.ports, pkt.dst_nic),
+            };
+        }
         let at_source = pkt.hops == 0 && d.has_intermediate(here, dst_group);
         if at_source && self.params.routing != Routing::Minimal {
             let v = d.draw_intermediate(here, dst_group, &mut self.rng);
             via = match self.params.routing {
                 Routing::Valiant => v,
                 Routing::Ugal { threshold } => {
-                    if self.ugal_goes_around(q, d, router, &pkt, v, threshold) {
+                    if self.ugal_goes_around(q, d, router, &pkt, (v, copy), threshold) {
                         v
                     } else {
                         NO_GROUP
@@ -67,28 +74,57 @@ impl PacketNetwork {
             pm.minimal = false;
         }
         pm.via = via;
-        let mut hop = d.route_via(&self.topo.ports, router, pkt.dst_nic, via);
+        pm.copy = copy;
+        let mut hop = d.route_copy(&self.topo.ports, router, pkt.dst_nic, via, copy);
         hop.class = pm.ghops;
         hop
     }
 
+    /// `global_choice = "load"`: of the parallel global links toward the destination's
+    /// group, the one whose first port here has the fewest bytes queued (ties keep the
+    /// destination's own, then the lowest).
+    fn least_loaded_copy(
+        &mut self,
+        q: &mut impl Schedule<PacketEvent>,
+        d: &Dragonfly,
+        router: u32,
+        pkt: &Packet,
+    ) -> u32 {
+        let hashed = d.hashed_copy(&self.topo.ports, pkt.dst_nic);
+        let mut best = (u64::MAX, hashed);
+        for k in 0..d.copies() {
+            let c = (hashed + k) % d.copies();
+            let port = d
+                .route_copy(&self.topo.ports, router, pkt.dst_nic, NO_GROUP, c)
+                .port;
+            self.settle_credits(q, port, false);
+            let load = self.occupancy(port);
+            if load < best.0 {
+                best = (load, c);
+            }
+        }
+        best.1
+    }
+
     /// UGAL at the source router: the queued bytes of the first port of each path (the
     /// packet's own counting on both, so that with empty queues the shorter path wins)
-    /// times the path's hops.
+    /// times the path's hops; both paths over the packet's parallel global link `copy`.
     fn ugal_goes_around(
         &mut self,
         q: &mut impl Schedule<PacketEvent>,
         d: &Dragonfly,
         router: u32,
         pkt: &Packet,
-        via: u32,
+        (via, copy): (u32, u32),
         threshold: f64,
     ) -> bool {
         let ports = &self.topo.ports;
-        let min_port = d.route_via(ports, router, pkt.dst_nic, NO_GROUP).port;
-        let nm_port = d.route_via(ports, router, pkt.dst_nic, via).port;
-        let hm = d.path_hops(ports, router, pkt.dst_nic, NO_GROUP);
-        let hn = d.path_hops(ports, router, pkt.dst_nic, via);
+        let min_port = d
+            .route_copy(ports, router, pkt.dst_nic, NO_GROUP, copy)
+            .port;
+        let nm_port = d.route_copy(ports, router, pkt.dst_nic, via, copy).port;
+        let hm = d.path_hops(ports, router, pkt.dst_nic, NO_GROUP, copy);
+        let hn = d.path_hops(ports, router, pkt.dst_nic, via, copy);
         // Credits back by now count, whether or not they woke anything.
         self.settle_credits(q, min_port, false);
         self.settle_credits(q, nm_port, false);

@@ -77,6 +77,9 @@ pub(super) struct Packet {
     pub(super) minimal: bool,
     /// Dragonfly: intermediate group still to reach, or `NO_GROUP`.
     pub(super) via: u32,
+    /// Dragonfly: which of the parallel global links between two groups it takes (chosen
+    /// at its source router).
+    pub(super) copy: u32,
     /// Dragonfly: global links crossed (the VC class of its next hop).
     pub(super) ghops: u8,
     /// Output link chosen by routing at the current router (`IN_NIC` before routing).
