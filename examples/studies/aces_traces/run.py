@@ -109,8 +109,14 @@ def threshold_sweep(trace: str, quick: bool, f: Findings) -> str:
     full = acesim([*args, "--set", "router.routing=minimal"]).time_ps
     window = full // 2
     results = []
+    by_load = 'topology.global_choice="load"'
     for label, sets in [("minimal", ["router.routing=minimal"]), ("valiant (non-minimal)", ["router.routing=valiant"])] + [
         (f"ugal, threshold {t}", ["router.routing=ugal", f"router.ugal_threshold={t}"]) for t in ("0.5", "1.0", "1.33", "2.0", "4.0")
+    ] + [
+        # ACES: load-based against hash-based choice among the minimal paths (the parallel
+        # global links between two groups).
+        ("minimal, global link by load", ["router.routing=minimal", by_load]),
+        ("ugal, threshold 1.33, global link by load", ["router.routing=ugal", "router.ugal_threshold=1.33", by_load]),
     ]:
         extra = [x for s in sets for x in ("--set", s)]
         run = acesim([*args, *extra, "--max-sim-time", f"{window}ps"], partial=True)
@@ -127,7 +133,11 @@ def threshold_sweep(trace: str, quick: bool, f: Findings) -> str:
     best = max(results, key=lambda r: r[1])
     val = dict((l, d) for l, d, _ in results)["valiant (non-minimal)"]
     f.check(True, f"threshold sweep: most packets with {best[0]} ({best[1]}; ACES: best near 1.33), {100 * (best[1] / max(val, 1) - 1):+.1f} % against Valiant (ACES: up to 25 %)")
-    fr = [m for l, _, m in results if l.startswith("ugal")]
+    got = dict((l, d) for l, d, _ in results)
+    for hashed in ("minimal", "ugal, threshold 1.33"):
+        loaded = got[f"{hashed}, global link by load"]
+        f.check(loaded > 0, f"{hashed}: global link by load delivers {100 * (loaded / max(got[hashed], 1) - 1):+.1f} % packets against by destination (ACES: load-based about 15 % better than hash-based)")
+    fr = [m for l, _, m in results if l.startswith("ugal") and "by load" not in l]
     f.check(all(a <= b + 1e-9 for a, b in zip(fr, fr[1:])), "a higher threshold routes a larger share minimally")
     return text
 
