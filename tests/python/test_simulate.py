@@ -214,10 +214,11 @@ def test_ctrl_c_stops_simulate_promptly_with_the_partial_result(core) -> None:
     import threading
     import time
 
-    # Small to read, long to run: 400 allreduces on 64 ranks (seconds even in release).
+    # Small to read, long to run: 3,000 allreduces on 64 ranks (about 3 s in release, ten
+    # times the 0.3 s before the interrupt; 400 of them once took that long, no longer).
     ranks = 64
     text = f"ranks {ranks}\n" + "".join(
-        f"rank {r}\n" + "allreduce 64KB\n" * 400 for r in range(ranks)
+        f"rank {r}\n" + "allreduce 64KB\n" * 3000 for r in range(ranks)
     )
     timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
     start = time.monotonic()
