@@ -1,12 +1,20 @@
 //! A big-endian cursor over one rank's `.bin` file whose errors name the file, the record
-//! being read and the byte offset.
+//! being read and the byte offset. It keeps its own buffer: a record is a dozen fields of
+//! a few bytes, and a field costs a bounds check and a copy, not a call through `Read`.
 
 use crate::error::{Error, Location, Result};
 use std::io::{Read, Seek, SeekFrom};
 
+/// Bytes read from the file at a time.
+const BUFFER: usize = 1 << 16;
+
 /// Reads DUMPI's big-endian integers from `inner`, keeping the offset for errors.
 pub struct Bytes<R> {
     inner: R,
+    /// Read from `inner` and not consumed yet: `buf[at..end]`, `buf[at]` at offset `pos`.
+    buf: Box<[u8]>,
+    at: usize,
+    end: usize,
     pos: u64,
     len: u64,
     /// The file's name, as errors show it.
@@ -28,6 +36,9 @@ impl<R: Read + Seek> Bytes<R> {
             .map_err(|e| Error::io(&name, e))?;
         Ok(Bytes {
             inner,
+            buf: vec![0; BUFFER].into_boxed_slice(),
+            at: 0,
+            end: 0,
             pos: 0,
             len,
             name,
@@ -68,26 +79,58 @@ impl<R: Read + Seek> Bytes<R> {
                 self.len
             )));
         }
+        // Within what is buffered, the buffer serves it.
+        let start = self.pos - self.at as u64;
+        if pos >= start && pos <= start + self.end as u64 {
+            self.at = (pos - start) as usize;
+            self.pos = pos;
+            return Ok(());
+        }
         self.inner
             .seek(SeekFrom::Start(pos))
             .map_err(|e| Error::io(&self.name, e))?;
-        self.pos = pos;
+        (self.at, self.end, self.pos) = (0, 0, pos);
         Ok(())
     }
 
+    #[inline]
     fn fill<const N: usize>(&mut self, what: &str) -> Result<[u8; N]> {
-        let mut buf = [0u8; N];
-        if self.pos + N as u64 > self.len {
-            return Err(self.error(format!(
-                "the file ends inside {what} (expected {N} more bytes at byte {:#x}, the file has {:#x}): truncated",
-                self.pos, self.len
-            )));
+        if self.end - self.at < N {
+            self.refill(N, what)?;
         }
-        self.inner
-            .read_exact(&mut buf)
-            .map_err(|e| Error::io(&self.name, e))?;
+        let mut out = [0u8; N];
+        out.copy_from_slice(&self.buf[self.at..self.at + N]);
+        self.at += N;
         self.pos += N as u64;
-        Ok(buf)
+        Ok(out)
+    }
+
+    /// At least `need` bytes in the buffer (what is left moves to its front), or the error
+    /// of a file that ends inside `what`.
+    #[cold]
+    fn refill(&mut self, need: usize, what: &str) -> Result<()> {
+        let truncated = |b: &Self| {
+            b.error(format!(
+                "the file ends inside {what} (expected {need} more bytes at byte {:#x}, the file has {:#x}): truncated",
+                b.pos, b.len
+            ))
+        };
+        if self.pos + need as u64 > self.len {
+            return Err(truncated(self));
+        }
+        self.buf.copy_within(self.at..self.end, 0);
+        (self.end, self.at) = (self.end - self.at, 0);
+        while self.end < need {
+            let n = self
+                .inner
+                .read(&mut self.buf[self.end..])
+                .map_err(|e| Error::io(&self.name, e))?;
+            if n == 0 {
+                return Err(truncated(self));
+            }
+            self.end += n;
+        }
+        Ok(())
     }
 
     pub fn u8(&mut self, what: &str) -> Result<u8> {
@@ -144,16 +187,6 @@ impl<R: Read + Seek> Bytes<R> {
         if self.pos + n > self.len {
             return Err(self.error(format!("the file ends inside {what}: truncated")));
         }
-        if n > 1 << 16 {
-            return self.seek(self.pos + n, what);
-        }
-        // Read past small fields: a seek would drop the reader's buffer at every record.
-        let read = std::io::copy(&mut (&mut self.inner).take(n), &mut std::io::sink())
-            .map_err(|e| Error::io(&self.name, e))?;
-        if read != n {
-            return Err(self.error(format!("the file ends inside {what}: truncated")));
-        }
-        self.pos += n;
-        Ok(())
+        self.seek(self.pos + n, what)
     }
 }

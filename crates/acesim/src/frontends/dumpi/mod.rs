@@ -17,7 +17,6 @@ use crate::program::ops::{read_text, Program};
 use convert::RankConverter;
 use records::RankFile;
 use std::collections::HashSet;
-use std::io::BufReader;
 use std::path::Path;
 
 /// Reads the trace whose `.meta` file is `path`.
@@ -42,8 +41,8 @@ pub fn read(path: &Path, opts: &TraceOptions) -> Result<(Program, TraceSummary)>
                 ),
             )
         })?;
-        // A large buffer: records are a few dozen bytes, read field by field.
-        let rank_file = RankFile::open(BufReader::with_capacity(1 << 20, f), &name)?;
+        // The reader buffers the file itself.
+        let rank_file = RankFile::open(f, &name)?;
         match &first_version {
             None => first_version = Some((rank_file.version, name.clone())),
             Some((v, first)) if *v != rank_file.version => {
