@@ -48,7 +48,7 @@ fn same_times(m: &Machine, sched: &str, what: &str) {
         assert_eq!(a.finish_ps, b.finish_ps, "{what}: rank {} finishes", a.rank);
     }
     // Every byte crossed the same links.
-    for (a, b) in p.all_links.iter().zip(&f.all_links) {
+    for (a, b) in p.all_links.iter().zip(f.all_links.iter()) {
         assert_eq!(
             (a.bytes, a.packets, a.busy_ps),
             (b.bytes, b.packets, b.busy_ps),

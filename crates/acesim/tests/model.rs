@@ -605,3 +605,50 @@ fn messages_between_nodes_ignore_the_intra_node_path() {
     assert_eq!(nic.predicted_time_ps, memory.predicted_time_ps);
     assert!(memory.packet_hops > 0);
 }
+
+#[test]
+fn link_rows_name_and_place_every_wired_link_as_the_topology_does() {
+    // The link table keeps compact rows and makes names and ends when read: they must be
+    // the topology's, on every shape (NIC links, router links, dragonfly local and global).
+    use acesim::machine::topology::{LinkEnd, Peer, Topology};
+    for toml in [
+        "[topology]\nkind = 'torus'\ndims = [3, 4]\nnodes_per_router = 2\n",
+        "[topology]\nkind = 'fat_tree'\nk = 4\nn = 2\n",
+        "[topology]\nkind = 'dragonfly'\np = 2\na = 4\nh = 2\ng = 3\n",
+        "[topology]\nkind = 'leaf_spine'\nnodes_per_leaf = 2\nspines = 2\nleaves = 3\n",
+    ] {
+        let m = machine(toml, &[]);
+        let r = run(&m, "ranks 2\nrank 0\nput 1 5000 tag=1\nrank 1\npoll 1\n");
+        let topo = Topology::build(&m, 2).unwrap();
+        let wired: Vec<u32> = (0..topo.num_links())
+            .filter(|&l| l >= topo.num_ports() || topo.ports.peer[l as usize] != Peer::None)
+            .collect();
+        assert_eq!(r.all_links.len(), wired.len(), "{toml}");
+        for (row, &l) in r.all_links.iter().zip(&wired) {
+            assert_eq!(row.link, l);
+            assert_eq!(row.name, topo.link_name(l), "{toml}");
+            let src = (l < topo.num_ports()).then(|| topo.ports.port_router[l as usize]);
+            let dst = match topo.link_end(l) {
+                Some(LinkEnd::RouterIn(p)) => Some(topo.ports.port_router[p as usize]),
+                _ => None,
+            };
+            assert_eq!(
+                (row.src_router, row.dst_router),
+                (src, dst),
+                "{toml}: {}",
+                row.name
+            );
+            assert_eq!(r.all_links.by_id(l).unwrap().name, row.name);
+            assert_eq!(r.all_links.by_name(&row.name), Some(l));
+        }
+        // The busiest links come first (ties to the lower id), as many as asked.
+        let busiest = r.all_links.busiest(3);
+        let mut by_use: Vec<(u64, u32)> = r.all_links.iter().map(|l| (l.busy_ps, l.link)).collect();
+        by_use.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let want: Vec<u32> = by_use.iter().take(3).map(|x| x.1).collect();
+        assert_eq!(busiest, want, "{toml}");
+        let bytes: u64 = r.all_links.bytes().map(|(_, b)| b).sum();
+        assert_eq!(bytes, r.all_links.iter().map(|l| l.bytes).sum::<u64>());
+        assert!(bytes > 5000);
+    }
+}

@@ -2,7 +2,7 @@
 
 use crate::network::Network;
 use crate::results::collectives::collectives;
-use crate::results::links::links;
+use crate::results::links::LinkTable;
 use crate::results::nics::{self, nics};
 use crate::results::operations::{operations, receives};
 use crate::results::ranks::{per_rank, trace, unfinished};
@@ -26,7 +26,7 @@ pub fn collect(
         .as_ref()
         .map_or(rt.last_activity, |p| p.stopped_at_ps);
     let topo = net.topology();
-    let all_links = links(net, predicted);
+    let all_links = LinkTable::new(net, predicted);
     let links_omitted = all_links.len() > MAX_JSON_LINKS;
     let nic_stats = net.nic_stats();
     let (mean_hops, minimal_fraction) = nics::over_all(nic_stats);
@@ -63,7 +63,7 @@ pub fn collect(
         links: if links_omitted {
             Vec::new()
         } else {
-            all_links.clone()
+            all_links.iter().collect()
         },
         links_omitted,
         trace: trace(rt),

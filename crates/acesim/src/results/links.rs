@@ -1,15 +1,21 @@
 //! One row per directed link: what crossed it, how busy it was, and what waited for it.
+//!
+//! A million-node machine has millions of links, and most outputs read none of them (the
+//! JSON leaves them out above `MAX_JSON_LINKS`). The table keeps each link as a compact
+//! row (its ends and its counts, 64 bytes) and makes the [`LinkResult`] with its name and
+//! utilization when a row is read.
 
-use crate::machine::topology::{LinkEnd, Peer};
+use crate::machine::topology::{LinkClass, LinkEnd, Peer, Topology};
+use crate::network::interface::LinkStats;
 use crate::network::Network;
 use crate::units::Ps;
-use compact_str::CompactString;
+use compact_str::{format_compact, CompactString};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct LinkResult {
     pub link: u32,
-    /// Held in place (names are short): a million-node machine has millions of links.
+    /// Held in place (names are short).
     pub name: CompactString,
     pub class: &'static str,
     pub bandwidth_bytes_per_s: u64,
@@ -28,40 +34,164 @@ pub struct LinkResult {
     pub dst_router: Option<u32>,
 }
 
-/// Every link that is wired (router ports with no peer are left out), its utilization over
-/// a run of `elapsed`.
-pub fn links(net: &impl Network, elapsed: Ps) -> Vec<LinkResult> {
-    let topo = net.topology();
-    let waits = net.model().measures_waiting();
-    (0..topo.num_links())
-        .filter(|&l| l >= topo.num_ports() || topo.ports.peer[l as usize] != Peer::None)
-        .map(|l| {
-            let s = net.link_stats(l);
-            LinkResult {
-                link: l,
-                name: topo.link_name(l),
-                class: topo.link_class(l).name(),
-                bandwidth_bytes_per_s: net.link_rate(l),
-                bytes: s.bytes,
-                packets: s.packets,
-                busy_ps: s.busy_ps,
-                utilization: if elapsed > 0 {
-                    s.busy_ps as f64 / elapsed as f64
-                } else {
-                    0.0
-                },
-                wait_ps: waits.then_some(s.wait_ps),
-                stall_ps: waits.then_some(s.stall_ps),
-                src_router: if l >= topo.num_ports() {
-                    None
-                } else {
-                    Some(topo.ports.port_router[l as usize])
-                },
-                dst_router: match topo.link_end(l) {
-                    Some(LinkEnd::RouterIn(p)) => Some(topo.ports.port_router[p as usize]),
-                    Some(LinkEnd::NicIn(_)) | None => None,
-                },
-            }
-        })
-        .collect()
+/// A link as the table keeps it: its ends, as its name needs them, and its counts.
+#[derive(Debug, Clone, Copy)]
+pub struct LinkRow {
+    link: u32,
+    class: LinkClass,
+    /// Injection: the NIC and its router. Ejection: the router, its port (counted from
+    /// the router's first) and the NIC. Router to router: the two routers and the port.
+    from: u32,
+    port: u32,
+    to: u32,
+    stats: LinkStats,
+}
+
+/// Every wired link of a run (router ports with no peer are left out), in link order.
+#[derive(Debug, Clone, Default)]
+pub struct LinkTable {
+    rows: Vec<LinkRow>,
+    /// Bandwidth per link class (`LinkClass as usize`).
+    rates: [u64; 5],
+    /// The run's length, for utilizations.
+    elapsed: Ps,
+    /// Whether the model measures waits and stalls.
+    waits: bool,
+}
+
+impl LinkTable {
+    /// The links of `net` over a run of `elapsed`.
+    pub fn new(net: &impl Network, elapsed: Ps) -> LinkTable {
+        let topo = net.topology();
+        let mut rates = [0; 5];
+        let rows = (0..topo.num_links())
+            .filter(|&l| l >= topo.num_ports() || topo.ports.peer[l as usize] != Peer::None)
+            .map(|l| {
+                let class = topo.link_class(l);
+                rates[class as usize] = net.link_rate(l);
+                row(topo, l, class, *net.link_stats(l))
+            })
+            .collect();
+        LinkTable {
+            rows,
+            rates,
+            elapsed,
+            waits: net.model().measures_waiting(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The rows, made one by one.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = LinkResult> + '_ {
+        self.rows.iter().map(|r| self.result(r))
+    }
+
+    /// Link `link` (by its id), if it is wired.
+    pub fn by_id(&self, link: u32) -> Option<LinkResult> {
+        let i = self.rows.binary_search_by_key(&link, |r| r.link).ok()?;
+        Some(self.result(&self.rows[i]))
+    }
+
+    /// Each link's id and bytes, without making its row.
+    pub fn bytes(&self) -> impl ExactSizeIterator<Item = (u32, u64)> + '_ {
+        self.rows.iter().map(|r| (r.link, r.stats.bytes))
+    }
+
+    /// The link named `name`.
+    pub fn by_name(&self, name: &str) -> Option<u32> {
+        self.rows
+            .iter()
+            .find(|r| row_name(r) == name)
+            .map(|r| r.link)
+    }
+
+    /// The `n` busiest links' ids (longest busy time first; ties to the lower id).
+    pub fn busiest(&self, n: usize) -> Vec<u32> {
+        let mut by_use: Vec<(Ps, u32)> = self
+            .rows
+            .iter()
+            .map(|r| (r.stats.busy_ps, r.link))
+            .collect();
+        let cmp = |a: &(Ps, u32), b: &(Ps, u32)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
+        if n < by_use.len() {
+            by_use.select_nth_unstable_by(n, cmp);
+            by_use.truncate(n);
+        }
+        by_use.sort_unstable_by(cmp);
+        by_use.into_iter().map(|(_, l)| l).collect()
+    }
+
+    fn result(&self, r: &LinkRow) -> LinkResult {
+        let s = &r.stats;
+        let (src_router, dst_router) = match r.class {
+            LinkClass::Injection => (None, Some(r.to)),
+            LinkClass::Ejection => (Some(r.from), None),
+            LinkClass::Network | LinkClass::Local | LinkClass::Global => (Some(r.from), Some(r.to)),
+        };
+        LinkResult {
+            link: r.link,
+            name: row_name(r),
+            class: r.class.name(),
+            bandwidth_bytes_per_s: self.rates[r.class as usize],
+            bytes: s.bytes,
+            packets: s.packets,
+            busy_ps: s.busy_ps,
+            utilization: if self.elapsed > 0 {
+                s.busy_ps as f64 / self.elapsed as f64
+            } else {
+                0.0
+            },
+            wait_ps: self.waits.then_some(s.wait_ps),
+            stall_ps: self.waits.then_some(s.stall_ps),
+            src_router,
+            dst_router,
+        }
+    }
+}
+
+/// The row of wired link `l`.
+fn row(topo: &Topology, l: u32, class: LinkClass, stats: LinkStats) -> LinkRow {
+    let (from, port, to) = if l >= topo.num_ports() {
+        let nic = l - topo.num_ports();
+        let to = match topo.link_end(l) {
+            Some(LinkEnd::RouterIn(p)) => topo.ports.port_router[p as usize],
+            _ => topo.nic_router(nic),
+        };
+        (nic, 0, to)
+    } else {
+        let r = topo.ports.port_router[l as usize];
+        let local = l - topo.ports.port_base[r as usize];
+        let to = match topo.ports.peer[l as usize] {
+            Peer::Router(p) => topo.ports.port_router[p as usize],
+            Peer::Nic(n) => n,
+            Peer::None => 0,
+        };
+        (r, local, to)
+    };
+    LinkRow {
+        link: l,
+        class,
+        from,
+        port,
+        to,
+        stats,
+    }
+}
+
+/// A link's name, as [`Topology::link_name`] gives it: `r3.p1->r4`, `nic5->r2`, `r2.p4->nic5`.
+fn row_name(r: &LinkRow) -> CompactString {
+    match r.class {
+        LinkClass::Injection => format_compact!("nic{}->r{}", r.from, r.to),
+        LinkClass::Ejection => format_compact!("r{}.p{}->nic{}", r.from, r.port, r.to),
+        LinkClass::Network | LinkClass::Local | LinkClass::Global => {
+            format_compact!("r{}.p{}->r{}", r.from, r.port, r.to)
+        }
+    }
 }

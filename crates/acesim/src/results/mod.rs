@@ -21,7 +21,7 @@ pub mod topology;
 
 pub use collect::collect;
 pub use collectives::CollectiveResult;
-pub use links::LinkResult;
+pub use links::{LinkResult, LinkTable};
 pub use nics::NicResult;
 pub use operations::{OperationResult, ReceiveResult};
 pub use ranks::{RankResult, TraceEntry, UnfinishedResult};

@@ -1,7 +1,7 @@
 //! What a run reports, whole: [`Results`], why a run stopped early, and the JSON summary.
 
 use crate::results::collectives::CollectiveResult;
-use crate::results::links::LinkResult;
+use crate::results::links::{LinkResult, LinkRow, LinkTable};
 use crate::results::nics::NicResult;
 use crate::results::operations::{OperationResult, ReceiveResult};
 use crate::results::ranks::{RankResult, TraceEntry, UnfinishedResult};
@@ -16,7 +16,7 @@ pub fn estimate_bytes(ops: u64, recvs: u64, links: u64, ranks: u64) -> u64 {
     use std::mem::size_of;
     ops * size_of::<OperationResult>() as u64
         + recvs * size_of::<ReceiveResult>() as u64
-        + links * (size_of::<LinkResult>() as u64 + 32)
+        + links * size_of::<LinkRow>() as u64
         + ranks * (size_of::<RankResult>() as u64 + 64)
 }
 
@@ -101,9 +101,9 @@ pub struct Results {
     /// Links' busy intervals, when traced (for timelines; not in the JSON).
     #[serde(skip)]
     pub link_activity: Option<Vec<Vec<(Ps, Ps)>>>,
-    /// All links, also when left out of the JSON.
+    /// All links, also when left out of the JSON (their rows are made when read).
     #[serde(skip)]
-    pub all_links: Vec<LinkResult>,
+    pub all_links: LinkTable,
 }
 
 impl Results {

@@ -8,7 +8,7 @@ impl Results {
     pub fn links_csv(&self) -> String {
         let cell = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
         let mut out = String::from("link,name,class,bandwidth_bytes_per_s,bytes,packets,busy_ps,utilization,wait_ps,stall_ps\n");
-        for l in &self.all_links {
+        for l in self.all_links.iter() {
             let _ = writeln!(
                 out,
                 "{},{},{},{},{},{},{},{:.6},{},{}",

@@ -25,20 +25,13 @@ pub fn select_links(results: &Results, spec: &[String]) -> Result<Vec<u32>, Stri
             let n: usize = n
                 .parse()
                 .map_err(|_| format!("'{s}': expected busiest:N with N a number"))?;
-            let mut by_use: Vec<_> = results.all_links.iter().collect();
-            by_use.sort_by(|a, b| b.busy_ps.cmp(&a.busy_ps).then(a.link.cmp(&b.link)));
-            out.extend(by_use.iter().take(n).map(|l| l.link));
+            out.extend(results.all_links.busiest(n));
             continue;
         }
-        match results.all_links.iter().find(|l| l.name == *s) {
-            Some(l) => out.push(l.link),
+        match results.all_links.by_name(s) {
+            Some(l) => out.push(l),
             None => {
-                let examples: Vec<&str> = results
-                    .all_links
-                    .iter()
-                    .take(4)
-                    .map(|l| l.name.as_str())
-                    .collect();
+                let examples: Vec<_> = results.all_links.iter().take(4).map(|l| l.name).collect();
                 return Err(format!(
                     "no link named '{s}' (links are named like {}; or use busiest:N)",
                     examples.join(", ")
@@ -97,8 +90,7 @@ pub fn chrome_trace(results: &Results, links: &[u32]) -> Result<String, String> 
         for &l in links {
             let name = results
                 .all_links
-                .iter()
-                .find(|x| x.link == l)
+                .by_id(l)
                 .map_or_else(|| format!("link {l}"), |x| x.name.to_string());
             let mut busy = vec![0u64; end.div_ceil(bin) as usize];
             for &(a, b) in &activity[l as usize] {

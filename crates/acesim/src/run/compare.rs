@@ -11,7 +11,7 @@ use crate::error::{Error, Location, Result};
 use crate::machine::loaded::Machine;
 use crate::network::Model;
 use crate::program::Program;
-use crate::results::{LinkResult, OperationResult, Results, StopReason};
+use crate::results::{LinkTable, OperationResult, Results, StopReason};
 use crate::run::simulate::{simulate_with, Options};
 use crate::units::{format_size, format_time, Ps};
 use serde::Serialize;
@@ -240,33 +240,35 @@ fn distribution(
     }
 }
 
-fn compare_links(packet: &[LinkResult], flow: &[LinkResult]) -> LinkComparison {
+fn compare_links(packet: &LinkTable, flow: &LinkTable) -> LinkComparison {
     let mut differing = 0;
-    let mut worst: Option<LinkDifference> = None;
+    let mut worst: Option<(u32, u64, u64)> = None;
     let mut max = 0;
-    for (p, f) in packet.iter().zip(flow) {
-        let d = p.bytes.abs_diff(f.bytes);
+    for ((link, p), (_, f)) in packet.bytes().zip(flow.bytes()) {
+        let d = p.abs_diff(f);
         if d == 0 {
             continue;
         }
         differing += 1;
         if d > max {
             max = d;
-            worst = Some(LinkDifference {
-                link: p.link,
-                name: p.name.to_string(),
-                packet_bytes: p.bytes,
-                flow_bytes: f.bytes,
-            });
+            worst = Some((link, p, f));
         }
     }
     LinkComparison {
         links: packet.len(),
         differing,
         max_difference_bytes: max,
-        worst,
-        packet_bytes: packet.iter().map(|l| l.bytes).sum(),
-        flow_bytes: flow.iter().map(|l| l.bytes).sum(),
+        worst: worst.map(|(link, packet_bytes, flow_bytes)| LinkDifference {
+            link,
+            name: packet
+                .by_id(link)
+                .map_or_else(|| format!("link {link}"), |l| l.name.to_string()),
+            packet_bytes,
+            flow_bytes,
+        }),
+        packet_bytes: packet.bytes().map(|(_, b)| b).sum(),
+        flow_bytes: flow.bytes().map(|(_, b)| b).sum(),
     }
 }
 
