@@ -5,18 +5,20 @@ use crate::error::{Error, Location, Result};
 use crate::frontends::schedule::line::OpLine;
 use crate::frontends::schedule::tokens::Tok;
 use crate::program::ops::Program;
-use std::collections::HashMap;
+use compact_str::CompactString;
+use rustc_hash::FxHashMap as HashMap;
 
 #[derive(Default)]
 pub struct Block {
     /// The rank whose block is being read.
     pub rank: Option<u32>,
-    /// Request (or handle) name -> request slot.
-    requests: HashMap<String, u32>,
+    /// Request (or handle) name -> request slot. Names are short and held in place: a
+    /// million-rank schedule names millions of requests.
+    requests: HashMap<CompactString, u32>,
     /// Names of requests not yet waited for (or handles not yet completed), with the line
     /// that made them: a name is reused only once its request was waited for.
-    pending: HashMap<String, usize>,
-    comms: HashMap<String, u32>,
+    pending: HashMap<CompactString, usize>,
+    comms: HashMap<CompactString, u32>,
     /// (region id, line of its `region_begin`), innermost last.
     open_regions: Vec<(u32, usize)>,
 }
@@ -53,14 +55,13 @@ impl Block {
         if let Some(&first) = self.pending.get(name) {
             return Err(first);
         }
-        self.pending.insert(name.to_string(), l.at.line);
+        self.pending.insert(name.into(), l.at.line);
         let slot = prog.new_handle(l.rank);
-        // A name used again refers to the new request from here on; allocates only for a
-        // new name.
+        // A name used again refers to the new request from here on.
         match self.requests.get_mut(name) {
             Some(s) => *s = slot,
             None => {
-                self.requests.insert(name.to_string(), slot);
+                self.requests.insert(name.into(), slot);
             }
         }
         Ok(slot)
@@ -89,7 +90,7 @@ impl Block {
     }
 
     pub fn name_comm(&mut self, name: &str, handle: u32) {
-        self.comms.insert(name.to_string(), handle);
+        self.comms.insert(name.into(), handle);
     }
 
     pub fn open_region(&mut self, id: u32, line: usize) {

@@ -132,6 +132,7 @@ impl<'a> Reader<'a> {
 
     /// `rank R`, which starts the block of rank R.
     fn rank(&mut self, at: At, toks: &[Tok]) -> Result<()> {
+        self.close_block();
         let prog = self.program.as_ref().expect("after `ranks N`");
         let ranks = prog.ranks;
         let [r] = &toks[1..] else {
@@ -166,6 +167,14 @@ impl<'a> Reader<'a> {
         self.block.start(rv, self.file, &prog.regions)
     }
 
+    /// The block before is complete: its operations give back the room their list grew
+    /// into (up to half of it; a million ranks' lists hold gigabytes).
+    fn close_block(&mut self) {
+        if let (Some(prog), Some(rank)) = (self.program.as_mut(), self.block.rank) {
+            prog.ops[rank as usize].shrink_to_fit();
+        }
+    }
+
     /// The line of the first block of rank `rank`: found again only on this error path, so
     /// reading stays lean.
     fn first_block_line(&self, rank: u32) -> usize {
@@ -178,7 +187,8 @@ impl<'a> Reader<'a> {
             .map_or(0, |i| i + 1)
     }
 
-    fn finish(self) -> Result<Program> {
+    fn finish(mut self) -> Result<Program> {
+        self.close_block();
         let mut prog = self.program.ok_or_else(|| {
             Error::input(
                 Location::at(self.file, self.text.lines().count().max(1), 1),

@@ -20,6 +20,16 @@ pub fn expand(prog: &mut Program, comms: &Communicators, matched: &Matched, redu
         reduce_ps,
     };
     for r in 0..prog.ranks as usize {
+        let creates = |o: &Op| {
+            matches!(
+                o.kind,
+                OpKind::Coll { .. } | OpKind::CommSplit { .. } | OpKind::CommDup { .. }
+            )
+        };
+        // A rank without collectives keeps its operations where they are.
+        if matched.expand_at[r].is_empty() && !prog.ops[r].iter().any(creates) {
+            continue;
+        }
         let old = std::mem::take(&mut prog.ops[r]);
         let mut ops = Vec::with_capacity(old.len());
         for (i, op) in old.into_iter().enumerate() {
@@ -29,12 +39,7 @@ pub fn expand(prog: &mut Program, comms: &Communicators, matched: &Matched, redu
             }
         }
         // Creations that were not expanded (never: each is a collective) are dropped.
-        ops.retain(|o| {
-            !matches!(
-                o.kind,
-                OpKind::Coll { .. } | OpKind::CommSplit { .. } | OpKind::CommDup { .. }
-            )
-        });
+        ops.retain(|o| !creates(o));
         prog.ops[r] = ops;
     }
 }
