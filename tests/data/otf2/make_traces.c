@@ -14,11 +14,11 @@
 
 enum { S_EMPTY, S_INIT, S_FINALIZE, S_IRECV, S_ISEND, S_WAITALL, S_BCAST, S_ALLREDUCE,
        S_BARRIER, S_SEND, S_RECV, S_TEST, S_WAIT, S_WORLD, S_SUB, S_MAIN, S_NODE, S_RANK,
-       S_MACHINE, S_COUNT };
+       S_MACHINE, S_MEASUREMENT, S_COUNT };
 static const char* STRINGS[S_COUNT] = {"", "MPI_Init", "MPI_Finalize", "MPI_Irecv",
     "MPI_Isend", "MPI_Waitall", "MPI_Bcast", "MPI_Allreduce", "MPI_Barrier", "MPI_Send",
     "MPI_Recv", "MPI_Test", "MPI_Wait", "MPI_COMM_WORLD", "ranks 1 and 3", "main", "node",
-    "rank", "machine"};
+    "rank", "machine", "Process x Threads CPU Locations"};
 /* Regions: region id = string id of its name, for the MPI calls S_INIT..S_WAIT. */
 
 static OTF2_FlushType pre_flush(void* u, OTF2_FileType t, OTF2_LocationRef l, void* c, bool f) {
@@ -163,6 +163,16 @@ static void write_trace(const char* dir, int n, rank_fn body, int sub, uint64_t 
     for (int r = 0; r < n; r++) {
         members[r] = r;
     }
+    /* As Score-P does: its measurement system's communicator over every process comes
+     * first, before MPI_COMM_WORLD (it carries no MPI message). */
+    check(OTF2_GlobalDefWriter_WriteGroup(g, 8, S_MEASUREMENT, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                          OTF2_PARADIGM_MEASUREMENT_SYSTEM, OTF2_GROUP_FLAG_NONE,
+                                          n, members), "measurement locations");
+    check(OTF2_GlobalDefWriter_WriteGroup(g, 9, S_MEASUREMENT, OTF2_GROUP_TYPE_COMM_GROUP,
+                                          OTF2_PARADIGM_MEASUREMENT_SYSTEM, OTF2_GROUP_FLAG_NONE,
+                                          n, members), "measurement group");
+    check(OTF2_GlobalDefWriter_WriteComm(g, 9, S_MEASUREMENT, 9, OTF2_UNDEFINED_COMM,
+                                         OTF2_COMM_FLAG_NONE), "measurement comm");
     check(OTF2_GlobalDefWriter_WriteGroup(g, 0, S_EMPTY, OTF2_GROUP_TYPE_COMM_LOCATIONS,
                                           OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, n, members),
           "locations group");

@@ -11,6 +11,7 @@ use crate::units::Ps;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
+const PARADIGM_UNKNOWN: u64 = 0;
 const PARADIGM_MPI: u64 = 4;
 const LOCATION_GROUP_PROCESS: u64 = 1;
 const LOCATION_CPU_THREAD: u64 = 1;
@@ -189,17 +190,25 @@ impl Defs {
             ));
         }
         let mut comms = HashMap::new();
+        let mut order = Vec::new();
         let mut world_seen = false;
         let mut next_handle = 1;
         for &(id, cname, group) in &self.comms {
             let cname = self.string(cname);
             let where_ = || at(&format!("communicator {id} ({cname})")).with_field("group");
-            let Some((gtype, _, members)) = self.groups.get(&group) else {
+            let Some((gtype, paradigm, members)) = self.groups.get(&group) else {
                 return Err(Error::input(
                     where_(),
                     format!("group {group} is not defined"),
                 ));
             };
+            // Another paradigm's communicators carry no MPI message: Score-P defines its
+            // measurement system's ("Process x Threads CPU Locations") before
+            // MPI_COMM_WORLD, over every process.
+            if *paradigm != PARADIGM_MPI && *paradigm != PARADIGM_UNKNOWN {
+                continue;
+            }
+            order.push(id);
             let comm = match *gtype {
                 GROUP_COMM_SELF => Comm {
                     kind: CommKind::SelfComm,
@@ -253,7 +262,7 @@ impl Defs {
             locations,
             rank_of,
             comms,
-            order: self.comms.iter().map(|c| c.0).collect(),
+            order,
         })
     }
 }
