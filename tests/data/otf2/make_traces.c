@@ -1,7 +1,8 @@
 /* Writes the small OTF2 traces of acesim's tests with the OTF2 writer API (run by
  * make_traces.sh; the traces it writes are committed, so the tests need no writer):
  *   ring/         4 ranks: irecv from the left, isend to the right, waitall; compute gaps
- *   collectives/  4 ranks: bcast and allreduce on the world, a barrier and a send/recv on
+ *   collectives/  4 ranks: bcast, allreduce, allgather, scan, exscan and reduce (in place at
+ *                 its root) on the world, their bytes as Score-P counts them; a barrier and a send/recv on
  *                 a communicator of ranks 1 and 3
  *   anysource/    2 ranks: an irecv whose source, tag and size are known at completion,
  *                 tested, then waited for
@@ -13,13 +14,14 @@
 #include <string.h>
 
 enum { S_EMPTY, S_INIT, S_FINALIZE, S_IRECV, S_ISEND, S_WAITALL, S_BCAST, S_ALLREDUCE,
-       S_BARRIER, S_SEND, S_RECV, S_TEST, S_WAIT, S_WORLD, S_SUB, S_MAIN, S_NODE, S_RANK,
+       S_BARRIER, S_SEND, S_RECV, S_TEST, S_WAIT, S_ALLGATHER, S_SCAN, S_EXSCAN, S_REDUCE, S_WORLD, S_SUB, S_MAIN, S_NODE, S_RANK,
        S_MACHINE, S_MEASUREMENT, S_COUNT };
 static const char* STRINGS[S_COUNT] = {"", "MPI_Init", "MPI_Finalize", "MPI_Irecv",
     "MPI_Isend", "MPI_Waitall", "MPI_Bcast", "MPI_Allreduce", "MPI_Barrier", "MPI_Send",
-    "MPI_Recv", "MPI_Test", "MPI_Wait", "MPI_COMM_WORLD", "ranks 1 and 3", "main", "node",
+    "MPI_Recv", "MPI_Test", "MPI_Wait", "MPI_Allgather", "MPI_Scan", "MPI_Exscan", "MPI_Reduce",
+    "MPI_COMM_WORLD", "ranks 1 and 3", "main", "node",
     "rank", "machine", "Process x Threads CPU Locations"};
-/* Regions: region id = string id of its name, for the MPI calls S_INIT..S_WAIT. */
+/* Regions: region id = string id of its name, for the MPI calls S_INIT..S_REDUCE. */
 
 static OTF2_FlushType pre_flush(void* u, OTF2_FileType t, OTF2_LocationRef l, void* c, bool f) {
     (void)u; (void)t; (void)l; (void)c; (void)f;
@@ -56,35 +58,54 @@ static void ring(OTF2_EvtWriter* w, int r, int n) {
     IN(20000, S_FINALIZE); OUT(21000, S_FINALIZE);
 }
 
+/* A collective from t to t + 500 with the bytes Score-P counts for this rank. */
+static void coll(OTF2_EvtWriter* w, uint64_t t, int region, OTF2_CollectiveOp op,
+                 uint32_t root, uint64_t sent, uint64_t received) {
+    IN(t, region);
+    check(OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, t + 100), "begin");
+    check(OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t + 400, op, 0, root, sent, received), "end");
+    OUT(t + 500, region);
+}
+
+/* Bytes as Score-P counts them (its MPI wrapper, scorep_mpi_coll.inc.c): every block a
+ * rank sends or receives, its own included. */
 static void collectives(OTF2_EvtWriter* w, int r, int n) {
+    uint64_t me = (uint64_t)r, N = (uint64_t)n;
     IN(0, S_INIT); OUT(1000, S_INIT);
-    IN(1000, S_BCAST);
-    check(OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, 1100), "begin");
-    check(OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, 1900, OTF2_COLLECTIVE_OP_BCAST, 0, 0,
-                                          r == 0 ? (uint64_t)n * 256 : 0, 256), "end");
-    OUT(2000, S_BCAST);
-    IN(2000, S_ALLREDUCE);
-    check(OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, 2100), "begin");
-    check(OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, 2900, OTF2_COLLECTIVE_OP_ALLREDUCE, 0,
-                                          OTF2_COLLECTIVE_ROOT_NONE, 64, 64), "end");
-    OUT(3000, S_ALLREDUCE);
+    /* Bcast of 256 B from 0: the root sends N blocks (older Score-P: receives none). */
+    coll(w, 1000, S_BCAST, OTF2_COLLECTIVE_OP_BCAST, 0, r == 0 ? N * 256 : 0, 256);
+    /* Allreduce of 64 B: N blocks each way. */
+    coll(w, 1500, S_ALLREDUCE, OTF2_COLLECTIVE_OP_ALLREDUCE, OTF2_COLLECTIVE_ROOT_NONE,
+         N * 64, N * 64);
+    /* Allgather of 16 B blocks: N blocks each way. */
+    coll(w, 2000, S_ALLGATHER, OTF2_COLLECTIVE_OP_ALLGATHER, OTF2_COLLECTIVE_ROOT_NONE,
+         N * 16, N * 16);
+    /* Scan of 32 B: (N - me) blocks out, me + 1 in. */
+    coll(w, 2500, S_SCAN, OTF2_COLLECTIVE_OP_SCAN, OTF2_COLLECTIVE_ROOT_NONE,
+         (N - me) * 32, (me + 1) * 32);
+    /* Exscan of 8 B: (N - me - 1) blocks out, me in. */
+    coll(w, 3000, S_EXSCAN, OTF2_COLLECTIVE_OP_EXSCAN, OTF2_COLLECTIVE_ROOT_NONE,
+         (N - me - 1) * 8, me * 8);
+    /* Reduce of 128 B to rank 2, in place at the root: it sends nothing, receives N - 1. */
+    coll(w, 3500, S_REDUCE, OTF2_COLLECTIVE_OP_REDUCE, 2, r == 2 ? 0 : 128,
+         r == 2 ? (N - 1) * 128 : 0);
     if (r == 1 || r == 3) {
-        IN(3000, S_BARRIER);
-        check(OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, 3100), "begin");
-        check(OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, 3900, OTF2_COLLECTIVE_OP_BARRIER, 1,
+        IN(4000, S_BARRIER);
+        check(OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, 4100), "begin");
+        check(OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, 4900, OTF2_COLLECTIVE_OP_BARRIER, 1,
                                               OTF2_COLLECTIVE_ROOT_NONE, 0, 0), "end");
-        OUT(4000, S_BARRIER);
+        OUT(5000, S_BARRIER);
         if (r == 1) {
-            IN(4000, S_SEND);
-            check(OTF2_EvtWriter_MpiSend(w, NULL, 4100, 1, 1, 3, 100), "send");
-            OUT(5000, S_SEND);
+            IN(5000, S_SEND);
+            check(OTF2_EvtWriter_MpiSend(w, NULL, 5100, 1, 1, 3, 100), "send");
+            OUT(6000, S_SEND);
         } else {
-            IN(4000, S_RECV);
-            check(OTF2_EvtWriter_MpiRecv(w, NULL, 4900, 0, 1, 3, 100), "recv");
-            OUT(5000, S_RECV);
+            IN(5000, S_RECV);
+            check(OTF2_EvtWriter_MpiRecv(w, NULL, 5900, 0, 1, 3, 100), "recv");
+            OUT(6000, S_RECV);
         }
     }
-    IN(5000, S_FINALIZE); OUT(6000, S_FINALIZE);
+    IN(6000, S_FINALIZE); OUT(7000, S_FINALIZE);
 }
 
 static void anysource(OTF2_EvtWriter* w, int r, int n) {
@@ -144,7 +165,7 @@ static void write_trace(const char* dir, int n, rank_fn body, int sub, uint64_t 
     for (int s = 0; s < S_COUNT; s++) {
         check(OTF2_GlobalDefWriter_WriteString(g, s, STRINGS[s]), "string");
     }
-    for (int s = S_INIT; s <= S_WAIT; s++) {
+    for (int s = S_INIT; s <= S_REDUCE; s++) {
         check(OTF2_GlobalDefWriter_WriteRegion(g, s, s, s, S_EMPTY, OTF2_REGION_ROLE_FUNCTION,
                                                OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE,
                                                S_EMPTY, 0, 0), "region");
@@ -198,7 +219,7 @@ int main(int argc, char** argv) {
     snprintf(dir, sizeof dir, "%s/ring", base);
     write_trace(dir, 4, ring, 0, 21000);
     snprintf(dir, sizeof dir, "%s/collectives", base);
-    write_trace(dir, 4, collectives, 1, 6000);
+    write_trace(dir, 4, collectives, 1, 7000);
     snprintf(dir, sizeof dir, "%s/anysource", base);
     write_trace(dir, 2, anysource, 0, 4000);
     return 0;

@@ -786,30 +786,38 @@ impl<'a> Converter<'a> {
         let my_rank = comm.members.iter().position(|&m| m == me).unwrap_or(0) as u32;
         let is_root = ev.peer == my_rank;
         let per = |total: u64| vec![total / n; n as usize];
+        // Score-P counts, per rank, every block a collective moves: an allreduce of B bytes
+        // sends and receives n·B, a scan (n - me)·B and (me + 1)·B, the root of a gather
+        // receives n·B ((n - 1)·B in place, sending nothing).
+        let rest = |total: u64| total / (n - 1).max(1);
         let (kind, size, sizes) = match ev.op {
             0 => ("barrier", 0, Vec::new()),
             1 => (
                 "bcast",
-                if is_root && recvd == 0 {
-                    sent / n
-                } else {
-                    recvd
-                },
+                if recvd > 0 { recvd } else { sent / n },
                 Vec::new(),
             ),
-            2 => ("gather", sent, Vec::new()),
+            2 => (
+                "gather",
+                if sent > 0 { sent } else { rest(recvd) },
+                Vec::new(),
+            ),
             3 => (
                 "gatherv",
                 sent,
                 if is_root { per(recvd) } else { Vec::new() },
             ),
-            4 => ("scatter", recvd, Vec::new()),
+            4 => (
+                "scatter",
+                if recvd > 0 { recvd } else { rest(sent) },
+                Vec::new(),
+            ),
             5 => (
                 "scatterv",
                 recvd,
                 if is_root { per(sent) } else { Vec::new() },
             ),
-            6 => ("allgather", sent, Vec::new()),
+            6 => ("allgather", sent / n, Vec::new()),
             7 => ("allgatherv", recvd, per(recvd)),
             8 => ("alltoall", sent / n, Vec::new()),
             9 | 10 => {
@@ -817,11 +825,22 @@ impl<'a> Converter<'a> {
                 s.extend(per(recvd));
                 ("alltoallv", sent, s)
             }
-            11 => ("allreduce", sent, Vec::new()),
-            12 => ("reduce", sent, Vec::new()),
+            11 => ("allreduce", sent / n, Vec::new()),
+            12 => (
+                "reduce",
+                if sent > 0 { sent } else { rest(recvd) },
+                Vec::new(),
+            ),
             13 | 16 => ("reduce_scatter", sent, per(sent)),
-            14 => ("scan", sent, Vec::new()),
-            15 => ("exscan", sent, Vec::new()),
+            14 => ("scan", recvd / (u64::from(my_rank) + 1), Vec::new()),
+            15 => (
+                "exscan",
+                match my_rank {
+                    0 => rest(sent),
+                    me => recvd / u64::from(me),
+                },
+                Vec::new(),
+            ),
             17..=22 => return Ok(()), // Handles and memory of one-sided communication.
             op => {
                 return Err(self.error(
