@@ -284,6 +284,49 @@ fn any_text(v: i64) -> String {
     }
 }
 
+/// A list of operations for each operation, all in one array (operation i's list is
+/// `to[at[i]..at[i + 1]]`): a million-operation program would otherwise hold a million
+/// lists.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Adjacency {
+    at: Vec<u32>,
+    to: Vec<u32>,
+}
+
+impl Adjacency {
+    /// The lists of `n` operations from (operation, listed operation) pairs; each list
+    /// keeps the order of its pairs.
+    pub fn from_pairs(n: usize, pairs: &[(u32, u32)]) -> Adjacency {
+        let mut at = vec![0u32; n + 1];
+        for &(from, _) in pairs {
+            at[from as usize + 1] += 1;
+        }
+        for i in 0..n {
+            at[i + 1] += at[i];
+        }
+        let mut next = at.clone();
+        let mut to = vec![0; pairs.len()];
+        for &(from, op) in pairs {
+            to[next[from as usize] as usize] = op;
+            next[from as usize] += 1;
+        }
+        Adjacency { at, to }
+    }
+
+    /// Operation `i`'s list.
+    pub fn of(&self, i: usize) -> &[u32] {
+        match (self.at.get(i), self.at.get(i + 1)) {
+            (Some(&a), Some(&b)) => &self.to[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+
+    /// Every operation's list, in operation order.
+    pub fn lists(&self) -> impl Iterator<Item = &[u32]> + '_ {
+        (0..self.at.len().saturating_sub(1)).map(|i| self.of(i))
+    }
+}
+
 /// Dependencies of one rank's operations in a dependency-graph program (GOAL): an operation
 /// is ready when every operation it `requires` has completed and every operation it
 /// `irequires` has started.
@@ -293,10 +336,10 @@ pub struct RankDeps {
     pub requires: Vec<u32>,
     pub irequires: Vec<u32>,
     /// Operations released when operation i completes / starts.
-    pub after_complete: Vec<Vec<u32>>,
-    pub after_start: Vec<Vec<u32>>,
-    /// Labels of the operations, for reports.
-    pub labels: Vec<String>,
+    pub after_complete: Adjacency,
+    pub after_start: Adjacency,
+    /// Labels of the operations, for reports (held in place: labels are short).
+    pub labels: Vec<compact_str::CompactString>,
     /// Per operation: the rank's CPU that runs it (empty: every operation on CPU 0).
     pub cpu: Vec<u32>,
     /// Per operation: the node's NIC a send uses, or `NONE` (empty: none given).

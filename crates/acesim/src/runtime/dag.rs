@@ -20,8 +20,8 @@ impl Dependency {
     /// The operations of a rank that wait for this of `op`.
     fn dependents(self, deps: &RankDeps, op: u32) -> &[u32] {
         match self {
-            Dependency::Start => &deps.after_start[op as usize],
-            Dependency::Complete => &deps.after_complete[op as usize],
+            Dependency::Start => deps.after_start.of(op as usize),
+            Dependency::Complete => deps.after_complete.of(op as usize),
         }
     }
 }

@@ -179,12 +179,12 @@ impl Runtime {
                 }
             } else {
                 let mut missing: Vec<String> = Vec::new();
-                for (i, after) in deps.after_complete.iter().enumerate() {
+                for (i, after) in deps.after_complete.lists().enumerate() {
                     if after.contains(&(op as u32)) && !dag.done[i] {
                         missing.push(format!("{} to complete", deps.labels[i]));
                     }
                 }
-                for (i, after) in deps.after_start.iter().enumerate() {
+                for (i, after) in deps.after_start.lists().enumerate() {
                     if after.contains(&(op as u32)) && !dag.started[i] {
                         missing.push(format!("{} to start", deps.labels[i]));
                     }

@@ -3,12 +3,13 @@
 
 use crate::error::Result;
 use crate::frontends::goal::text::err;
-use crate::program::ops::{RankDeps, NONE};
-use std::collections::HashMap;
+use crate::program::ops::{Adjacency, RankDeps, NONE};
+use compact_str::CompactString;
+use rustc_hash::FxHashMap as HashMap;
 
 /// An operation of the rank block being read, as its dependencies are gathered.
 pub struct Labelled {
-    pub label: String,
+    pub label: CompactString,
     pub line: usize,
     /// The `cpu N` and `nic N` options (CPU 0 and no NIC when absent).
     pub cpu: u32,
@@ -18,7 +19,7 @@ pub struct Labelled {
 
 /// `LABEL requires TARGET` (or `irequires`), where it was written.
 pub struct Dep {
-    pub target: String,
+    pub target: CompactString,
     pub line: usize,
     pub col: usize,
     /// `irequires`: the target need only have started.
@@ -30,14 +31,14 @@ pub fn resolve(
     file: &str,
     rank: u32,
     ops: &[Labelled],
-    labels: &HashMap<String, u32>,
+    labels: &HashMap<CompactString, u32>,
 ) -> Result<RankDeps> {
     let n = ops.len();
     let mut d = RankDeps {
         requires: vec![0; n],
         irequires: vec![0; n],
-        after_complete: vec![Vec::new(); n],
-        after_start: vec![Vec::new(); n],
+        after_complete: Adjacency::default(),
+        after_start: Adjacency::default(),
         labels: ops.iter().map(|x| x.label.clone()).collect(),
         cpu: if ops.iter().any(|x| x.cpu != 0) {
             ops.iter().map(|x| x.cpu).collect()
@@ -50,6 +51,8 @@ pub fn resolve(
             Vec::new()
         },
     };
+    // (target, dependent) pairs, in the order the lines give them.
+    let (mut on_complete, mut on_start) = (Vec::new(), Vec::new());
     for (op, labelled) in ops.iter().enumerate() {
         for dep in &labelled.deps {
             let Some(&target) = labels.get(&dep.target) else {
@@ -75,13 +78,15 @@ pub fn resolve(
             }
             if dep.start {
                 d.irequires[op] += 1;
-                d.after_start[target as usize].push(op as u32);
+                on_start.push((target, op as u32));
             } else {
                 d.requires[op] += 1;
-                d.after_complete[target as usize].push(op as u32);
+                on_complete.push((target, op as u32));
             }
         }
     }
+    d.after_complete = Adjacency::from_pairs(n, &on_complete);
+    d.after_start = Adjacency::from_pairs(n, &on_start);
     check_acyclic(file, rank, ops, &d)?;
     Ok(d)
 }
@@ -94,7 +99,7 @@ fn check_acyclic(file: &str, rank: u32, ops: &[Labelled], d: &RankDeps) -> Resul
     let mut seen = 0;
     while let Some(i) = stack.pop() {
         seen += 1;
-        for &j in d.after_complete[i].iter().chain(&d.after_start[i]) {
+        for &j in d.after_complete.of(i).iter().chain(d.after_start.of(i)) {
             indeg[j as usize] -= 1;
             if indeg[j as usize] == 0 {
                 stack.push(j as usize);

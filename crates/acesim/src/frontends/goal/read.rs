@@ -6,7 +6,8 @@ use crate::frontends::goal::dependencies::{resolve, Dep, Labelled};
 use crate::frontends::goal::operation::parse_op;
 use crate::frontends::goal::text::{blank_block_comments, err, word_col};
 use crate::program::ops::{Communicator, Op, Program, RankDeps, SrcLoc};
-use std::collections::HashMap;
+use compact_str::CompactString;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Reads a GOAL file.
 pub fn parse(file: &str, text: &str) -> Result<Program> {
@@ -18,7 +19,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
         deps: Vec::new(),
         current: None,
         ops: Vec::new(),
-        labels: HashMap::new(),
+        labels: HashMap::default(),
         seen: Vec::new(),
     };
     for (i, raw) in text.lines().enumerate() {
@@ -38,7 +39,7 @@ struct Reader<'a> {
     current: Option<(u32, usize)>,
     /// Its operations so far, and their labels.
     ops: Vec<Labelled>,
-    labels: HashMap<String, u32>,
+    labels: HashMap<CompactString, u32>,
     /// Ranks whose block has been read.
     seen: Vec<bool>,
 }
@@ -179,7 +180,7 @@ impl Reader<'_> {
             ));
         };
         self.ops[op as usize].deps.push(Dep {
-            target: words[2].to_string(),
+            target: words[2].into(),
             line,
             col: word_col(raw, 2),
             start: words[1] == "irequires",
@@ -218,7 +219,7 @@ impl Reader<'_> {
         let p = self.prog.as_mut().expect("after `num_ranks N`");
         let (kind, cpu, nic) = parse_op(self.file, line, raw, &words[1..], p.ranks)?;
         let ops = &mut p.ops[rank as usize];
-        self.labels.insert(label.to_string(), ops.len() as u32);
+        self.labels.insert(label.into(), ops.len() as u32);
         ops.push(Op {
             kind,
             loc: SrcLoc {
@@ -227,7 +228,7 @@ impl Reader<'_> {
             },
         });
         self.ops.push(Labelled {
-            label: label.to_string(),
+            label: label.into(),
             line,
             cpu,
             nic,

@@ -16,7 +16,7 @@ fn reads_labels_dependencies_and_operations() {
     );
     let d = &p.deps.as_ref().unwrap()[0];
     assert_eq!(d.requires, vec![0, 1]);
-    assert_eq!(d.after_complete[0], vec![1]);
+    assert_eq!(d.after_complete.of(0), &[1]);
     assert_eq!(
         p.ops[1][0].kind,
         OpKind::Recv {
