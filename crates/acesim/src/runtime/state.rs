@@ -130,7 +130,7 @@ pub(super) enum Wait {
 }
 
 /// Where blocked time is charged.
-pub const CATEGORIES: &[&str] = &[
+pub const CATEGORIES: [&str; 13] = [
     "poll",
     "complete",
     "wait",
@@ -193,7 +193,7 @@ pub struct RankStats {
     pub compute_ps: Ps,
     pub overhead_ps: Ps,
     /// Blocked time per entry of `CATEGORIES` (inside a collective: the collective's kind).
-    pub blocked_ps: Vec<Ps>,
+    pub blocked_ps: [Ps; CATEGORIES.len()],
 }
 
 #[derive(Debug, Clone)]
@@ -356,10 +356,7 @@ impl Runtime {
                 coll: None,
                 posted: Vec::new(),
                 unexpected: Vec::new(),
-                stats: RankStats {
-                    blocked_ps: vec![0; CATEGORIES.len()],
-                    ..Default::default()
-                },
+                stats: RankStats::default(),
                 dag: program.deps.as_ref().map(|d| {
                     let d = &d[r];
                     let n = d.requires.len();
