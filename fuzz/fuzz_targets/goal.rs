@@ -36,7 +36,11 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(d.after_complete.len(), n);
         assert_eq!(d.after_start.len(), n);
         assert_eq!(d.labels.len(), n);
-        let targets = d.after_complete.iter().chain(&d.after_start).flatten();
+        let targets = d
+            .after_complete
+            .lists()
+            .chain(d.after_start.lists())
+            .flatten();
         assert!(targets.into_iter().all(|&t| (t as usize) < n));
     }
 });

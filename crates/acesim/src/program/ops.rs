@@ -321,9 +321,18 @@ impl Adjacency {
         }
     }
 
+    /// Operations with a list (empty or not).
+    pub fn len(&self) -> usize {
+        self.at.len().saturating_sub(1)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Every operation's list, in operation order.
     pub fn lists(&self) -> impl Iterator<Item = &[u32]> + '_ {
-        (0..self.at.len().saturating_sub(1)).map(|i| self.of(i))
+        (0..self.len()).map(|i| self.of(i))
     }
 }
 
