@@ -54,7 +54,9 @@ pub fn operations(rt: &Runtime) -> Vec<OperationResult> {
         .iter()
         .filter(|x| x.coll == NONE)
         .map(|x| {
-            let latency = x.complete.map(|c| c - x.issue);
+            let (dma_start, landed, complete) =
+                (x.dma_start.get(), x.landed.get(), x.complete.get());
+            let latency = complete.map(|c| c - x.issue);
             OperationResult {
                 kind: x.kind.name(),
                 rank: x.rank,
@@ -63,14 +65,11 @@ pub fn operations(rt: &Runtime) -> Vec<OperationResult> {
                 size: x.size,
                 tag: x.tag,
                 issue_ps: x.issue,
-                dma_start_ps: x.dma_start,
-                landed_ps: x.landed,
-                complete_ps: x.complete,
+                dma_start_ps: dma_start,
+                landed_ps: landed,
+                complete_ps: complete,
                 latency_ps: latency,
-                network_latency_ps: x
-                    .complete
-                    .zip(x.dma_start)
-                    .map(|(c, d)| c.saturating_sub(d)),
+                network_latency_ps: complete.zip(dma_start).map(|(c, d)| c.saturating_sub(d)),
                 bandwidth_bytes_per_s: latency
                     .filter(|&l| l > 0)
                     .map(|l| x.size as f64 * PS_PER_S as f64 / l as f64),
@@ -93,8 +92,8 @@ pub fn receives(rt: &Runtime) -> Vec<ReceiveResult> {
                 size: x.map(|x| x.size),
                 protocol: x.map(|x| if x.rendezvous { "rendezvous" } else { "eager" }),
                 posted_ps: rv.posted,
-                landed_ps: x.and_then(|x| x.landed),
-                complete_ps: rv.complete,
+                landed_ps: x.and_then(|x| x.landed.get()),
+                complete_ps: rv.complete.get(),
             }
         })
         .collect()

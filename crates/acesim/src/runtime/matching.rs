@@ -29,7 +29,7 @@ impl Runtime {
             ctx,
             posted: now,
             xfer: NONE,
-            complete: None,
+            complete: Stamp::NOT_YET,
             op,
         });
         let rv = &self.recvs[id as usize];

@@ -31,6 +31,6 @@ mod state;
 mod transfers;
 
 pub use state::{
-    CollRecord, Queue, RankStats, RecvRecord, RegionRecord, RtEvent, RtParams, Runtime,
+    CollRecord, Queue, RankStats, RecvRecord, RegionRecord, RtEvent, RtParams, Runtime, Stamp,
     TraceInterval, TraceKind, UnfinishedRequests, Xfer, XferKind, CATEGORIES,
 };

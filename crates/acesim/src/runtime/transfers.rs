@@ -70,9 +70,9 @@ impl Runtime {
             src_nic: self.placement.node[src_rank as usize] * nics + si,
             dst_nic: self.placement.node[dst_rank as usize] * nics + di,
             issue: now,
-            dma_start: None,
-            landed: None,
-            complete: None,
+            dma_start: Stamp::NOT_YET,
+            landed: Stamp::NOT_YET,
+            complete: Stamp::NOT_YET,
             ctx,
             seq,
             rendezvous: kind == XferKind::Msg && size > self.p.eager_threshold,
@@ -122,13 +122,13 @@ impl Runtime {
         match (kind, notice, part) {
             (_, Notice::TxStarted { .. }, _) => {
                 let x = &mut self.xfers[xfer as usize];
-                x.dma_start.get_or_insert(now);
+                x.dma_start.set_once(now);
             }
             // Messages: the data has left memory (sender done); the data or the
             // request-to-send arrived; the receiver asks for rendezvous data.
             (XferKind::Msg, Notice::TxDone { .. }, DATA) => self.finish_xfer(q, now, xfer),
             (XferKind::Msg, Notice::Landed { .. }, DATA) => {
-                self.xfers[xfer as usize].landed = Some(now);
+                self.xfers[xfer as usize].landed.set(now);
                 if self.xfers[xfer as usize].rendezvous {
                     let rv = self.xfers[xfer as usize].recv;
                     self.complete_recv_after_overhead(q, now, rv);
@@ -147,7 +147,7 @@ impl Runtime {
             // Puts: landed (polls may return), then the acknowledgement completes them.
             (XferKind::Put, Notice::Landed { .. }, DATA) => {
                 let x = &mut self.xfers[xfer as usize];
-                x.landed = Some(now);
+                x.landed.set(now);
                 let (dst_rank, tag, src_nic, dst_nic) = (x.dst_rank, x.tag, x.src_nic, x.dst_nic);
                 let d = dst_rank as usize;
                 *self.ranks[d].landed.entry(tag).or_insert(0) += 1;
@@ -164,7 +164,7 @@ impl Runtime {
             (XferKind::Put, Notice::ControlArrived { .. }, ACK_OR_RTS)
             | (XferKind::Get, Notice::Landed { .. }, GET_DATA) => {
                 if part == GET_DATA {
-                    self.xfers[xfer as usize].landed = Some(now);
+                    self.xfers[xfer as usize].landed.set(now);
                 }
                 if self.p.overhead == 0 {
                     self.finish_xfer(q, now, xfer);
@@ -183,7 +183,7 @@ impl Runtime {
 
     pub(super) fn finish_xfer(&mut self, q: &mut impl Schedule<RtEvent>, now: Ps, xfer: u32) {
         let x = &mut self.xfers[xfer as usize];
-        x.complete = Some(now);
+        x.complete.set(now);
         let (rank, op) = (x.rank, x.op);
         self.awaited_done(rank as usize, xfer);
         self.request_done(q, now, rank, op);
@@ -191,7 +191,7 @@ impl Runtime {
 
     pub(super) fn finish_recv(&mut self, q: &mut impl Schedule<RtEvent>, now: Ps, recv: u32) {
         let rv = &mut self.recvs[recv as usize];
-        rv.complete = Some(now);
+        rv.complete.set(now);
         let (rank, op) = (rv.rank, rv.op);
         self.awaited_done(rank as usize, recv | RECV_BIT);
         self.request_done(q, now, rank, op);
