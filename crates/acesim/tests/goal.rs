@@ -65,7 +65,7 @@ fn a_send_that_irequires_a_computation_waits_for_the_cpu() {
     let m = machine(&["node.overhead=0.6us"]);
     let text = "num_ranks 2\nrank 0 {\nl1: calc 1000\nl2: send 8b to 1 tag 0\nl2 irequires l1\n}\nrank 1 {\nl1: recv 8b from 0 tag 0\n}\n";
     let r = run_goal(&m, text);
-    let send = &r.operations[0];
+    let send = &r.operations.row(0);
     assert_eq!(send.issue_ps, US);
     assert_eq!(send.dma_start_ps, Some(US + 600_000));
     assert_eq!(send.complete_ps, Some(US + 600_000 + transfer_time(8, DMA)));
@@ -76,7 +76,7 @@ fn a_send_that_irequires_a_computation_waits_for_the_cpu() {
     // Without a send overhead the send needs no CPU: it leaves at once, the rank ends
     // when its calc does.
     let r = run_goal(&machine(&[]), text);
-    assert_eq!(r.operations[0].issue_ps, 0);
+    assert_eq!(r.operations.row(0).issue_ps, 0);
     assert_eq!(r.per_rank[0].finish_ps, US);
 }
 
@@ -86,8 +86,8 @@ fn a_receive_is_posted_while_the_cpu_computes() {
     let m = machine(&[]);
     let text = "num_ranks 2\nrank 0 {\nl1: calc 1000\nl2: recv 8b from 1 tag 4\n}\nrank 1 {\nl1: send 8b to 0 tag 4\n}\n";
     let r = run_goal(&m, text);
-    assert_eq!(r.receives[0].posted_ps, 0);
-    assert!(r.receives[0].complete_ps.expect("received") < US);
+    assert_eq!(r.receives.row(0).posted_ps, 0);
+    assert!(r.receives.row(0).complete_ps.expect("received") < US);
     assert_eq!(r.per_rank[0].finish_ps, US);
 }
 
@@ -123,8 +123,8 @@ fn wildcard_receives_do_not_take_collective_messages() {
     let r = run_goal(&m, text);
     // Collective traffic is not listed among the program's own receives.
     assert_eq!(r.receives.len(), 1);
-    assert_eq!(r.receives[0].tag, Some(5));
-    assert_eq!(r.receives[0].src, Some(1));
+    assert_eq!(r.receives.row(0).tag, Some(5));
+    assert_eq!(r.receives.row(0).src, Some(1));
 }
 
 #[test]

@@ -47,7 +47,7 @@ fn check_single_put(toml: &str, sets: &[&str], ranks: u32, dst: u32, routers: u6
     for s in [0u64, 1, 4, 1000, 2016] {
         let sched = format!("ranks {ranks}\nrank 0\ncompute 3us\nput {dst} {s} tag=7 handle=a\ncomplete a\nrank {dst}\npoll 7\n");
         let res = run(&m, &sched);
-        let op = &res.operations[0];
+        let op = &res.operations.row(0);
         let (start, landed, complete) = put_times(3_000_000, tpp, s, routers);
         assert_eq!(
             op.dma_start_ps,
@@ -107,7 +107,7 @@ fn get_is_a_request_then_the_data() {
         &m,
         &format!("ranks 2\nrank 1\nget 0 {s} handle=g\ncomplete g\n"),
     );
-    let op = &res.operations[0];
+    let op = &res.operations.row(0);
     let tpp = 100_000;
     let request_at_remote = tpp + 2 * L + D_ROUTER + transfer_time(C, B);
     let head_in = request_at_remote + transfer_time(s, DMA);
@@ -123,7 +123,7 @@ fn get_is_a_request_then_the_data() {
 fn a_2mb_put_is_bound_by_the_dma_rate() {
     let m = machine(TABLE1, &[]);
     let res = run(&m, "ranks 2\nrank 0\nput 1 2MB handle=1\ncomplete 1\n");
-    let op = &res.operations[0];
+    let op = &res.operations.row(0);
     let bw = op.bandwidth_bytes_per_s.unwrap();
     assert!((2.78e9..2.8e9).contains(&bw), "effective bandwidth {bw}");
     // The DMA engines stream without gaps. The short last packet (128 B) arrives while the
@@ -146,7 +146,7 @@ fn packets_cut_through_multi_hop_paths() {
     let m = machine("[topology]\nkind='mesh'\ndims=[5]", &[]);
     let s = 2016;
     let res = run(&m, &format!("ranks 5\nrank 0\nput 4 {s}\n"));
-    let landed = res.operations[0].landed_ps.unwrap();
+    let landed = res.operations.row(0).landed_ps.unwrap();
     let (_, expected, _) = put_times(0, 0, s, 5);
     assert_eq!(landed, expected);
     let store_and_forward =
@@ -190,8 +190,8 @@ fn two_puts_share_a_receive_dma_engine_fairly() {
     );
     let alone = transfer_time(size, DMA);
     let (a, b) = (
-        res.operations[0].landed_ps.unwrap(),
-        res.operations[1].landed_ps.unwrap(),
+        res.operations.row(0).landed_ps.unwrap(),
+        res.operations.row(1).landed_ps.unwrap(),
     );
     for t in [a, b] {
         let ratio = t as f64 / (2 * alone) as f64;
@@ -342,7 +342,7 @@ fn same_inputs_give_identical_results() {
 fn same_node_puts_use_the_dma_engines_and_wait_their_turn() {
     let m = machine(TABLE1, &[]);
     let res = run(&m, "ranks 2\nrank 0\nput 1 1MB\nput 0 1MB\n");
-    let (net, local) = (&res.operations[0], &res.operations[1]);
+    let (net, local) = (&res.operations.row(0), &res.operations.row(1));
     let packets = 1_000_000u64.div_ceil(2016);
     let last = 1_000_000 - (packets - 1) * 2016;
     let dma_all: Ps = (packets - 1) * transfer_time(2016, DMA) + transfer_time(last, DMA);
@@ -445,7 +445,7 @@ fn put_once(m: &Machine, s: u64) -> (Ps, Ps) {
         m,
         &format!("ranks 2\nrank 0\nput 1 {s} tag=1 handle=a\ncomplete a\nrank 1\npoll 1\n"),
     );
-    let op = &res.operations[0];
+    let op = &res.operations.row(0);
     (op.landed_ps.expect("landed"), op.complete_ps.expect("done"))
 }
 
@@ -517,7 +517,7 @@ fn network_latency_starts_at_the_dma_and_latency_at_the_issue() {
         &m,
         "ranks 2\nrank 0\nput 1 1000 tag=1 handle=a\ncomplete a\nrank 1\npoll 1\n",
     );
-    let a = &res.operations[0];
+    let a = &res.operations.row(0);
     let (start, _, complete) = put_times(0, tpp, 1000, 1);
     assert_eq!(a.dma_start_ps, Some(start));
     assert_eq!(a.latency_ps, Some(complete));
@@ -529,7 +529,7 @@ fn network_latency_starts_at_the_dma_and_latency_at_the_issue() {
         &m,
         "ranks 2\nrank 0\nput 1 100000 tag=1 handle=a\nput 1 1000 tag=1 handle=b\ncomplete a\ncomplete b\nrank 1\npoll 1\npoll 1\n",
     );
-    let b = &res.operations[1];
+    let b = &res.operations.row(1);
     let b_issue = b.issue_ps;
     let b_start = b.dma_start_ps.expect("started");
     assert_eq!(b_issue, tpp);
@@ -578,7 +578,7 @@ fn messages_within_a_node_copied_in_memory_take_latency_plus_size_over_bandwidth
         &m,
         "ranks 2\nrank 0\nsend 1 1MiB\nput 1 4KiB tag=1 handle=h\ncomplete h\nrank 1\nrecv 0 1MiB\npoll 1\n",
     );
-    let (send, put) = (&r.operations[0], &r.operations[1]);
+    let (send, put) = (&r.operations.row(0), &r.operations.row(1));
     // Rendezvous: the request-to-send and the receiver's get request are handshakes of the
     // latency each; then the data is copied.
     let data_start = tpp + lat + lat;

@@ -83,12 +83,12 @@ fn rendezvous_adds_exactly_its_control_round_trip() {
     let sched = format!("ranks 2\nrank 0\nsend 1 {size} tag=3\nrank 1\nrecv 0 {size} tag=3\n");
     let eager = run(&machine(TABLE1, &["mpi.eager_threshold=1MB"]), &sched);
     let rdv = run(&machine(TABLE1, &["mpi.eager_threshold=16KiB"]), &sched);
-    assert_eq!(eager.receives[0].protocol, Some("eager"));
-    assert_eq!(rdv.receives[0].protocol, Some("rendezvous"));
-    let done = |r: &Results| r.receives[0].complete_ps.unwrap();
+    assert_eq!(eager.receives.row(0).protocol, Some("eager"));
+    assert_eq!(rdv.receives.row(0).protocol, Some("rendezvous"));
+    let done = |r: &Results| r.receives.row(0).complete_ps.unwrap();
     // Request-to-send to the receiver, then its get request back: two control flights.
     assert_eq!(done(&rdv) - done(&eager), 2 * control());
-    assert_eq!(rdv.operations[0].dma_start_ps, Some(2 * control()));
+    assert_eq!(rdv.operations.row(0).dma_start_ps, Some(2 * control()));
     // The sender is done when its data has left memory.
     assert_eq!(
         rdv.per_rank[0].finish_ps - eager.per_rank[0].finish_ps,
@@ -105,14 +105,17 @@ fn a_late_receive_releases_rendezvous_data() {
         &m,
         &format!("ranks 2\nrank 0\nsend 1 {size}\nrank 1\ncompute 10us\nrecv 0 {size}\n"),
     );
-    assert_eq!(res.operations[0].dma_start_ps, Some(10_000_000 + control()));
+    assert_eq!(
+        res.operations.row(0).dma_start_ps,
+        Some(10_000_000 + control())
+    );
     // An eager message instead waits in the unexpected queue and completes at the post.
     let small = run(
         &m,
         "ranks 2\nrank 0\nsend 1 64\nrank 1\ncompute 10us\nrecv 0 64\n",
     );
-    assert_eq!(small.receives[0].complete_ps, Some(10_000_000));
-    assert!(small.receives[0].landed_ps.unwrap() < 10_000_000);
+    assert_eq!(small.receives.row(0).complete_ps, Some(10_000_000));
+    assert!(small.receives.row(0).landed_ps.unwrap() < 10_000_000);
 }
 
 #[test]
@@ -121,8 +124,8 @@ fn any_source_matches_in_arrival_order_and_posting_order() {
     // Rank 1's message arrives first (rank 0 computes 5 us first).
     let sched = "ranks 3\nrank 0\ncompute 5us\nsend 2 8 tag=7\nrank 1\nsend 2 8 tag=7\nrank 2\nirecv any 8 tag=7 req=a\nirecv any 8 tag=any req=b\nwaitall a b\n";
     let res = run(&m, sched);
-    let first = &res.receives[0];
-    let second = &res.receives[1];
+    let first = &res.receives.row(0);
+    let second = &res.receives.row(1);
     assert_eq!((first.src, second.src), (Some(1), Some(0)));
     assert_eq!(first.complete_ps, Some(one_way(8)));
     assert_eq!(second.complete_ps, Some(5_000_000 + one_way(8)));
@@ -136,9 +139,9 @@ fn messages_between_two_ranks_do_not_overtake() {
     let m = machine(TABLE1, &[]);
     let sched = "ranks 2\nrank 0\nisend 1 16KB tag=5 req=a\nisend 1 1MB tag=5 req=b\nwaitall a b\nrank 1\nirecv 0 1MB tag=5 req=x\nirecv 0 1MB tag=5 req=y\nwaitall x y\n";
     let res = run(&m, sched);
-    assert_eq!(res.receives[0].size, Some(16_000));
-    assert_eq!(res.receives[1].size, Some(1_000_000));
-    assert_eq!(res.receives[1].protocol, Some("rendezvous"));
+    assert_eq!(res.receives.row(0).size, Some(16_000));
+    assert_eq!(res.receives.row(1).size, Some(1_000_000));
+    assert_eq!(res.receives.row(1).protocol, Some("rendezvous"));
 }
 
 #[test]
@@ -425,7 +428,7 @@ fn ranks_sharing_a_node_share_its_dma_engines() {
         &m,
         &format!("ranks 4\nrank 0\nput 2 {size}\nrank 1\nput 3 {size}\n"),
     );
-    let (a, b) = (&res.operations[0], &res.operations[1]);
+    let (a, b) = (&res.operations.row(0), &res.operations.row(1));
     let packets = size.div_ceil(2016);
     let dma_all =
         (packets - 1) * transfer_time(2016, DMA) + transfer_time(size - (packets - 1) * 2016, DMA);
@@ -444,8 +447,8 @@ fn ranks_sharing_a_node_share_its_dma_engines() {
         &format!("ranks 4\nrank 0\nput 2 {size}\nrank 1\nput 3 {size}\n"),
     );
     assert_eq!(
-        res.operations[0].dma_start_ps,
-        res.operations[1].dma_start_ps
+        res.operations.row(0).dma_start_ps,
+        res.operations.row(1).dma_start_ps
     );
     // Cyclic placement puts ranks 0 and 1 on different nodes.
     let cyc = machine(

@@ -6,7 +6,7 @@
 use acesim::frontends::dumpi::TraceOptions;
 use acesim::frontends::format::Format;
 use acesim::frontends::otf2;
-use acesim::program::ops::{Op, OpKind, Program, ANY, UNDEFINED};
+use acesim::program::ops::{Op, OpKind, Program, ANY_SOURCE, UNDEFINED};
 use acesim::{simulate, MachineSource};
 use std::path::{Path, PathBuf};
 
@@ -37,7 +37,7 @@ fn ring_reads_into_the_operations_written() {
             vec![
                 OpKind::Compute { ps: 10_000 * NS },
                 OpKind::Irecv {
-                    src: i64::from((r + 3) % 4),
+                    src: (r + 3) % 4,
                     size: 1024,
                     tag: 7,
                     comm: 0,
@@ -164,7 +164,7 @@ fn a_receive_learns_its_source_tag_and_size_at_completion() {
     );
     assert!(!kinds(&prog, 0)
         .iter()
-        .any(|k| matches!(k, OpKind::Irecv { src: ANY, .. })));
+        .any(|k| matches!(k, OpKind::Irecv { src: ANY_SOURCE, .. })));
 }
 
 #[test]

@@ -10,6 +10,29 @@ pub use crate::ids::NONE;
 /// Wildcard source or tag of a receive.
 pub const ANY: i64 = -1;
 
+/// A receive's source as an operation holds it: a rank, or `ANY_SOURCE` for any (4 bytes
+/// where an `i64` takes 8: an operation is then 40 bytes, not 48, and a million-rank
+/// program holds twenty million of them).
+pub const ANY_SOURCE: u32 = u32::MAX;
+
+/// The source `src` (a rank, or `ANY`) as an operation holds it.
+pub fn source(src: i64) -> u32 {
+    if src == ANY {
+        ANY_SOURCE
+    } else {
+        src as u32
+    }
+}
+
+/// An operation's source `src` as a rank, or `ANY`.
+pub fn source_rank(src: u32) -> i64 {
+    if src == ANY_SOURCE {
+        ANY
+    } else {
+        i64::from(src)
+    }
+}
+
 /// `CommSplit` color that leaves the rank out of every new communicator.
 pub const UNDEFINED: i64 = i64::MIN;
 
@@ -82,9 +105,9 @@ pub enum OpKind {
         comm: u32,
     },
     /// Blocking receive: returns the receive overhead after a matching message is in memory.
-    /// `src` and `tag` may be `ANY`.
+    /// `src` may be `ANY_SOURCE`, `tag` `ANY`.
     Recv {
-        src: i64,
+        src: u32,
         size: u64,
         tag: i64,
         comm: u32,
@@ -99,7 +122,7 @@ pub enum OpKind {
     },
     /// Non-blocking receive.
     Irecv {
-        src: i64,
+        src: u32,
         size: u64,
         tag: i64,
         comm: u32,
@@ -189,14 +212,14 @@ impl OpKind {
                 size,
                 tag,
                 comm,
-            } => (false, src, size, tag, comm, None),
+            } => (false, source_rank(src), size, tag, comm, None),
             OpKind::Irecv {
                 src,
                 size,
                 tag,
                 comm,
                 req,
-            } => (false, src, size, tag, comm, Some(req)),
+            } => (false, source_rank(src), size, tag, comm, Some(req)),
             _ => return None,
         };
         Some(Message {
@@ -235,13 +258,13 @@ impl Message {
                 req,
             },
             (false, None) => OpKind::Recv {
-                src: peer,
+                src: source(peer),
                 size,
                 tag,
                 comm,
             },
             (false, Some(req)) => OpKind::Irecv {
-                src: peer,
+                src: source(peer),
                 size,
                 tag,
                 comm,

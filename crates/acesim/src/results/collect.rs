@@ -4,7 +4,7 @@ use crate::network::Network;
 use crate::results::collectives::collectives;
 use crate::results::links::LinkTable;
 use crate::results::nics::{self, nics};
-use crate::results::operations::{operations, receives};
+use crate::results::operations::{Operations, Receives};
 use crate::results::ranks::{per_rank, trace, unfinished};
 use crate::results::regions::regions;
 use crate::results::report::{Partial, Results, MAX_JSON_LINKS};
@@ -13,10 +13,11 @@ use crate::runtime::Runtime;
 use crate::units::format_time;
 
 /// The results of a run that processed `events` events in `wall` seconds; `partial` says
-/// where and why it stopped, when it stopped early.
+/// where and why it stopped, when it stopped early. The runtime's transfer records move
+/// into the results.
 pub fn collect(
     net: &impl Network,
-    rt: &Runtime,
+    rt: &mut Runtime,
     events: u64,
     wall: f64,
     partial: Option<Partial>,
@@ -30,6 +31,11 @@ pub fn collect(
     let links_omitted = all_links.len() > MAX_JSON_LINKS;
     let nic_stats = net.nic_stats();
     let (mean_hops, minimal_fraction) = nics::over_all(nic_stats);
+    // The receives and collectives read the transfers' records; then the records of the
+    // user's own transfers become the operations (moved, not copied).
+    let receives = Receives::new(&rt.recvs, &rt.xfers);
+    let collectives = collectives(rt);
+    let unmatched_messages = rt.unmatched_messages();
     Results {
         acesim_version: env!("CARGO_PKG_VERSION"),
         model: net.model().name(),
@@ -43,14 +49,14 @@ pub fn collect(
         bytes_injected: net.counters().bytes_injected,
         wall_seconds: wall,
         per_rank: per_rank(rt, predicted),
-        operations: operations(rt),
+        operations: Operations::new(std::mem::take(&mut rt.xfers)),
         regions: regions(rt),
         unpolled_puts: rt.unpolled(),
-        unmatched_messages: rt.unmatched_messages(),
+        unmatched_messages,
         unmatched_receives: rt.unmatched_receives(),
         unfinished_requests: unfinished(rt),
-        receives: receives(rt),
-        collectives: collectives(rt),
+        receives,
+        collectives,
         topology_detail: topology_detail(topo),
         // Per NIC up to as many NICs as links in the JSON.
         nics: if nic_stats.len() > MAX_JSON_LINKS {

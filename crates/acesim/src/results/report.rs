@@ -3,7 +3,7 @@
 use crate::results::collectives::CollectiveResult;
 use crate::results::links::{LinkResult, LinkRow, LinkTable};
 use crate::results::nics::NicResult;
-use crate::results::operations::{OperationResult, ReceiveResult};
+use crate::results::operations::{OperationResult, Operations, ReceiveResult, Receives};
 use crate::results::ranks::{RankResult, TraceEntry, UnfinishedResult};
 use crate::results::regions::RegionResult;
 use crate::results::topology::TopologyDetail;
@@ -72,9 +72,9 @@ pub struct Results {
     #[serde(skip)]
     pub wall_seconds: f64,
     pub per_rank: Vec<RankResult>,
-    pub operations: Vec<OperationResult>,
+    pub operations: Operations,
     /// Receives of user messages (collective-internal ones are summarised in `collectives`).
-    pub receives: Vec<ReceiveResult>,
+    pub receives: Receives,
     pub regions: Vec<RegionResult>,
     pub collectives: Vec<CollectiveResult>,
     /// Puts that landed but no poll consumed: (rank, tag, count).

@@ -298,7 +298,7 @@ pub fn compare(packet: &Results, flow: &Results) -> std::result::Result<ModelCom
             packet.ranks, flow.ranks
         ));
     }
-    let (po, fo) = (&packet.operations, &flow.operations);
+    let (po, fo) = (&packet.operations.to_vec(), &flow.operations.to_vec());
     let pairs = match_operations(po, fo);
     Ok(ModelComparison {
         acesim_version: packet.acesim_version,

@@ -217,7 +217,7 @@ fn drive<N: Network>(
         let events = q.processed().saturating_sub(1);
         drop(q);
         net.release_run_state();
-        return Ok(results::collect(&net, &rt, events, wall, Some(partial)));
+        return Ok(results::collect(&net, &mut rt, events, wall, Some(partial)));
     }
     // What happened after the last event without being one (credits that woke nothing)
     // ends the run as its event would have.
@@ -231,5 +231,5 @@ fn drive<N: Network>(
     let events = q.processed();
     drop(q);
     net.release_run_state();
-    Ok(results::collect(&net, &rt, events, wall, None))
+    Ok(results::collect(&net, &mut rt, events, wall, None))
 }

@@ -5,7 +5,7 @@
 use super::state::*;
 use crate::engine::Schedule;
 use crate::network::Network;
-use crate::program::{OpKind, RankDeps, NONE};
+use crate::program::{source_rank, OpKind, RankDeps, NONE};
 use crate::units::Ps;
 
 /// What an operation waits for of another: its start (`irequires`) or its completion
@@ -113,7 +113,7 @@ impl Runtime {
                 }
             }
             OpKind::Recv { src, tag, comm, .. } => {
-                self.post_recv(q, net, now, rank, src, tag, comm, op);
+                self.post_recv(q, net, now, rank, source_rank(src), tag, comm, op);
             }
             // Zero-time compute, and anything else the GOAL reader never produces.
             _ => self.complete_op(q, now, rank, op),

@@ -5,7 +5,7 @@
 use super::state::*;
 use crate::engine::Schedule;
 use crate::network::Network;
-use crate::program::{OpKind, NONE};
+use crate::program::{source_rank, OpKind, NONE};
 use crate::units::Ps;
 
 /// What a rank does after one operation.
@@ -153,7 +153,7 @@ impl Runtime {
                 ..
             } => {
                 self.ranks[r].pc += 1;
-                let id = self.post_recv(q, net, now, rank, src, tag, comm, NONE);
+                let id = self.post_recv(q, net, now, rank, source_rank(src), tag, comm, NONE);
                 self.set_handle(r, req, id | RECV_BIT);
                 Step::Next
             }
@@ -176,7 +176,7 @@ impl Runtime {
             }
             OpKind::Recv { src, tag, comm, .. } => {
                 if self.ranks[r].inflight == NONE {
-                    let id = self.post_recv(q, net, now, rank, src, tag, comm, NONE);
+                    let id = self.post_recv(q, net, now, rank, source_rank(src), tag, comm, NONE);
                     self.ranks[r].inflight = id | RECV_BIT;
                 }
                 self.finish_blocking(now, r)

@@ -253,7 +253,9 @@ pub(super) struct RankState {
     /// Envelopes (eager data or rendezvous requests) not yet matched, in arrival order.
     pub(super) unexpected: Vec<u32>,
     pub(super) stats: RankStats,
-    pub(super) dag: Option<DagRank>,
+    /// Dependency-graph ranks only (GOAL), boxed: a million sequential ranks do not carry
+    /// its empty lists.
+    pub(super) dag: Option<Box<DagRank>>,
 }
 
 /// What a traced interval of a rank was.
@@ -393,7 +395,7 @@ impl Runtime {
                 dag: program.deps.as_ref().map(|d| {
                     let d = &d[r];
                     let n = d.requires.len();
-                    DagRank {
+                    Box::new(DagRank {
                         need_requires: d.requires.clone(),
                         need_irequires: d.irequires.clone(),
                         started: vec![false; n],
@@ -401,7 +403,7 @@ impl Runtime {
                         cpus: vec![DagCpu::default(); d.cpus() as usize],
                         wake_at: Ps::MAX,
                         ..Default::default()
-                    }
+                    })
                 }),
             })
             .collect();

@@ -6,7 +6,9 @@ use super::shim::{self, Archive, Def, Event, LibraryError};
 use crate::error::{Error, Location, Result};
 use crate::frontends::dumpi::labels;
 use crate::frontends::dumpi::{TraceOptions, TraceSummary};
-use crate::program::ops::{CollCall, Message, Op, OpKind, Program, SrcLoc, ANY, UNDEFINED};
+use crate::program::ops::{
+    CollCall, Message, Op, OpKind, Program, SrcLoc, ANY, ANY_SOURCE, UNDEFINED,
+};
 use crate::units::Ps;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -489,7 +491,7 @@ impl<'a> Converter<'a> {
                 let op = self.push(
                     ev,
                     OpKind::Irecv {
-                        src: ANY,
+                        src: ANY_SOURCE,
                         size: 0,
                         tag: ANY,
                         comm: 0,
@@ -531,7 +533,7 @@ impl<'a> Converter<'a> {
                         ));
                     }
                     op.kind = OpKind::Irecv {
-                        src: i64::from(src),
+                        src,
                         size: ev.size,
                         tag: i64::from(ev.tag),
                         comm,
@@ -914,7 +916,7 @@ impl<'a> Converter<'a> {
                     matches!(
                         self.prog.ops[r][q.op].kind,
                         OpKind::Irecv {
-                            src: ANY,
+                            src: ANY_SOURCE,
                             size: 0,
                             ..
                         }

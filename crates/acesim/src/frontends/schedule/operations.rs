@@ -174,7 +174,7 @@ fn sendrecv(l: &OpLine, prog: &mut Program, block: &mut Block) -> Result<OpKind>
         req: sreq,
     };
     let irecv = OpKind::Irecv {
-        src,
+        src: crate::program::source(src),
         size: rsize,
         tag: rtag,
         comm,

@@ -29,15 +29,20 @@ struct Resource {
     /// at a time: it is kept in place, not on the heap; a million-node run has ten million
     /// resources).
     flows: SmallVec<[(u32, f64); 1]>,
-    /// Scratch for a solve: load of the flows already fixed, weight of the others, and
-    /// the version of its heap entry.
+    /// Solve in which it was last reached (so one solve visits it once), and then its
+    /// place in that solve's `component` and `scratch` (what a solve needs of a resource
+    /// is kept there, not here: 48 bytes a resource instead of 80).
+    seen: u32,
+    slot: u32,
+}
+
+/// What a solve keeps of each resource of its component: the load of the flows already
+/// fixed, the weight of the others, and its leaf in the tournament (`NO_LEAF`: none).
+#[derive(Debug, Clone, Copy)]
+struct Scratch {
     fixed_load: f64,
     open_weight: f64,
-    /// Solve in which it was last reached (so one solve visits it once).
-    seen: u32,
-    /// In a solve: its leaf in the tournament of open resources (`NO_LEAF`: none).
     leaf: u32,
-    dirty: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -60,10 +65,13 @@ pub struct MaxMin {
     resources: Vec<Resource>,
     flows: Vec<Flow>,
     free_flows: Vec<u32>,
+    /// Resources changed since the last solve (a resource may be listed twice: the solve
+    /// visits it once).
     dirty: Vec<u32>,
     solve: u32,
-    /// Scratch lists of a solve.
+    /// Scratch lists of a solve: its resources, and what it keeps of each.
     component: Vec<u32>,
+    scratch: Vec<Scratch>,
     stack: Vec<u32>,
     by_cap: Vec<u32>,
     /// The open shared resources of a solve as a tournament (a binary tree whose every
@@ -82,7 +90,6 @@ impl MaxMin {
     pub fn add_resource(&mut self, capacity: f64) -> u32 {
         self.resources.push(Resource {
             capacity,
-            leaf: NO_LEAF,
             ..Default::default()
         });
         (self.resources.len() - 1) as u32
@@ -178,11 +185,7 @@ impl MaxMin {
     }
 
     fn mark(&mut self, r: u32) {
-        let res = &mut self.resources[r as usize];
-        if !res.dirty {
-            res.dirty = true;
-            self.dirty.push(r);
-        }
+        self.dirty.push(r);
     }
 
     /// Active flows on resource `r`.
@@ -207,7 +210,8 @@ impl MaxMin {
     /// rate was (re)computed, in a deterministic order.
     pub fn solve(&mut self, changed: &mut Vec<u32>) {
         changed.clear();
-        self.solve = self.solve.wrapping_add(1);
+        // Two stamps a solve: changed resources, then resources reached.
+        self.solve = self.solve.wrapping_add(2);
         let stamp = self.solve;
         self.collect_component(stamp, changed);
         self.fill();
@@ -220,19 +224,27 @@ impl MaxMin {
     #[inline(never)]
     fn collect_component(&mut self, stamp: u32, flows: &mut Vec<u32>) {
         self.component.clear();
-        self.stack.clear();
+        self.scratch.clear();
         self.by_cap.clear();
-        for r in std::mem::take(&mut self.dirty) {
-            self.resources[r as usize].dirty = false;
-            self.stack.push(r);
+        // The changed resources, each once, in the order they changed (marked with the
+        // stamp before this solve's).
+        self.stack.clear();
+        for &r in &self.dirty {
+            let res = &mut self.resources[r as usize];
+            if res.seen != stamp.wrapping_sub(1) {
+                res.seen = stamp.wrapping_sub(1);
+                self.stack.push(r);
+            }
         }
+        self.dirty.clear();
         while let Some(r) = self.stack.pop() {
             let res = &mut self.resources[r as usize];
             if res.seen == stamp {
                 continue;
             }
             res.seen = stamp;
-            res.fixed_load = 0.0;
+            let slot = self.component.len();
+            res.slot = slot as u32;
             self.component.push(r);
             let mut open_weight = 0.0;
             for i in 0..self.resources[r as usize].flows.len() {
@@ -261,7 +273,12 @@ impl MaxMin {
                     self.by_cap.push(f);
                 }
             }
-            self.resources[r as usize].open_weight = open_weight;
+            self.scratch.push(Scratch {
+                fixed_load: 0.0,
+                open_weight,
+                leaf: NO_LEAF,
+            });
+            debug_assert_eq!(self.scratch.len(), slot + 1);
         }
     }
 
@@ -282,9 +299,8 @@ impl MaxMin {
         // The shared resources with open flows, as leaves.
         let mut open = std::mem::take(&mut self.stack);
         open.clear();
-        for &r in &self.component {
-            let res = &self.resources[r as usize];
-            if res.flows.len() > 1 && res.open_weight > OPEN {
+        for (&r, sc) in self.component.iter().zip(&self.scratch) {
+            if self.resources[r as usize].flows.len() > 1 && sc.open_weight > OPEN {
                 open.push(r);
             }
         }
@@ -299,11 +315,10 @@ impl MaxMin {
         }
         self.stack = open;
         self.by_cap = by_cap;
-        for &r in &self.component {
+        for (&r, sc) in self.component.iter().zip(&self.scratch) {
             let res = &mut self.resources[r as usize];
-            res.leaf = NO_LEAF;
             if res.flows.len() > 1 {
-                res.load = res.fixed_load;
+                res.load = sc.fixed_load;
             }
         }
     }
@@ -314,9 +329,9 @@ impl MaxMin {
         let mut rates = std::mem::take(&mut self.tree);
         rates.clear();
         for (i, &r) in open.iter().enumerate() {
-            let res = &mut self.resources[r as usize];
-            res.leaf = i as u32;
-            rates.push((fill_rate(res), r));
+            let sc = &mut self.scratch[self.resources[r as usize].slot as usize];
+            sc.leaf = i as u32;
+            rates.push((fill_rate(self.resources[r as usize].capacity, sc), r));
         }
         self.tree = rates;
         self.tournament = false;
@@ -340,9 +355,9 @@ impl MaxMin {
         tree.clear();
         tree.resize(2 * leaves, EMPTY);
         for (i, &r) in open.iter().enumerate() {
-            let res = &mut self.resources[r as usize];
-            res.leaf = (leaves + i) as u32;
-            tree[leaves + i] = (fill_rate(res), r);
+            let sc = &mut self.scratch[self.resources[r as usize].slot as usize];
+            sc.leaf = (leaves + i) as u32;
+            tree[leaves + i] = (fill_rate(self.resources[r as usize].capacity, sc), r);
         }
         for i in (1..leaves).rev() {
             tree[i] = lower(tree[2 * i], tree[2 * i + 1]);
@@ -389,7 +404,8 @@ impl MaxMin {
                 // Closed: out of the list (the last one takes its place).
                 tree.swap_remove(i);
                 if let Some(&(_, moved)) = tree.get(i) {
-                    self.resources[moved as usize].leaf = i as u32;
+                    let slot = self.resources[moved as usize].slot as usize;
+                    self.scratch[slot].leaf = i as u32;
                 }
             }
             return;
@@ -415,9 +431,9 @@ impl MaxMin {
                 self.fix(f, rate);
             }
         }
-        let res = &mut self.resources[r as usize];
-        res.open_weight = 0.0;
-        let leaf = std::mem::replace(&mut res.leaf, NO_LEAF);
+        let sc = &mut self.scratch[self.resources[r as usize].slot as usize];
+        sc.open_weight = 0.0;
+        let leaf = std::mem::replace(&mut sc.leaf, NO_LEAF);
         if leaf != NO_LEAF {
             self.update(leaf, EMPTY);
         }
@@ -435,18 +451,20 @@ impl MaxMin {
                 res.load = w * rate;
                 continue;
             }
-            res.fixed_load += w * rate;
-            res.open_weight -= w;
+            let capacity = res.capacity;
+            let sc = &mut self.scratch[res.slot as usize];
+            sc.fixed_load += w * rate;
+            sc.open_weight -= w;
             // Rounding may leave a sliver of weight: below this, nothing is open.
-            if res.open_weight <= OPEN {
-                res.open_weight = 0.0;
+            if sc.open_weight <= OPEN {
+                sc.open_weight = 0.0;
             }
-            if res.leaf != NO_LEAF {
-                let leaf = res.leaf;
-                let entry = if res.open_weight > OPEN {
-                    (fill_rate(res), r)
+            if sc.leaf != NO_LEAF {
+                let leaf = sc.leaf;
+                let entry = if sc.open_weight > OPEN {
+                    (fill_rate(capacity, sc), r)
                 } else {
-                    self.resources[r as usize].leaf = NO_LEAF;
+                    sc.leaf = NO_LEAF;
                     EMPTY
                 };
                 self.update(leaf, entry);
@@ -487,9 +505,9 @@ impl MaxMin {
     }
 }
 
-/// The rate at which a shared resource's open flows fill it.
-fn fill_rate(res: &Resource) -> f64 {
-    (res.capacity - res.fixed_load).max(0.0) / res.open_weight
+/// The rate at which a shared resource of `capacity` fills with its open flows.
+fn fill_rate(capacity: f64, sc: &Scratch) -> f64 {
+    (capacity - sc.fixed_load).max(0.0) / sc.open_weight
 }
 
 /// The entry of the resource that fills first: the lower rate, then the lower id.
