@@ -162,9 +162,13 @@ fn a_receive_learns_its_source_tag_and_size_at_completion() {
             comm: 0
         }]
     );
-    assert!(!kinds(&prog, 0)
-        .iter()
-        .any(|k| matches!(k, OpKind::Irecv { src: ANY_SOURCE, .. })));
+    assert!(!kinds(&prog, 0).iter().any(|k| matches!(
+        k,
+        OpKind::Irecv {
+            src: ANY_SOURCE,
+            ..
+        }
+    )));
 }
 
 #[test]

@@ -36,6 +36,7 @@ pub fn collect(
     let receives = Receives::new(&rt.recvs, &rt.xfers);
     let collectives = collectives(rt);
     let unmatched_messages = rt.unmatched_messages();
+    let transfer_records = rt.xfers.len();
     Results {
         acesim_version: env!("CARGO_PKG_VERSION"),
         model: net.model().name(),
@@ -75,5 +76,6 @@ pub fn collect(
         trace: trace(rt),
         link_activity: net.link_activity().map(<[_]>::to_vec),
         all_links,
+        transfer_records,
     }
 }

@@ -1,7 +1,6 @@
 //! One row per collective call: who took part, how long it took, and the messages its
 //! algorithm sent.
 
-use crate::program::NONE;
 use crate::runtime::Runtime;
 use crate::units::Ps;
 use serde::Serialize;
@@ -32,8 +31,7 @@ pub fn collectives(rt: &Runtime) -> Vec<CollectiveResult> {
         .collectives
         .iter()
         .zip(&rt.colls)
-        .zip(traffic(rt))
-        .map(|((c, rec), (messages, bytes))| {
+        .map(|(c, rec)| {
             // A call no rank entered has no start and no duration.
             let (start_ps, duration_ps, mean_rank_ps) = if rec.ranks == 0 {
                 (0, 0, 0.0)
@@ -59,20 +57,9 @@ pub fn collectives(rt: &Runtime) -> Vec<CollectiveResult> {
                 end_ps: rec.last_end,
                 duration_ps,
                 mean_rank_ps,
-                messages,
-                bytes,
+                messages: rec.messages,
+                bytes: rec.bytes,
             }
         })
         .collect()
-}
-
-/// Messages and bytes of each collective call's steps.
-fn traffic(rt: &Runtime) -> Vec<(u64, u64)> {
-    let mut per_call = vec![(0u64, 0u64); rt.program.collectives.len()];
-    for x in rt.xfers.iter().filter(|x| x.coll != NONE) {
-        let t = &mut per_call[x.coll as usize];
-        t.0 += 1;
-        t.1 += x.size;
-    }
-    per_call
 }

@@ -104,6 +104,10 @@ pub struct Results {
     /// All links, also when left out of the JSON (their rows are made when read).
     #[serde(skip)]
     pub all_links: LinkTable,
+    /// The most transfer records the runtime held at once: the program's own transfers
+    /// and the collective steps in flight (a finished step's record is reused).
+    #[serde(skip)]
+    pub transfer_records: usize,
 }
 
 impl Results {

@@ -232,11 +232,38 @@ impl Runtime {
         let ok = self.satisfied(r);
         self.ranks[r].wait = Wait::No;
         if ok {
+            if wait == Wait::All && self.ranks[r].coll.is_some() {
+                self.consume_waited(r);
+            }
             self.ranks[r].pc += 1;
             Step::Next
         } else {
             self.block(r, now, wait);
             Step::Stop
+        }
+    }
+
+    /// A collective step's wait of rank `r` passed: its requests are consumed (their
+    /// handles cleared: nothing refers to them again), and transfers done at both ends
+    /// are retired.
+    fn consume_waited(&mut self, r: usize) {
+        for i in 0..self.current_list(r).len() {
+            let h = self.current_list(r)[i] as usize;
+            let e = std::mem::replace(&mut self.ranks[r].handles[h], NONE);
+            let xfer = if e == NONE {
+                continue;
+            } else if e & RECV_BIT != 0 {
+                let x = self.recvs[(e & !RECV_BIT) as usize].xfer;
+                if x == NONE {
+                    continue;
+                }
+                self.xfers[x as usize].receiver_waited = true;
+                x
+            } else {
+                self.xfers[e as usize].sender_waited = true;
+                e
+            };
+            self.try_retire(xfer);
         }
     }
 

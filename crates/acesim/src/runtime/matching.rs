@@ -21,8 +21,7 @@ impl Runtime {
         ctx: u32,
         op: u32,
     ) -> u32 {
-        let id = self.recvs.len() as u32;
-        self.recvs.push(RecvRecord {
+        let record = RecvRecord {
             rank,
             src,
             tag,
@@ -31,7 +30,24 @@ impl Runtime {
             xfer: NONE,
             complete: Stamp::NOT_YET,
             op,
-        });
+        };
+        // A collective step's receive (odd contexts) takes the slot of a finished one; the
+        // program's own stay in posting order (they are the results' receives).
+        let reuse = if ctx % 2 == 1 {
+            self.free_recvs.pop()
+        } else {
+            None
+        };
+        let id = match reuse {
+            Some(id) => {
+                self.recvs[id as usize] = record;
+                id
+            }
+            None => {
+                self.recvs.push(record);
+                (self.recvs.len() - 1) as u32
+            }
+        };
         let rv = &self.recvs[id as usize];
         let st = &self.ranks[rank as usize];
         match st

@@ -119,6 +119,10 @@ pub struct Xfer {
     pub(super) op: u32,
     /// The collective call it is a step of, or `NONE` for the program's own transfers.
     pub coll: u32,
+    /// A collective step's requests consumed by the waits of its sender and receiver: once
+    /// both are, and it is complete, nothing refers to it and its record is reused.
+    pub(super) sender_waited: bool,
+    pub(super) receiver_waited: bool,
 }
 
 /// A posted receive.
@@ -287,13 +291,16 @@ pub struct RegionRecord {
     pub end: Ps,
 }
 
-/// Timing of one collective call over its ranks.
+/// Timing of one collective call over its ranks, and the messages and bytes of its steps
+/// (counted as they are issued: their records are reused once done).
 #[derive(Debug, Clone, Default)]
 pub struct CollRecord {
     pub first_begin: Ps,
     pub last_end: Ps,
     pub sum_ps: Ps,
     pub ranks: u32,
+    pub messages: u64,
+    pub bytes: u64,
 }
 
 /// Timing parameters of the runtime.
@@ -332,8 +339,14 @@ pub struct Runtime {
     pub program: Program,
     pub(super) p: RtParams,
     pub(super) ranks: Vec<RankState>,
+    /// Every transfer and posted receive of the program, in the order they were issued or
+    /// posted; those of collective steps are retired once done and their slots reused by
+    /// later steps (`free_xfers`, `free_recvs`), so a long run of collectives holds only
+    /// the steps in flight.
     pub xfers: Vec<Xfer>,
     pub recvs: Vec<RecvRecord>,
+    pub(super) free_xfers: Vec<u32>,
+    pub(super) free_recvs: Vec<u32>,
     pub regions: Vec<RegionRecord>,
     pub colls: Vec<CollRecord>,
     pub placement: Placement,
@@ -420,6 +433,8 @@ impl Runtime {
             ranks,
             xfers: Vec::new(),
             recvs: Vec::new(),
+            free_xfers: Vec::new(),
+            free_recvs: Vec::new(),
             regions: Vec::new(),
             colls,
             placement,
@@ -435,18 +450,42 @@ impl Runtime {
         }
     }
 
-    /// Transfers (puts, gets, messages) and receives the program's operations will create.
+    /// Transfer records (puts, gets, messages) and receive records a run of `program`
+    /// holds at most: every one of the program's own, and of collective steps, per rank
+    /// twice the steps of its largest call (a step's records are reused once both its ends
+    /// have waited for it; a rank may run a call ahead of its peers).
     pub fn count_transfers(program: &Program) -> (u64, u64) {
         let (mut xfers, mut recvs) = (0u64, 0u64);
-        for op in program.ops.iter().flatten() {
-            match op.kind {
-                OpKind::Put { .. }
-                | OpKind::Get { .. }
-                | OpKind::Send { .. }
-                | OpKind::Isend { .. } => xfers += 1,
-                OpKind::Recv { .. } | OpKind::Irecv { .. } => recvs += 1,
-                _ => {}
+        for ops in &program.ops {
+            let (mut in_call, mut call, mut largest) = (false, (0u64, 0u64), (0u64, 0u64));
+            let (mut steps, mut step_recvs) = (0u64, 0u64);
+            for op in ops {
+                let (x, r) = match op.kind {
+                    OpKind::CollBegin { .. } => {
+                        (in_call, call) = (true, (0, 0));
+                        continue;
+                    }
+                    OpKind::CollEnd { .. } => {
+                        in_call = false;
+                        largest = (largest.0.max(call.0), largest.1.max(call.1));
+                        continue;
+                    }
+                    OpKind::Put { .. }
+                    | OpKind::Get { .. }
+                    | OpKind::Send { .. }
+                    | OpKind::Isend { .. } => (1, 0),
+                    OpKind::Recv { .. } | OpKind::Irecv { .. } => (0, 1),
+                    _ => continue,
+                };
+                if in_call {
+                    (call.0, call.1) = (call.0 + x, call.1 + r);
+                    (steps, step_recvs) = (steps + x, step_recvs + r);
+                } else {
+                    (xfers, recvs) = (xfers + x, recvs + r);
+                }
             }
+            xfers += steps.min(2 * largest.0);
+            recvs += step_recvs.min(2 * largest.1);
         }
         (xfers, recvs)
     }

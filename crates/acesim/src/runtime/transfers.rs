@@ -59,8 +59,8 @@ impl Runtime {
         } else {
             0
         };
-        let id = self.xfers.len() as u32;
-        self.xfers.push(Xfer {
+        let coll = self.ranks[rank as usize].coll.map_or(NONE, |(c, _)| c);
+        let x = Xfer {
             kind,
             rank,
             src_rank,
@@ -78,9 +78,48 @@ impl Runtime {
             rendezvous: kind == XferKind::Msg && size > self.p.eager_threshold,
             recv: NONE,
             op,
-            coll: self.ranks[rank as usize].coll.map_or(NONE, |(c, _)| c),
-        });
-        id
+            coll,
+            sender_waited: false,
+            receiver_waited: false,
+        };
+        if coll == NONE {
+            self.xfers.push(x);
+            return (self.xfers.len() - 1) as u32;
+        }
+        let c = &mut self.colls[coll as usize];
+        c.messages += 1;
+        c.bytes += size;
+        // A collective step takes the slot of a finished one (the program's own transfers
+        // stay in issue order: they are the results' operations).
+        match self.free_xfers.pop() {
+            Some(id) => {
+                self.xfers[id as usize] = x;
+                id
+            }
+            None => {
+                self.xfers.push(x);
+                (self.xfers.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Collective transfer `id` is retired if it is complete and the waits of both its
+    /// ends have passed: its record and its receive's are free for later steps.
+    pub(super) fn try_retire(&mut self, id: u32) {
+        let x = &self.xfers[id as usize];
+        if x.coll == NONE || x.complete.is_none() || !x.sender_waited {
+            return;
+        }
+        match x.kind {
+            // Acknowledged: it has landed, and its target's polls count tags, not records.
+            XferKind::Put => {}
+            // Its receive completed (the receiver's wait passed): the data is in memory.
+            XferKind::Msg if x.receiver_waited && x.recv != NONE => {
+                self.free_recvs.push(x.recv);
+            }
+            _ => return,
+        }
+        self.free_xfers.push(id);
     }
 
     pub(super) fn submit<N: Network>(
