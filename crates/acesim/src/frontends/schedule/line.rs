@@ -5,6 +5,7 @@ use crate::error::{Error, Location, Result};
 use crate::frontends::schedule::tokens::Tok;
 use crate::program::ops::{SrcLoc, ANY};
 use crate::units::parse_size;
+use smallvec::SmallVec;
 use std::fmt;
 
 /// A line of the schedule, for its errors.
@@ -27,8 +28,9 @@ pub struct OpLine<'l, 'a> {
     pub at: At<'l>,
     /// The operation's keyword.
     pub head: &'l Tok<'a>,
-    pub pos: Vec<&'l Tok<'a>>,
-    opts: Vec<(&'l str, &'l str, &'l Tok<'a>)>,
+    /// Positional arguments and options, inline (a line has a few: no allocation per line).
+    pub pos: SmallVec<[&'l Tok<'a>; 4]>,
+    opts: SmallVec<[(&'l str, &'l str, &'l Tok<'a>); 4]>,
     /// Where the operation comes from: its `@FILE:LINE`, else this line.
     pub loc: SrcLoc,
     annotated: bool,
@@ -51,8 +53,8 @@ impl<'l, 'a> OpLine<'l, 'a> {
         rank: u32,
         ranks: u32,
     ) -> Self {
-        let mut pos = Vec::new();
-        let mut opts = Vec::new();
+        let mut pos = SmallVec::new();
+        let mut opts = SmallVec::new();
         for t in &toks[1..] {
             match t.text.split_once('=') {
                 Some((k, v)) => opts.push((k, v, t)),
