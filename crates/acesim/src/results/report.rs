@@ -3,7 +3,7 @@
 use crate::results::collectives::CollectiveResult;
 use crate::results::links::{LinkResult, LinkRow, LinkTable};
 use crate::results::nics::NicResult;
-use crate::results::operations::{OperationResult, Operations, ReceiveResult, Receives};
+use crate::results::operations::{Operations, Receives};
 use crate::results::ranks::{RankResult, TraceEntry, UnfinishedResult};
 use crate::results::regions::RegionResult;
 use crate::results::topology::TopologyDetail;
@@ -11,11 +11,12 @@ use crate::units::Ps;
 use serde::Serialize;
 
 /// Bytes of the results of a run with `ops` transfers, `recvs` receives, `links` links and
-/// `ranks` ranks.
+/// `ranks` ranks (the operations are the runtime's records, moved; a receive is a
+/// compact row).
 pub fn estimate_bytes(ops: u64, recvs: u64, links: u64, ranks: u64) -> u64 {
     use std::mem::size_of;
-    ops * size_of::<OperationResult>() as u64
-        + recvs * size_of::<ReceiveResult>() as u64
+    ops * size_of::<crate::runtime::Xfer>() as u64
+        + recvs * size_of::<crate::results::operations::ReceiveRow>() as u64
         + links * size_of::<LinkRow>() as u64
         + ranks * (size_of::<RankResult>() as u64 + 64)
 }

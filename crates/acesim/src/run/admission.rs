@@ -86,18 +86,21 @@ pub fn estimate_memory(
     tracing: Tracing,
     model: Model,
 ) -> u64 {
-    let (xfers, recvs) = Runtime::count_transfers(program);
+    let n = Runtime::count_transfers(program);
+    let xfers = n.xfers + n.step_xfers;
     let topo = Topology::estimate_bytes(size);
     // Message slots are reused once a message lands: about two in flight per rank.
     let in_flight = 2 * program.ranks as u64;
     let net = match model {
         Model::Packet => PacketNetwork::estimate_bytes(size, machine.router.vcs as u64, in_flight),
-        // A rank may post every send at once, and a flow lives as long as its message.
-        Model::Flow => FlowNetwork::estimate_bytes(size, xfers.max(in_flight)),
+        // A rank may post every send at once: each waits for its NIC as a small request,
+        // and about two a NIC move.
+        Model::Flow => FlowNetwork::estimate_bytes(size, xfers, in_flight),
     };
     let rt = Runtime::estimate_bytes(program);
-    let user_ops = xfers; // result rows; collective steps are summarised per call
-    let res = results::estimate_bytes(user_ops, recvs, size.links(), program.ranks as u64);
+    // Result rows: the program's own receives (its transfers' records are the runtime's,
+    // moved into the results, counted above; collective steps are summarised per call).
+    let res = results::estimate_bytes(0, n.recvs, size.links(), program.ranks as u64);
     // Events in flight: a few per transfer at most, 32 bytes each in the queue.
     let events = xfers.min(1 << 24) * 3 * 32;
     // Per operation, measured on 4K- and 16K-rank neighbour exchanges (docs/performance.md):

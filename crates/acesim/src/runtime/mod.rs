@@ -32,5 +32,5 @@ mod transfers;
 
 pub use state::{
     CollRecord, Queue, RankStats, RecvRecord, RegionRecord, RtEvent, RtParams, Runtime, Stamp,
-    TraceInterval, TraceKind, UnfinishedRequests, Xfer, XferKind, CATEGORIES,
+    TraceInterval, TraceKind, TransferCounts, UnfinishedRequests, Xfer, XferKind, CATEGORIES,
 };

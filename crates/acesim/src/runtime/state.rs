@@ -367,6 +367,18 @@ pub struct Runtime {
     pub(super) checks: Option<Box<CpuChecks>>,
 }
 
+/// Records a run holds at most: the program's own transfers and receives (every one: they
+/// are the results' operations), and of collective steps, per rank twice the steps of its
+/// largest call (a step's records are reused once both its ends have waited for it; a rank
+/// may run a call ahead of its peers).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TransferCounts {
+    pub xfers: u64,
+    pub recvs: u64,
+    pub step_xfers: u64,
+    pub step_recvs: u64,
+}
+
 /// What the runtime checks of every CPU: it runs one computation or overhead at a time,
 /// and its rank cannot finish before the CPU's busy time has passed.
 #[derive(Debug, Default)]
@@ -450,12 +462,9 @@ impl Runtime {
         }
     }
 
-    /// Transfer records (puts, gets, messages) and receive records a run of `program`
-    /// holds at most: every one of the program's own, and of collective steps, per rank
-    /// twice the steps of its largest call (a step's records are reused once both its ends
-    /// have waited for it; a rank may run a call ahead of its peers).
-    pub fn count_transfers(program: &Program) -> (u64, u64) {
-        let (mut xfers, mut recvs) = (0u64, 0u64);
+    /// Transfer and receive records a run of `program` holds at most (`TransferCounts`).
+    pub fn count_transfers(program: &Program) -> TransferCounts {
+        let mut n = TransferCounts::default();
         for ops in &program.ops {
             let (mut in_call, mut call, mut largest) = (false, (0u64, 0u64), (0u64, 0u64));
             let (mut steps, mut step_recvs) = (0u64, 0u64);
@@ -481,20 +490,21 @@ impl Runtime {
                     (call.0, call.1) = (call.0 + x, call.1 + r);
                     (steps, step_recvs) = (steps + x, step_recvs + r);
                 } else {
-                    (xfers, recvs) = (xfers + x, recvs + r);
+                    (n.xfers, n.recvs) = (n.xfers + x, n.recvs + r);
                 }
             }
-            xfers += steps.min(2 * largest.0);
-            recvs += step_recvs.min(2 * largest.1);
+            n.step_xfers += steps.min(2 * largest.0);
+            n.step_recvs += step_recvs.min(2 * largest.1);
         }
-        (xfers, recvs)
+        n
     }
 
     /// Bytes the runtime allocates for `program`: rank state, one record per transfer and
     /// receive, sequence numbers per communicating pair.
     pub fn estimate_bytes(program: &Program) -> u64 {
         use std::mem::size_of;
-        let (xfers, recvs) = Self::count_transfers(program);
+        let n = Self::count_transfers(program);
+        let (xfers, recvs) = (n.xfers + n.step_xfers, n.recvs + n.step_recvs);
         let handles: u64 = program.handles.iter().map(|&h| h as u64).sum();
         program.ranks as u64 * (size_of::<RankState>() as u64 + 64)
             + handles * 4

@@ -65,16 +65,18 @@ impl FlowNetwork {
         }
     }
 
-    /// Bytes the flow model takes on a machine of `size` with up to `messages` messages in
-    /// flight: per link its statistics, its solver resource and that resource's flow list
-    /// (when a message uses it), per NIC its queues, and per message its record, route and
-    /// flow (measured on the million-rank neighbour exchange: docs/flow.md).
-    pub fn estimate_bytes(size: &PlannedSize, messages: u64) -> u64 {
+    /// Bytes the flow model takes on a machine of `size` with up to `queued` messages
+    /// waiting for their NICs and `moving` in flight: per link its statistics, its solver
+    /// resource and that resource's flow list (when a message uses it), per NIC its queues,
+    /// per queued message a request, and per moving one its record, route and flow
+    /// (measured on the million-rank neighbour exchange: docs/flow.md).
+    pub fn estimate_bytes(size: &PlannedSize, queued: u64, moving: u64) -> u64 {
         use std::mem::size_of;
         size.links() * (4 + 8 + size_of::<LinkStats>() as u64 + 128)
             + size.nics * (8 + 24 + 4 + 24 + 8 + 8 + size_of::<NicStats>() as u64)
             + size.nodes * 4
-            + messages * (size_of::<Message>() as u64 + 256)
+            + queued * 2 * size_of::<Pending>() as u64
+            + moving * (size_of::<Message>() as u64 + 256)
     }
 
     /// The solver resource in `table[at]`, created with `capacity` on first use.
