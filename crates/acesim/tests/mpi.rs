@@ -142,6 +142,25 @@ fn messages_between_two_ranks_do_not_overtake() {
     assert_eq!(res.receives.row(0).size, Some(16_000));
     assert_eq!(res.receives.row(1).size, Some(1_000_000));
     assert_eq!(res.receives.row(1).protocol, Some("rendezvous"));
+    // The pair's order is kept across quiet spells: once every message sent has arrived
+    // its counts start again, and the next burst is ordered the same way (three bursts,
+    // the first two separated by a barrier, the last by a compute).
+    let burst =
+        |i| format!("isend 1 16KB tag=5 req=a{i}\nisend 1 1MB tag=5 req=b{i}\nwaitall a{i} b{i}\n");
+    let recvs =
+        |i| format!("irecv 0 1MB tag=5 req=x{i}\nirecv 0 1MB tag=5 req=y{i}\nwaitall x{i} y{i}\n");
+    let sched = format!(
+        "ranks 2\nrank 0\n{}barrier\n{}compute 5us\n{}rank 1\n{}barrier\n{}{}",
+        burst(0),
+        burst(1),
+        burst(2),
+        recvs(0),
+        recvs(1),
+        recvs(2)
+    );
+    let res = run(&m, &sched);
+    let sizes: Vec<Option<u64>> = res.receives.iter().map(|r| r.size).collect();
+    assert_eq!(sizes, [Some(16_000), Some(1_000_000)].repeat(3));
 }
 
 #[test]

@@ -81,11 +81,25 @@ impl Runtime {
             return;
         }
         let mut next = Some(xfer);
+        let mut want = 0;
         while let Some(x) = next {
-            *self.recv_seq.entry(key).or_insert(0) += 1;
+            want = *self
+                .recv_seq
+                .entry(key)
+                .and_modify(|n| *n += 1)
+                .or_insert(1);
             self.match_envelope(q, net, now, x);
-            let want = self.recv_seq[&key];
             next = self.early.get_mut(&key).and_then(|m| m.remove(&want));
+        }
+        // Every message sent on this (sender, receiver, context) has arrived: both counts
+        // start again from 0 with the next one, so a run keeps counts only for pairs with
+        // messages in flight (an all-to-all on 2,704 ranks has 7.3 million pairs).
+        if self.send_seq.get(&key) == Some(&want) {
+            self.send_seq.remove(&key);
+            self.recv_seq.remove(&key);
+            self.early.remove(&key);
+        } else if self.early.get(&key).is_some_and(|m| m.is_empty()) {
+            self.early.remove(&key);
         }
     }
 
