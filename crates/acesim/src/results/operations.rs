@@ -51,51 +51,22 @@ pub struct ReceiveResult {
 /// The user's puts, gets and messages, in the order they were issued: the runtime's own
 /// records, moved here when the run ends (not copied: a run of millions of operations holds
 /// them once), each made into an [`OperationResult`] when read.
-#[derive(Debug, Clone, Default)]
-pub struct Operations {
-    xfers: Vec<Xfer>,
-}
+pub type Operations = Table<Xfer>;
 
-impl Operations {
+impl Table<Xfer> {
     /// The transfers outside collectives among `xfers` (the steps of collectives are
     /// summarised per call).
     pub fn new(mut xfers: Vec<Xfer>) -> Operations {
         xfers.retain(|x| x.coll == NONE);
         xfers.shrink_to_fit();
-        Operations { xfers }
-    }
-
-    pub fn len(&self) -> usize {
-        self.xfers.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.xfers.is_empty()
-    }
-
-    /// The `i`-th operation.
-    pub fn get(&self, i: usize) -> Option<OperationResult> {
-        self.xfers.get(i).map(operation)
-    }
-
-    /// The `i`-th operation; panics past the end, like indexing (for tests and callers that
-    /// checked `len`).
-    pub fn row(&self, i: usize) -> OperationResult {
-        operation(&self.xfers[i])
-    }
-
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = OperationResult> + '_ {
-        self.xfers.iter().map(operation)
-    }
-
-    pub fn to_vec(&self) -> Vec<OperationResult> {
-        self.iter().collect()
+        Table { records: xfers }
     }
 }
 
-impl Serialize for Operations {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.iter())
+impl Record for Xfer {
+    type Row = OperationResult;
+    fn row(&self) -> OperationResult {
+        operation(self)
     }
 }
 
@@ -139,16 +110,13 @@ pub struct ReceiveRow {
 
 /// The receives of user messages (even contexts), in the order they were posted, each
 /// made into a [`ReceiveResult`] when read.
-#[derive(Debug, Clone, Default)]
-pub struct Receives {
-    rows: Vec<ReceiveRow>,
-}
+pub type Receives = Table<ReceiveRow>;
 
-impl Receives {
+impl Table<ReceiveRow> {
     /// The user receives of `recvs`, with what they learn of the message they matched in
     /// `xfers`.
     pub fn new(recvs: &[RecvRecord], xfers: &[Xfer]) -> Receives {
-        let rows = recvs
+        let records = recvs
             .iter()
             .filter(|rv| rv.ctx % 2 == 0)
             .map(|rv| {
@@ -165,34 +133,14 @@ impl Receives {
                 }
             })
             .collect();
-        Receives { rows }
-    }
-
-    pub fn len(&self) -> usize {
-        self.rows.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-
-    pub fn get(&self, i: usize) -> Option<ReceiveResult> {
-        self.rows.get(i).map(receive)
-    }
-
-    /// The `i`-th receive; panics past the end, like indexing.
-    pub fn row(&self, i: usize) -> ReceiveResult {
-        receive(&self.rows[i])
-    }
-
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = ReceiveResult> + '_ {
-        self.rows.iter().map(receive)
+        Table { records }
     }
 }
 
-impl Serialize for Receives {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.iter())
+impl Record for ReceiveRow {
+    type Row = ReceiveResult;
+    fn row(&self) -> ReceiveResult {
+        receive(self)
     }
 }
 
@@ -210,25 +158,70 @@ fn receive(r: &ReceiveRow) -> ReceiveResult {
     }
 }
 
-impl<'a> IntoIterator for &'a Operations {
-    type Item = OperationResult;
-    type IntoIter = std::iter::Map<std::slice::Iter<'a, Xfer>, fn(&Xfer) -> OperationResult>;
+/// A compact record that a result row is made of when read.
+pub trait Record {
+    type Row;
+    fn row(&self) -> Self::Row;
+}
 
-    fn into_iter(self) -> Self::IntoIter {
-        self.xfers
-            .iter()
-            .map(operation as fn(&Xfer) -> OperationResult)
+/// Records kept compact, made into result rows when read: a run of millions of operations
+/// holds them once.
+#[derive(Debug, Clone)]
+pub struct Table<T> {
+    records: Vec<T>,
+}
+
+impl<T> Default for Table<T> {
+    fn default() -> Self {
+        Table {
+            records: Vec::new(),
+        }
     }
 }
 
-impl<'a> IntoIterator for &'a Receives {
-    type Item = ReceiveResult;
-    type IntoIter =
-        std::iter::Map<std::slice::Iter<'a, ReceiveRow>, fn(&ReceiveRow) -> ReceiveResult>;
+impl<T: Record> Table<T> {
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// The `i`-th row.
+    pub fn get(&self, i: usize) -> Option<T::Row> {
+        self.records.get(i).map(T::row)
+    }
+
+    /// The `i`-th row; panics past the end, like indexing (for tests and callers that
+    /// checked `len`).
+    pub fn row(&self, i: usize) -> T::Row {
+        self.records[i].row()
+    }
+
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = T::Row> + '_ {
+        self.records.iter().map(T::row)
+    }
+
+    pub fn to_vec(&self) -> Vec<T::Row> {
+        self.iter().collect()
+    }
+}
+
+impl<T: Record> Serialize for Table<T>
+where
+    T::Row: Serialize,
+{
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+impl<'a, T: Record> IntoIterator for &'a Table<T> {
+    type Item = T::Row;
+    type IntoIter = std::iter::Map<std::slice::Iter<'a, T>, fn(&T) -> T::Row>;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.rows
-            .iter()
-            .map(receive as fn(&ReceiveRow) -> ReceiveResult)
+        self.records.iter().map(T::row as fn(&T) -> T::Row)
     }
 }

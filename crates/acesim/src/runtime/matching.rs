@@ -33,21 +33,12 @@ impl Runtime {
         };
         // A collective step's receive (odd contexts) takes the slot of a finished one; the
         // program's own stay in posting order (they are the results' receives).
-        let reuse = if ctx % 2 == 1 {
+        let free = if ctx % 2 == 1 {
             self.free_recvs.pop()
         } else {
             None
         };
-        let id = match reuse {
-            Some(id) => {
-                self.recvs[id as usize] = record;
-                id
-            }
-            None => {
-                self.recvs.push(record);
-                (self.recvs.len() - 1) as u32
-            }
-        };
+        let id = crate::ids::place(&mut self.recvs, free, record);
         let rv = &self.recvs[id as usize];
         let st = &self.ranks[rank as usize];
         match st

@@ -82,25 +82,17 @@ impl Runtime {
             sender_waited: false,
             receiver_waited: false,
         };
-        if coll == NONE {
-            self.xfers.push(x);
-            return (self.xfers.len() - 1) as u32;
-        }
-        let c = &mut self.colls[coll as usize];
-        c.messages += 1;
-        c.bytes += size;
         // A collective step takes the slot of a finished one (the program's own transfers
         // stay in issue order: they are the results' operations).
-        match self.free_xfers.pop() {
-            Some(id) => {
-                self.xfers[id as usize] = x;
-                id
-            }
-            None => {
-                self.xfers.push(x);
-                (self.xfers.len() - 1) as u32
-            }
-        }
+        let free = if coll == NONE {
+            None
+        } else {
+            let c = &mut self.colls[coll as usize];
+            c.messages += 1;
+            c.bytes += size;
+            self.free_xfers.pop()
+        };
+        crate::ids::place(&mut self.xfers, free, x)
     }
 
     /// Collective transfer `id` is retired if it is complete and the waits of both its

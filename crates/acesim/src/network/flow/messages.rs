@@ -89,16 +89,7 @@ impl FlowNetwork {
             head: 0,
             tail: 0,
         };
-        match self.free_messages.pop() {
-            Some(id) => {
-                self.messages[id as usize] = m;
-                id
-            }
-            None => {
-                self.messages.push(m);
-                (self.messages.len() - 1) as u32
-            }
-        }
+        crate::ids::place(&mut self.messages, self.free_messages.pop(), m)
     }
 
     /// Message `m` starts: its first DMA (or its control packet) now.

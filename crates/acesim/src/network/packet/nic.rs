@@ -69,16 +69,7 @@ impl PacketNetwork {
     /// A message slot, reused once a message has landed: memory follows the messages in
     /// flight, not all messages ever sent.
     pub(super) fn new_message(&mut self, m: Message) -> u32 {
-        match self.free_messages.pop() {
-            Some(id) => {
-                self.messages[id as usize] = m;
-                id
-            }
-            None => {
-                self.messages.push(m);
-                (self.messages.len() - 1) as u32
-            }
-        }
+        crate::ids::place(&mut self.messages, self.free_messages.pop(), m)
     }
 
     /// A packet that is complete in `src_nic` at `now`.
