@@ -2,9 +2,11 @@
 //! a resource it uses is full; its flows then keep that rate, and the others go on.
 //!
 //! A flow uses each of its resources with a weight (bytes of the resource per byte of the
-//! flow: a link carries headers, a DMA engine moves only the payload). Only the flows
-//! connected, through shared resources, to a resource that changed since the last solve
-//! are solved again: flows elsewhere keep their rates.
+//! flow: a link carries headers, a DMA engine moves only the payload).
+//!
+//! A solve starts from the flows on the resources that changed since the last one and
+//! widens only as far as rates must move (see `solve`): a change in a network whose flows
+//! all share links end to end moves the rates of a few dozen flows, not of all of them.
 
 use smallvec::SmallVec;
 
@@ -17,6 +19,8 @@ const NO_LEAF: u32 = u32::MAX;
 /// Open resources from which a solve keeps them in a tournament rather than scanning them
 /// every round.
 const TOURNAMENT_FROM: usize = 4096;
+/// No resource.
+const NONE: u32 = u32::MAX;
 /// An empty leaf of the tournament.
 const EMPTY: (f64, u32) = (f64::INFINITY, u32::MAX);
 
@@ -29,8 +33,8 @@ struct Resource {
     /// at a time: it is kept in place, not on the heap; a million-node run has ten million
     /// resources).
     flows: SmallVec<[(u32, f64); 1]>,
-    /// Solve in which it was last reached (so one solve visits it once), and then its
-    /// place in that solve's `component` and `scratch` (what a solve needs of a resource
+    /// Round of a solve in which it was last reached (so a round visits it once), and
+    /// then its place in that round's `component` and `scratch` (what a solve needs of a resource
     /// is kept there, not here: 48 bytes a resource instead of 80).
     seen: u32,
     slot: u32,
@@ -57,6 +61,9 @@ struct Flow {
     active: bool,
     seen: u32,
     fixed: bool,
+    /// The resource that set its rate (`NONE` before a solve): where a later solve checks
+    /// first that it still holds the flow back.
+    bottleneck: u32,
 }
 
 /// Resources, flows and their max-min rates.
@@ -69,6 +76,8 @@ pub struct MaxMin {
     /// visits it once).
     dirty: Vec<u32>,
     solve: u32,
+    /// Stamp of the last visit of resources (one a round of a solve).
+    visit: u32,
     /// Scratch lists of a solve: its resources, and what it keeps of each.
     component: Vec<u32>,
     scratch: Vec<Scratch>,
@@ -143,12 +152,20 @@ impl MaxMin {
                 self.mark(r);
             }
         }
+        // Alone, its tightest resource holds it back (a solve sets it otherwise).
+        let rate = |&(r, w): &(u32, f64)| self.resources[r as usize].capacity / w;
+        let tightest = uses
+            .iter()
+            .filter(|(_, w)| *w > 0.0)
+            .min_by(|a, b| rate(a).total_cmp(&rate(b)))
+            .map_or(NONE, |u| u.0);
         let f = &mut self.flows[id as usize];
         f.uses.clear();
         f.uses.extend_from_slice(uses);
         f.slots = slots;
         f.rate = if fits { alone } else { 0.0 };
         f.active = true;
+        f.bottleneck = tightest;
         id
     }
 
@@ -206,80 +223,190 @@ impl MaxMin {
         !self.dirty.is_empty()
     }
 
-    /// Solves again the flows connected to what changed; `changed` gets the flows whose
-    /// rate was (re)computed, in a deterministic order.
+    /// Solves again the flows the changes reach; `changed` gets the flows whose rate was
+    /// (re)computed, in a deterministic order.
+    ///
+    /// Max-min rates are unique: every flow has a bottleneck, a full resource on which no
+    /// flow is faster. So rather than the whole connected component, a solve starts from the
+    /// flows on the changed resources, fills them with every other flow's load held fixed,
+    /// and then checks the flows around them: a flow that lost its bottleneck, or that a
+    /// solved flow needs slower, joins the solve, which runs again. It stops when every
+    /// flow it touches has a bottleneck: the rates are then the max-min rates, and flows
+    /// farther away keep theirs.
     pub fn solve(&mut self, changed: &mut Vec<u32>) {
         changed.clear();
-        // Two stamps a solve: changed resources, then resources reached.
-        self.solve = self.solve.wrapping_add(2);
-        let stamp = self.solve;
-        self.collect_component(stamp, changed);
-        self.fill();
+        self.solve = self.solve.wrapping_add(1);
+        self.seed(changed);
+        loop {
+            self.collect(changed);
+            self.fill();
+            if !self.widen(changed) {
+                break;
+            }
+        }
     }
 
-    /// The active flows reachable from the dirty resources, into `flows` (in the order the
-    /// search meets them, which depends on nothing but the changes: deterministic). On the
-    /// way, each flow's cap (its resources no other flow uses) and each resource's open
-    /// weight are set for `fill`.
+    /// The flows on the changed resources (each resource once, in the order they changed,
+    /// and each flow once), into `flows`, marked as this solve's.
     #[inline(never)]
-    fn collect_component(&mut self, stamp: u32, flows: &mut Vec<u32>) {
-        self.component.clear();
-        self.scratch.clear();
-        self.by_cap.clear();
-        // The changed resources, each once, in the order they changed (marked with the
-        // stamp before this solve's).
-        self.stack.clear();
-        for &r in &self.dirty {
-            let res = &mut self.resources[r as usize];
-            if res.seen != stamp.wrapping_sub(1) {
-                res.seen = stamp.wrapping_sub(1);
-                self.stack.push(r);
+    fn seed(&mut self, flows: &mut Vec<u32>) {
+        self.visit = self.visit.wrapping_add(1);
+        let (visit, solve) = (self.visit, self.solve);
+        for i in 0..self.dirty.len() {
+            let r = self.dirty[i] as usize;
+            if self.resources[r].seen == visit {
+                continue;
+            }
+            self.resources[r].seen = visit;
+            for &(f, _) in &self.resources[r].flows {
+                let flow = &mut self.flows[f as usize];
+                if flow.seen != solve {
+                    flow.seen = solve;
+                    flows.push(f);
+                }
             }
         }
         self.dirty.clear();
-        while let Some(r) = self.stack.pop() {
-            let res = &mut self.resources[r as usize];
-            if res.seen == stamp {
-                continue;
+    }
+
+    /// The shared resources of `flows` (the component of this round of the solve), each
+    /// with the load of the flows outside the solve (held fixed) and the weight of those
+    /// in it; each flow's cap (its resources no other flow uses).
+    #[inline(never)]
+    fn collect(&mut self, flows: &[u32]) {
+        self.component.clear();
+        self.scratch.clear();
+        self.by_cap.clear();
+        self.visit = self.visit.wrapping_add(1);
+        let visit = self.visit;
+        for &f in flows {
+            let (mut cap, mut cap_at) = (f64::INFINITY, NONE);
+            for &(r, w) in &self.flows[f as usize].uses {
+                let res = &mut self.resources[r as usize];
+                if res.flows.len() > 1 {
+                    if res.seen != visit {
+                        res.seen = visit;
+                        res.slot = self.component.len() as u32;
+                        self.component.push(r);
+                        self.scratch.push(Scratch {
+                            fixed_load: 0.0,
+                            open_weight: 0.0,
+                            leaf: NO_LEAF,
+                        });
+                    }
+                    self.scratch[res.slot as usize].open_weight += w;
+                } else if w > 0.0 && res.capacity / w < cap {
+                    // A resource of this flow alone caps it.
+                    (cap, cap_at) = (res.capacity / w, r);
+                }
             }
-            res.seen = stamp;
-            let slot = self.component.len();
-            res.slot = slot as u32;
-            self.component.push(r);
-            let mut open_weight = 0.0;
-            for i in 0..self.resources[r as usize].flows.len() {
-                let (f, w) = self.resources[r as usize].flows[i];
-                open_weight += w;
-                let flow = &mut self.flows[f as usize];
-                if flow.seen == stamp {
+            let flow = &mut self.flows[f as usize];
+            (flow.fixed, flow.rate, flow.cap) = (false, 0.0, cap);
+            // Fixed at its cap, its own resource holds it back; `fill_resource` says
+            // otherwise.
+            flow.bottleneck = cap_at;
+            if cap.is_finite() {
+                self.by_cap.push(f);
+            }
+        }
+        let solve = self.solve;
+        for (&r, sc) in self.component.iter().zip(self.scratch.iter_mut()) {
+            for &(g, w) in &self.resources[r as usize].flows {
+                let flow = &self.flows[g as usize];
+                if flow.seen != solve {
+                    sc.fixed_load += w * flow.rate;
+                }
+            }
+        }
+    }
+
+    /// After a fill: the flows outside the solve on its resources that lost their
+    /// bottleneck, and those faster than a solved flow on the resource that holds it back,
+    /// join `flows`; `false` when none does (the rates are max-min).
+    #[inline(never)]
+    fn widen(&mut self, flows: &mut Vec<u32>) -> bool {
+        let solve = self.solve;
+        let before = flows.len();
+        for i in 0..self.component.len() {
+            let r = self.component[i];
+            for j in 0..self.resources[r as usize].flows.len() {
+                let (g, _) = self.resources[r as usize].flows[j];
+                let flow = &self.flows[g as usize];
+                // A bottleneck outside the round is as it was: it still holds.
+                let b = flow.bottleneck;
+                if flow.seen == solve
+                    || (b != NONE && self.resources[b as usize].seen != self.visit)
+                    || self.bottlenecked(g)
+                {
                     continue;
                 }
-                flow.seen = stamp;
-                flows.push(f);
-                let mut cap = f64::INFINITY;
-                for &(r2, w2) in &flow.uses {
-                    let res2 = &self.resources[r2 as usize];
-                    if res2.flows.len() > 1 {
-                        if res2.seen != stamp {
-                            self.stack.push(r2);
-                        }
-                    } else if w2 > 0.0 {
-                        // A resource of this flow alone leads nowhere: it caps the flow.
-                        cap = cap.min(res2.capacity / w2);
+                self.flows[g as usize].seen = solve;
+                flows.push(g);
+            }
+        }
+        for i in 0..before {
+            let f = flows[i];
+            if self.bottlenecked(f) {
+                continue;
+            }
+            // The faster flows outside the solve on its full resources hold it back.
+            let rate = self.flows[f as usize].rate;
+            for k in 0..self.flows[f as usize].uses.len() {
+                let (r, _) = self.flows[f as usize].uses[k];
+                if !self.full(r) {
+                    continue;
+                }
+                for j in 0..self.resources[r as usize].flows.len() {
+                    let (g, _) = self.resources[r as usize].flows[j];
+                    let flow = &mut self.flows[g as usize];
+                    if flow.seen != solve && flow.rate > rate * (1.0 + FIT) {
+                        flow.seen = solve;
+                        flows.push(g);
                     }
                 }
-                (flow.fixed, flow.rate, flow.cap) = (false, 0.0, cap);
-                if cap.is_finite() {
-                    self.by_cap.push(f);
-                }
             }
-            self.scratch.push(Scratch {
-                fixed_load: 0.0,
-                open_weight,
-                leaf: NO_LEAF,
-            });
-            debug_assert_eq!(self.scratch.len(), slot + 1);
         }
+        flows.len() > before
+    }
+
+    /// Whether resource `r` is full (within rounding).
+    fn full(&self, r: u32) -> bool {
+        let res = &self.resources[r as usize];
+        res.load >= res.capacity * (1.0 - FIT)
+    }
+
+    /// Whether flow `f` has a bottleneck: a full resource it uses on which no flow is
+    /// faster (within rounding). The one it had is tried first; another one found is kept.
+    fn bottlenecked(&mut self, f: u32) -> bool {
+        let flow = &self.flows[f as usize];
+        if flow.bottleneck != NONE && self.holds_back(f, flow.bottleneck) {
+            return true;
+        }
+        // A flow that loads nothing has nothing to solve.
+        if flow.uses.iter().all(|&(_, w)| w <= 0.0) {
+            return true;
+        }
+        let found = flow
+            .uses
+            .iter()
+            .find(|&&(r, w)| w > 0.0 && self.holds_back(f, r));
+        match found {
+            Some(&(r, _)) => {
+                self.flows[f as usize].bottleneck = r;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Whether resource `r` is full and no flow on it is faster than flow `f`.
+    fn holds_back(&self, f: u32, r: u32) -> bool {
+        let most = self.flows[f as usize].rate * (1.0 + FIT);
+        self.full(r)
+            && self.resources[r as usize]
+                .flows
+                .iter()
+                .all(|&(g, _)| self.flows[g as usize].rate <= most)
     }
 
     /// Progressive filling of `flows` over the component's resources: round after round,
@@ -427,7 +554,10 @@ impl MaxMin {
     fn fill_resource(&mut self, r: u32, rate: f64) {
         for i in 0..self.resources[r as usize].flows.len() {
             let (f, _) = self.resources[r as usize].flows[i];
-            if !self.flows[f as usize].fixed {
+            let flow = &self.flows[f as usize];
+            // Flows outside the solve keep their rates.
+            if flow.seen == self.solve && !flow.fixed {
+                self.flows[f as usize].bottleneck = r;
                 self.fix(f, rate);
             }
         }
@@ -485,22 +615,29 @@ impl MaxMin {
         })
     }
 
-    /// A flow none of whose resources is full (max-min gives every flow a bottleneck).
+    /// A flow without a bottleneck: no resource of its is full with no faster flow on it
+    /// (within `1e-9`). Max-min rates give every flow one.
     pub fn unbottlenecked(&self) -> Option<u32> {
         self.flows.iter().enumerate().find_map(|(f, flow)| {
             if !flow.active || flow.uses.iter().all(|&(_, w)| w <= 0.0) {
                 return None;
             }
-            let full = flow.uses.iter().any(|&(r, w)| {
+            let most = flow.rate * (1.0 + 1e-9);
+            let limited = flow.uses.iter().any(|&(r, w)| {
                 let res = &self.resources[r as usize];
                 let load: f64 = res
                     .flows
                     .iter()
                     .map(|&(g, w2)| w2 * self.flows[g as usize].rate)
                     .sum();
-                w > 0.0 && load >= res.capacity * (1.0 - 1e-9)
+                w > 0.0
+                    && load >= res.capacity * (1.0 - 1e-9)
+                    && res
+                        .flows
+                        .iter()
+                        .all(|&(g, _)| self.flows[g as usize].rate <= most)
             });
-            (!full).then_some(f as u32)
+            (!limited).then_some(f as u32)
         })
     }
 }

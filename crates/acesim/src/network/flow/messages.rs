@@ -294,6 +294,9 @@ impl FlowNetwork {
         }
         let mut changed = std::mem::take(&mut self.changed);
         self.solver.solve(&mut changed);
+        // In flow order: which of two messages ending at the same picosecond is handled
+        // first must not depend on how the solver searched.
+        changed.sort_unstable();
         for &f in &changed {
             let m = self.flow_message[f as usize];
             let rate = self.solver.rate(f);
@@ -468,7 +471,8 @@ impl FlowNetwork {
         }
     }
 
-    /// Checks: no resource over its capacity, every flow limited by a full resource.
+    /// Checks: no resource over its capacity, every flow limited by a full resource on
+    /// which no flow is faster.
     fn check_rates(&mut self) {
         if self.violation.is_some() {
             return;
@@ -479,7 +483,7 @@ impl FlowNetwork {
             ));
         } else if let Some(f) = self.solver.unbottlenecked() {
             self.violation = Some(format!(
-                "flow model: flow {f} is limited by no full resource"
+                "flow model: flow {f} has no bottleneck (a full resource on which no flow is faster)"
             ));
         }
     }
