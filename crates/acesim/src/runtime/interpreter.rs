@@ -226,15 +226,13 @@ impl Runtime {
     /// A wait for one request, all or any of a list: passes if it holds, else blocks.
     fn wait_for(&mut self, now: Ps, r: usize, wait: Wait) -> Step {
         self.ranks[r].wait = wait;
-        if wait == Wait::All {
+        // A rank woken at a `WaitAll` resumes there: its list was found done, it stays so.
+        if wait == Wait::All && !std::mem::take(&mut self.ranks[r].all_done) {
             self.count_awaited(r);
         }
         let ok = self.satisfied(r);
         self.ranks[r].wait = Wait::No;
         if ok {
-            if wait == Wait::All && self.ranks[r].coll.is_some() {
-                self.consume_waited(r);
-            }
             self.ranks[r].pc += 1;
             Step::Next
         } else {
@@ -243,28 +241,26 @@ impl Runtime {
         }
     }
 
-    /// A collective step's wait of rank `r` passed: its requests are consumed (their
-    /// handles cleared: nothing refers to them again), and transfers done at both ends
-    /// are retired.
-    fn consume_waited(&mut self, r: usize) {
-        for i in 0..self.current_list(r).len() {
-            let h = self.current_list(r)[i] as usize;
-            let e = std::mem::replace(&mut self.ranks[r].handles[h], NONE);
-            let xfer = if e == NONE {
-                continue;
-            } else if e & RECV_BIT != 0 {
-                let x = self.recvs[(e & !RECV_BIT) as usize].xfer;
-                if x == NONE {
-                    continue;
-                }
-                self.xfers[x as usize].receiver_waited = true;
-                x
-            } else {
-                self.xfers[e as usize].sender_waited = true;
-                e
-            };
-            self.try_retire(xfer);
-        }
+    /// A request (handle `h`, entry `e`) of a wait inside a collective of rank `r` is done:
+    /// it is consumed (its handle cleared: nothing refers to it again), and its transfer is
+    /// retired if both ends are done with it. This happens as the request completes, while
+    /// its records are at hand, not when the wait passes: the wait passes once all are done.
+    fn consume(&mut self, r: usize, h: u32, e: u32) {
+        self.ranks[r].handles[h as usize] = NONE;
+        let xfer = if e == NONE {
+            return;
+        } else if e & RECV_BIT != 0 {
+            let x = self.recvs[(e & !RECV_BIT) as usize].xfer;
+            if x == NONE {
+                return;
+            }
+            self.xfers[x as usize].receiver_waited = true;
+            x
+        } else {
+            self.xfers[e as usize].sender_waited = true;
+            e
+        };
+        self.try_retire(xfer);
     }
 
     /// A blocking send or receive already issued: done when its request is.
@@ -362,11 +358,16 @@ impl Runtime {
 
     /// The request list of the operation rank `r` is at (WaitAll/WaitAny).
     pub(super) fn current_list(&self, r: usize) -> &[u32] {
+        &self.program.req_lists[self.current_range(r)]
+    }
+
+    /// Where that list lies in the program's request lists.
+    fn current_range(&self, r: usize) -> std::ops::Range<usize> {
         match self.program.ops[r].get(self.ranks[r].pc).map(|o| o.kind) {
             Some(OpKind::WaitAll { list, count } | OpKind::WaitAny { list, count }) => {
-                &self.program.req_lists[list as usize..(list + count) as usize]
+                list as usize..(list + count) as usize
             }
-            _ => &[],
+            _ => 0..0,
         }
     }
 
@@ -411,9 +412,14 @@ impl Runtime {
     /// counts them (`request_done` counts them down).
     fn count_awaited(&mut self, r: usize) {
         let mut left = 0;
-        for i in 0..self.current_list(r).len() {
-            let e = self.ranks[r].handles[self.current_list(r)[i] as usize];
+        let in_collective = self.ranks[r].coll.is_some();
+        for i in self.current_range(r) {
+            let h = self.program.req_lists[i];
+            let e = self.ranks[r].handles[h as usize];
             if self.req_done(e) {
+                if in_collective {
+                    self.consume(r, h, e);
+                }
                 continue;
             }
             let (table, at) = match e & RECV_BIT != 0 {
@@ -426,6 +432,9 @@ impl Runtime {
             if !table[at] {
                 table[at] = true;
                 left += 1;
+                if in_collective {
+                    self.step_handles.insert(e, h);
+                }
             }
         }
         self.ranks[r].wait_left = left;
@@ -440,6 +449,9 @@ impl Runtime {
         if let Some(flag) = table.get_mut(at).filter(|f| **f) {
             *flag = false;
             self.ranks[r].wait_left -= 1;
+            if let Some(h) = self.step_handles.remove(&e) {
+                self.consume(r, h, e);
+            }
         }
     }
 
@@ -452,6 +464,7 @@ impl Runtime {
         self.record(r as u32, TraceKind::Blocked(cat as u8), since, now);
         let st = &mut self.ranks[r];
         st.stats.blocked_ps[cat] += now - st.blocked_since;
+        st.all_done = st.wait == Wait::All;
         st.wait = Wait::No;
         q.at(now, RtEvent::Resume { rank: r as u32 });
     }

@@ -240,6 +240,8 @@ pub(super) struct RankState {
     /// Requests of the list a `WaitAll` waits for that have not completed (counted down as
     /// they complete, so a wait over n requests costs O(n), not O(n) per completion).
     pub(super) wait_left: u32,
+    /// Woken at a `WaitAll` whose list is done: the resume passes it without a new look.
+    pub(super) all_done: bool,
     pub(super) blocked_since: Ps,
     /// A blocking send/recv already issued (encoded request), or `NONE`.
     pub(super) inflight: u32,
@@ -358,6 +360,9 @@ pub struct Runtime {
     /// Requests (by `xfers` index, and by `recvs` index) a blocked `WaitAll` counts on.
     pub(super) awaited_xfers: Vec<bool>,
     pub(super) awaited_recvs: Vec<bool>,
+    /// The handles of those inside a collective (by entry): each is consumed as it
+    /// completes.
+    pub(super) step_handles: HashMap<u32, u32>,
     pub last_activity: Ps,
     /// Per-rank intervals, when tracing.
     pub trace: Option<Vec<TraceInterval>>,
@@ -406,6 +411,7 @@ impl Runtime {
                 pc: 0,
                 wait: Wait::No,
                 wait_left: 0,
+                all_done: false,
                 blocked_since: 0,
                 inflight: NONE,
                 finish: None,
@@ -455,6 +461,7 @@ impl Runtime {
             early: HashMap::default(),
             awaited_xfers: Vec::new(),
             awaited_recvs: Vec::new(),
+            step_handles: HashMap::default(),
             last_activity: 0,
             trace: None,
             unfinished: Vec::new(),
