@@ -21,6 +21,9 @@ const NO_LEAF: u32 = u32::MAX;
 const TOURNAMENT_FROM: usize = 4096;
 /// No resource.
 const NONE: u32 = u32::MAX;
+/// A solve whose rounds have solved more than this many times its flows solves their whole
+/// connected component next.
+const WHOLE_AFTER: usize = 8;
 /// An empty leaf of the tournament.
 const EMPTY: (f64, u32) = (f64::INFINITY, u32::MAX);
 
@@ -78,6 +81,9 @@ pub struct MaxMin {
     solve: u32,
     /// Stamp of the last visit of resources (one a round of a solve).
     visit: u32,
+    /// Tests: rounds of solves so far.
+    #[cfg(test)]
+    rounds: usize,
     /// Scratch lists of a solve: its resources, and what it keeps of each.
     component: Vec<u32>,
     scratch: Vec<Scratch>,
@@ -237,11 +243,23 @@ impl MaxMin {
         changed.clear();
         self.solve = self.solve.wrapping_add(1);
         self.seed(changed);
+        let mut work = 0;
         loop {
+            #[cfg(test)]
+            {
+                self.rounds += 1;
+            }
+            work += changed.len();
             self.collect(changed);
             self.fill();
             if !self.widen(changed) {
                 break;
+            }
+            // A change that moves rates along a long chain would widen by a few flows a
+            // round, each round solving them all again: past a few rounds' worth of work,
+            // the whole connected component is solved at once (as a solve from scratch).
+            if work > WHOLE_AFTER * changed.len() {
+                self.close_component(changed);
             }
         }
     }
@@ -267,6 +285,32 @@ impl MaxMin {
             }
         }
         self.dirty.clear();
+    }
+
+    /// Every active flow connected to `flows` through shared resources joins them.
+    #[inline(never)]
+    fn close_component(&mut self, flows: &mut Vec<u32>) {
+        self.visit = self.visit.wrapping_add(1);
+        let (visit, solve) = (self.visit, self.solve);
+        let mut i = 0;
+        while i < flows.len() {
+            let f = flows[i] as usize;
+            i += 1;
+            for k in 0..self.flows[f].uses.len() {
+                let r = self.flows[f].uses[k].0 as usize;
+                if self.resources[r].flows.len() < 2 || self.resources[r].seen == visit {
+                    continue;
+                }
+                self.resources[r].seen = visit;
+                for &(g, _) in &self.resources[r].flows {
+                    let flow = &mut self.flows[g as usize];
+                    if flow.seen != solve {
+                        flow.seen = solve;
+                        flows.push(g);
+                    }
+                }
+            }
+        }
     }
 
     /// The shared resources of `flows` (the component of this round of the solve), each
@@ -688,6 +732,41 @@ mod tests {
         let f = m.add_flow(&uses);
         m.solve(&mut Vec::new());
         assert_eq!(m.rate(f).to_bits(), m.alone(&uses).to_bits());
+    }
+
+    /// A flow added at one end of a chain of links whose capacities grow along it moves
+    /// every rate of the chain: the solve widens a few rounds, then solves the whole chain
+    /// at once (not a thousand rounds), and gets the rates of a solve from scratch.
+    #[test]
+    fn a_change_along_a_long_chain_is_solved_in_few_rounds() {
+        let n = 1000;
+        let mut m = MaxMin::default();
+        let links: Vec<u32> = (0..=n)
+            .map(|i| m.add_resource(1.0 + i as f64 * 0.01))
+            .collect();
+        let uses: Vec<Vec<(u32, f64)>> = (0..n)
+            .map(|i| vec![(links[i], 1.0), (links[i + 1], 1.0)])
+            .collect();
+        let ids: Vec<u32> = uses.iter().map(|u| m.add_flow(u)).collect();
+        let mut changed = Vec::new();
+        m.solve(&mut changed);
+        m.rounds = 0;
+        let extra = m.add_flow(&[(links[0], 1.0)]);
+        m.solve(&mut changed);
+        assert_eq!(changed.len(), n + 1, "every rate of the chain moves");
+        assert!(m.rounds <= 2 * WHOLE_AFTER + 2, "{} rounds", m.rounds);
+        let mut fresh = MaxMin::default();
+        for i in 0..=n {
+            fresh.add_resource(1.0 + i as f64 * 0.01);
+        }
+        let fresh_ids: Vec<u32> = uses.iter().map(|u| fresh.add_flow(u)).collect();
+        let fresh_extra = fresh.add_flow(&[(links[0], 1.0)]);
+        fresh.solve(&mut Vec::new());
+        for (&a, &b) in ids.iter().zip(&fresh_ids).chain([(&extra, &fresh_extra)]) {
+            let (got, want) = (m.rate(a), fresh.rate(b));
+            assert!((got - want).abs() <= 1e-12 * want, "{got} against {want}");
+        }
+        assert!(m.overloaded().is_none() && m.unbottlenecked().is_none());
     }
 
     #[test]
