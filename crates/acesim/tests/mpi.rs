@@ -672,3 +672,44 @@ fn finished_collective_steps_give_their_records_back_and_user_records_keep_their
     }
     assert!(res.unmatched_messages.is_empty());
 }
+
+#[test]
+fn collective_steps_reuse_their_handles_and_wait_lists() {
+    // 200 all-to-alls (simple spread: one isend, one irecv and a wait a step) and 100 ring
+    // allreduces on 16 ranks: each step's requests are consumed when its wait passes, so
+    // the next step takes the same two handles and the same list. A rank holds a handful
+    // of handles and lists, not one per message.
+    let p = 16u32;
+    let mut sched = format!("ranks {p}\n");
+    for r in 0..p {
+        sched += &format!("rank {r}\n");
+        for i in 0..300 {
+            sched += if i % 3 == 2 {
+                "allreduce 4096 algo=ring\n"
+            } else {
+                "alltoall 1024 algo=simple_spread\n"
+            };
+        }
+    }
+    let mut prog = schedule::parse("t.sched", &sched).expect("schedule parses");
+    let config = acesim::program::collective_defaults::CollectivesConfig::default();
+    acesim::program::link::link(&mut prog, &config).expect("links");
+    for r in 0..p as usize {
+        assert!(
+            prog.handles[r] <= 4,
+            "rank {r}: {} handles",
+            prog.handles[r]
+        );
+    }
+    assert!(
+        prog.req_lists.len() <= 4 * p as usize,
+        "{} list entries",
+        prog.req_lists.len()
+    );
+    // And the run is the same as with a handle per message: every message arrives.
+    let res = simulate(&machine(TABLE1, &[]), prog).expect("run finishes");
+    assert_eq!(res.collectives.len(), 300);
+    let messages: u64 = res.collectives.iter().map(|c| c.messages).sum();
+    assert_eq!(messages, 200 * 16 * 15 + 100 * 2 * 15 * 16);
+    assert!(res.unmatched_messages.is_empty() && res.unfinished_requests.is_empty());
+}
