@@ -269,45 +269,43 @@ impl MaxMin {
     #[inline(never)]
     fn seed(&mut self, flows: &mut Vec<u32>) {
         self.visit = self.visit.wrapping_add(1);
-        let (visit, solve) = (self.visit, self.solve);
+        let visit = self.visit;
         for i in 0..self.dirty.len() {
-            let r = self.dirty[i] as usize;
-            if self.resources[r].seen == visit {
-                continue;
-            }
-            self.resources[r].seen = visit;
-            for &(f, _) in &self.resources[r].flows {
-                let flow = &mut self.flows[f as usize];
-                if flow.seen != solve {
-                    flow.seen = solve;
-                    flows.push(f);
-                }
-            }
+            self.join_flows_on(self.dirty[i], visit, flows);
         }
         self.dirty.clear();
+    }
+
+    /// The flows on resource `r` join `flows` (each once a solve), unless `r` was visited
+    /// already (`visit`).
+    fn join_flows_on(&mut self, r: u32, visit: u32, flows: &mut Vec<u32>) {
+        let res = &mut self.resources[r as usize];
+        if res.seen == visit {
+            return;
+        }
+        res.seen = visit;
+        for &(f, _) in &res.flows {
+            let flow = &mut self.flows[f as usize];
+            if flow.seen != self.solve {
+                flow.seen = self.solve;
+                flows.push(f);
+            }
+        }
     }
 
     /// Every active flow connected to `flows` through shared resources joins them.
     #[inline(never)]
     fn close_component(&mut self, flows: &mut Vec<u32>) {
         self.visit = self.visit.wrapping_add(1);
-        let (visit, solve) = (self.visit, self.solve);
+        let visit = self.visit;
         let mut i = 0;
         while i < flows.len() {
             let f = flows[i] as usize;
             i += 1;
             for k in 0..self.flows[f].uses.len() {
-                let r = self.flows[f].uses[k].0 as usize;
-                if self.resources[r].flows.len() < 2 || self.resources[r].seen == visit {
-                    continue;
-                }
-                self.resources[r].seen = visit;
-                for &(g, _) in &self.resources[r].flows {
-                    let flow = &mut self.flows[g as usize];
-                    if flow.seen != solve {
-                        flow.seen = solve;
-                        flows.push(g);
-                    }
+                let r = self.flows[f].uses[k].0;
+                if self.resources[r as usize].flows.len() > 1 {
+                    self.join_flows_on(r, visit, flows);
                 }
             }
         }
