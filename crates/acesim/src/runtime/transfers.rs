@@ -105,7 +105,7 @@ impl Runtime {
         match x.kind {
             // Acknowledged: it has landed, and its target's polls count tags, not records.
             XferKind::Put => {}
-            // Its receive completed (the receiver's wait passed): the data is in memory.
+            // Its receive completed and the receiver's wait consumed it: the data is in memory.
             XferKind::Msg if x.receiver_waited && x.recv != NONE => {
                 self.free_recvs.push(x.recv);
             }

@@ -117,10 +117,20 @@ impl MaxMin {
     /// The rate of a flow using `uses` (resource, weight) alone: its smallest
     /// capacity / weight. A solve gives a lone flow exactly this.
     pub fn alone(&self, uses: &[(u32, f64)]) -> f64 {
-        uses.iter()
-            .filter(|(_, w)| *w > 0.0)
-            .map(|&(r, w)| self.resources[r as usize].capacity / w)
-            .fold(f64::INFINITY, f64::min)
+        self.tightest(uses).0
+    }
+
+    /// That rate and the resource that sets it (the first of the lowest; `NONE` when the
+    /// flow loads nothing).
+    fn tightest(&self, uses: &[(u32, f64)]) -> (f64, u32) {
+        let mut best = (f64::INFINITY, NONE);
+        for &(r, w) in uses.iter().filter(|(_, w)| *w > 0.0) {
+            let rate = self.resources[r as usize].capacity / w;
+            if rate < best.0 {
+                best = (rate, r);
+            }
+        }
+        best
     }
 
     /// Starts a flow on `uses`. When it fits alone in what every resource it uses has
@@ -135,7 +145,8 @@ impl MaxMin {
                 (self.flows.len() - 1) as u32
             }
         };
-        let alone = self.alone(uses);
+        // Alone, its tightest resource holds it back (a solve sets it otherwise).
+        let (alone, tightest) = self.tightest(uses);
         // A resource nobody uses yet takes it whole; one in use must keep a margin.
         let fits_in = |res: &Resource, w: f64| {
             let margin = if res.flows.is_empty() { -FIT } else { FIT };
@@ -158,13 +169,6 @@ impl MaxMin {
                 self.mark(r);
             }
         }
-        // Alone, its tightest resource holds it back (a solve sets it otherwise).
-        let rate = |&(r, w): &(u32, f64)| self.resources[r as usize].capacity / w;
-        let tightest = uses
-            .iter()
-            .filter(|(_, w)| *w > 0.0)
-            .min_by(|a, b| rate(a).total_cmp(&rate(b)))
-            .map_or(NONE, |u| u.0);
         let f = &mut self.flows[id as usize];
         f.uses.clear();
         f.uses.extend_from_slice(uses);
