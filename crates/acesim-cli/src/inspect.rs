@@ -60,9 +60,9 @@ pub(crate) fn validate(machine: &MachineArgs, program: Option<&Path>) -> acesim:
     let need = estimate_run_memory(&config, &prog, Tracing::None, Model::Packet)?;
     // The same admission as `run`: a run that would be refused is refused here.
     admit(need)?;
-    let ops: usize = prog.ops.iter().map(Vec::len).sum();
+    let ops = acesim::runtime::Runtime::count_transfers(&prog).ops;
     outln!(
-        "program ok: {} ranks, {ops} operations after expanding collectives; the run needs about {} beyond the program{}",
+        "program ok: {} ranks, {ops} operations, the steps of collectives included; the run needs about {} beyond the program{}",
         prog.ranks,
         approx_size(need),
         memory_budget()?.map_or(String::new(), |a| format!(" ({} available)", approx_size(a)))

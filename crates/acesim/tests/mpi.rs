@@ -3,6 +3,7 @@
 
 use acesim::frontends::schedule;
 use acesim::program::collectives::{self, CollKind, CollSpec, Step, Transport};
+use acesim::program::OpKind;
 use acesim::units::{transfer_time, Ps};
 use acesim::{simulate, Error, Machine, MachineSource, Results};
 
@@ -674,11 +675,12 @@ fn finished_collective_steps_give_their_records_back_and_user_records_keep_their
 }
 
 #[test]
-fn collective_steps_reuse_their_handles_and_wait_lists() {
-    // 200 all-to-alls (simple spread: one isend, one irecv and a wait a step) and 100 ring
-    // allreduces on 16 ranks: each step's requests are consumed when its wait passes, so
-    // the next step takes the same two handles and the same list. A rank holds a handful
-    // of handles and lists, not one per message.
+fn collectives_are_linked_not_expanded_before_the_run() {
+    // 200 all-to-alls (simple spread: one isend, one irecv and a wait a round) and 100 ring
+    // allreduces on 16 ranks: linking leaves one operation per call; the runtime generates
+    // each call's steps round by round as a rank reaches them (15 rounds of two messages,
+    // 30 for the ring), so a rank never holds a call's 45 operations at once, let alone
+    // the program's 11,500.
     let p = 16u32;
     let mut sched = format!("ranks {p}\n");
     for r in 0..p {
@@ -695,17 +697,13 @@ fn collective_steps_reuse_their_handles_and_wait_lists() {
     let config = acesim::program::collective_defaults::CollectivesConfig::default();
     acesim::program::link::link(&mut prog, &config).expect("links");
     for r in 0..p as usize {
-        assert!(
-            prog.handles[r] <= 4,
-            "rank {r}: {} handles",
-            prog.handles[r]
-        );
+        assert_eq!(prog.ops[r].len(), 300, "rank {r}");
+        assert!(prog.ops[r]
+            .iter()
+            .all(|o| matches!(o.kind, OpKind::Collective { .. })));
+        assert_eq!(prog.handles[r], 0, "rank {r}: no request of its own");
     }
-    assert!(
-        prog.req_lists.len() <= 4 * p as usize,
-        "{} list entries",
-        prog.req_lists.len()
-    );
+    assert!(prog.req_lists.is_empty());
     // And the run is the same as with a handle per message: every message arrives.
     let res = simulate(&machine(TABLE1, &[]), prog).expect("run finishes");
     assert_eq!(res.collectives.len(), 300);

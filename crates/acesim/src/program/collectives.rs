@@ -348,53 +348,137 @@ pub fn expand(spec: &CollSpec, algorithm: &str, p: u32, me: u32) -> Vec<Step> {
 ///
 /// A missing entry counts `spec.size`.
 pub fn expand_with(spec: &CollSpec, sizes: &[u64], algorithm: &str, p: u32, me: u32) -> Vec<Step> {
-    assert!(me < p, "rank {me} out of range (p = {p})");
-    if p == 1 {
-        return Vec::new();
+    let mut steps = Vec::new();
+    let mut gen = StepGen::new(spec, algorithm, p, me);
+    while gen.next_round(sizes, &mut steps) {}
+    steps
+}
+
+/// The steps of one rank's collective, generated a round at a time as the rank reaches
+/// them: a rank of a 2,704-rank all-to-all holds the two messages of its current round,
+/// not the 5,406 of the whole call. The rounds of an algorithm are those of its loop (one
+/// exchange each); an algorithm of a few steps is one round.
+#[derive(Debug, Clone)]
+pub struct StepGen {
+    algo: Algo,
+    p: u64,
+    me: u64,
+    root: u64,
+    size: u64,
+    segment: u64,
+    /// The next round, and how many there are.
+    round: u64,
+    rounds: u64,
+    builder: Builder,
+}
+
+impl StepGen {
+    /// Rank `me`'s steps (0 <= me < p) of `spec` with the already resolved `algorithm`.
+    ///
+    /// # Panics
+    /// If `me >= p`, if `algorithm` is not an algorithm of `spec.kind`, or if the
+    /// algorithm's constraints on `p` (checked by [`resolve`]) do not hold.
+    pub fn new(spec: &CollSpec, algorithm: &str, p: u32, me: u32) -> StepGen {
+        assert!(me < p, "rank {me} out of range (p = {p})");
+        let algo = algo(spec.kind, algorithm);
+        let rdma = spec.kind == CollKind::Barrier && spec.transport == Transport::Rdma;
+        let mut gen = StepGen {
+            algo,
+            p: u64::from(p),
+            me: u64::from(me),
+            root: u64::from(spec.root) % u64::from(p),
+            size: spec.size,
+            segment: spec.segment.max(1),
+            round: 0,
+            rounds: 0,
+            builder: Builder::new(rdma),
+        };
+        gen.rounds = match (p, gen.algo) {
+            (1, _) => 0,
+            (_, Algo::Whole(_)) => 1,
+            (_, Algo::Rounds(count, _)) => count(&gen.ctx(&[])),
+        };
+        gen
     }
-    let ctx = Ctx {
-        p: u64::from(p),
-        me: u64::from(me),
-        root: u64::from(spec.root) % u64::from(p),
-        size: spec.size,
-        segment: spec.segment.max(1),
-        sizes,
-    };
-    let mut b = Builder::new(spec.kind == CollKind::Barrier && spec.transport == Transport::Rdma);
-    match (spec.kind, algorithm) {
-        (CollKind::Barrier, "ring") => barrier_ring(&ctx, &mut b),
-        (CollKind::Barrier, "recursive_doubling") => barrier_recursive_doubling(&ctx, &mut b),
-        (CollKind::Barrier, "dissemination") => barrier_dissemination(&ctx, &mut b),
-        (CollKind::Barrier, "binomial") => barrier_binomial(&ctx, &mut b),
-        (CollKind::Bcast, "binomial") => bcast_binomial(&ctx, &mut b),
-        (CollKind::Bcast, "pipelined") => bcast_pipelined(&ctx, &mut b),
-        (CollKind::Bcast, "scatter_allgather") => bcast_scatter_allgather(&ctx, &mut b),
-        (CollKind::Reduce, "binomial") => reduce_binomial(&ctx, &mut b),
-        (CollKind::Reduce, "pipelined") => reduce_pipelined(&ctx, &mut b),
-        (CollKind::Allreduce, "recursive_doubling") => allreduce_recursive_doubling(&ctx, &mut b),
-        (CollKind::Allreduce, "ring") => allreduce_ring(&ctx, &mut b),
-        (CollKind::Allreduce, "rabenseifner") => allreduce_rabenseifner(&ctx, &mut b),
-        (CollKind::Alltoall, "simple_spread") => alltoall_simple_spread(&ctx, &mut b),
-        (CollKind::Alltoall, "spread_2d") => alltoall_spread_2d(&ctx, &mut b),
-        (CollKind::Alltoall, "pairwise") => alltoall_pairwise(&ctx, &mut b),
-        (CollKind::Alltoall, "bruck") => alltoall_bruck(&ctx, &mut b),
-        (CollKind::Allgather, "ring") => allgather_ring(&ctx, &mut b),
-        (CollKind::Allgather, "recursive_doubling") => allgather_recursive_doubling(&ctx, &mut b),
-        (CollKind::Gather, "binomial") => gather_binomial(&ctx, &mut b),
-        (CollKind::Scatter, "binomial") => scatter_binomial(&ctx, &mut b),
-        (CollKind::Scan, "recursive_doubling") => scan_recursive_doubling(&ctx, &mut b),
-        (CollKind::Exscan, "recursive_doubling") => scan_recursive_doubling(&ctx, &mut b),
-        (CollKind::Gatherv, "linear") => gatherv_linear(&ctx, &mut b),
-        (CollKind::Scatterv, "linear") => scatterv_linear(&ctx, &mut b),
-        (CollKind::Allgatherv, "ring") => allgatherv_ring(&ctx, &mut b),
-        (CollKind::Alltoallv, "pairwise") => alltoallv_pairwise(&ctx, &mut b),
-        (CollKind::ReduceScatter, "pairwise") => reduce_scatter_pairwise(&ctx, &mut b),
+
+    fn ctx<'s>(&self, sizes: &'s [u64]) -> Ctx<'s> {
+        Ctx {
+            p: self.p,
+            me: self.me,
+            root: self.root,
+            size: self.size,
+            segment: self.segment,
+            sizes,
+        }
+    }
+
+    /// Appends the steps of the next round to `out` (the last round ends with what the
+    /// call leaves outstanding waited for); false once every round has been generated.
+    /// `sizes` are the rank's sizes per rank of a v-variant (see [`expand_with`]).
+    pub fn next_round(&mut self, sizes: &[u64], out: &mut Vec<Step>) -> bool {
+        if self.round >= self.rounds {
+            return false;
+        }
+        let c = self.ctx(sizes);
+        let b = &mut self.builder;
+        std::mem::swap(&mut b.steps, out);
+        match self.algo {
+            Algo::Whole(f) => f(&c, b),
+            Algo::Rounds(_, f) => f(&c, self.round, b),
+        }
+        self.round += 1;
+        if self.round == self.rounds {
+            b.finish();
+        }
+        std::mem::swap(&mut b.steps, out);
+        true
+    }
+}
+
+/// An algorithm: all its steps at once, or (an algorithm of order p steps) its number of
+/// rounds and the steps of round `k`, in the order its loop gives them.
+#[derive(Debug, Clone, Copy)]
+enum Algo {
+    Whole(fn(&Ctx, &mut Builder)),
+    Rounds(fn(&Ctx) -> u64, fn(&Ctx, u64, &mut Builder)),
+}
+
+/// The algorithm `algorithm` of `kind`.
+fn algo(kind: CollKind, algorithm: &str) -> Algo {
+    use Algo::{Rounds, Whole};
+    let p_minus_1 = |c: &Ctx| c.p - 1;
+    match (kind, algorithm) {
+        (CollKind::Barrier, "ring") => Rounds(p_minus_1, barrier_ring),
+        (CollKind::Barrier, "recursive_doubling") => Whole(barrier_recursive_doubling),
+        (CollKind::Barrier, "dissemination") => Whole(barrier_dissemination),
+        (CollKind::Barrier, "binomial") => Whole(barrier_binomial),
+        (CollKind::Bcast, "binomial") => Whole(bcast_binomial),
+        (CollKind::Bcast, "pipelined") => Rounds(|c| c.nseg(), bcast_pipelined),
+        (CollKind::Bcast, "scatter_allgather") => Rounds(|c| c.p, bcast_scatter_allgather),
+        (CollKind::Reduce, "binomial") => Whole(reduce_binomial),
+        (CollKind::Reduce, "pipelined") => Rounds(|c| c.nseg(), reduce_pipelined),
+        (CollKind::Allreduce, "recursive_doubling") => Whole(allreduce_recursive_doubling),
+        (CollKind::Allreduce, "ring") => Rounds(|c| 2 * (c.p - 1), allreduce_ring),
+        (CollKind::Allreduce, "rabenseifner") => Whole(allreduce_rabenseifner),
+        (CollKind::Alltoall, "simple_spread") => Rounds(p_minus_1, alltoall_simple_spread),
+        (CollKind::Alltoall, "spread_2d") => Rounds(spread_2d_rounds, alltoall_spread_2d),
+        (CollKind::Alltoall, "pairwise") => Rounds(pairwise_rounds, alltoall_pairwise),
+        (CollKind::Alltoall, "bruck") => Whole(alltoall_bruck),
+        (CollKind::Allgather, "ring") => Rounds(p_minus_1, allgather_ring),
+        (CollKind::Allgather, "recursive_doubling") => Whole(allgather_recursive_doubling),
+        (CollKind::Gather, "binomial") => Whole(gather_binomial),
+        (CollKind::Scatter, "binomial") => Whole(scatter_binomial),
+        (CollKind::Scan | CollKind::Exscan, "recursive_doubling") => Whole(scan_recursive_doubling),
+        (CollKind::Gatherv, "linear") => Rounds(linear_rounds, gatherv_linear),
+        (CollKind::Scatterv, "linear") => Rounds(linear_rounds, scatterv_linear),
+        (CollKind::Allgatherv, "ring") => Rounds(p_minus_1, allgatherv_ring),
+        (CollKind::Alltoallv, "pairwise") => Rounds(p_minus_1, alltoallv_pairwise),
+        (CollKind::ReduceScatter, "pairwise") => Rounds(p_minus_1, reduce_scatter_pairwise),
         (kind, other) => panic!(
             "unknown {kind} algorithm '{other}' ({kind} algorithms: {})",
             kind.algorithms().join(", ")
         ),
     }
-    b.finish()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -533,10 +617,13 @@ fn binomial_subtree(rel: u64, p: u64) -> u64 {
 }
 
 /// Accumulates the steps of one rank; hides the transport of barriers.
+#[derive(Debug, Clone)]
 struct Builder {
     steps: Vec<Step>,
     rdma: bool,
     outstanding: bool,
+    /// Whether any step was emitted (rdma: the call then ends with `CompleteAll`).
+    emitted: bool,
 }
 
 impl Builder {
@@ -545,11 +632,13 @@ impl Builder {
             steps: Vec::new(),
             rdma,
             outstanding: false,
+            emitted: false,
         }
     }
 
     fn send(&mut self, to: u64, bytes: u64, t: u64) {
         let (to, tag) = (idx(to), tag(t));
+        self.emitted = true;
         if self.rdma {
             self.steps.push(Step::Put { to, bytes, tag });
         } else {
@@ -560,6 +649,7 @@ impl Builder {
 
     fn recv(&mut self, from: u64, bytes: u64, t: u64) {
         let (from, tag) = (idx(from), tag(t));
+        self.emitted = true;
         if self.rdma {
             self.steps.push(Step::Poll { tag });
         } else {
@@ -584,6 +674,7 @@ impl Builder {
     }
 
     fn reduce(&mut self, bytes: u64) {
+        self.emitted = true;
         self.steps.push(Step::Reduce { bytes });
     }
 
@@ -595,12 +686,12 @@ impl Builder {
         }
     }
 
-    fn finish(mut self) -> Vec<Step> {
+    /// Ends the call: what is outstanding is waited for (puts completed).
+    fn finish(&mut self) {
         self.wait();
-        if self.rdma && !self.steps.is_empty() {
+        if self.rdma && self.emitted {
             self.steps.push(Step::CompleteAll);
         }
-        self.steps
     }
 }
 
@@ -609,11 +700,9 @@ impl Builder {
 // ---------------------------------------------------------------------------------------
 
 /// p-1 steps: notify the successor, wait for the predecessor.
-fn barrier_ring(c: &Ctx, b: &mut Builder) {
+fn barrier_ring(c: &Ctx, k: u64, b: &mut Builder) {
     let bytes = b.barrier_bytes();
-    for k in 0..c.p - 1 {
-        b.exchange(c.plus(1), bytes, c.minus(1), bytes, k);
-    }
+    b.exchange(c.plus(1), bytes, c.minus(1), bytes, k);
 }
 
 /// p = 2^n + r: the r extra ranks fold into ranks 0..r, the 2^n ranks run n exchange
@@ -693,27 +782,39 @@ fn bcast_binomial(c: &Ctx, b: &mut Builder) {
 }
 
 /// Chain root -> root+1 -> ... in segments; each rank forwards a segment once it has it.
-fn bcast_pipelined(c: &Ctx, b: &mut Builder) {
+fn bcast_pipelined(c: &Ctx, k: u64, b: &mut Builder) {
     let rel = c.rel();
-    for k in 0..c.nseg() {
-        let bytes = c.seg_bytes(k);
-        if rel > 0 {
-            b.recv(c.abs(rel - 1), bytes, k);
-            b.wait();
-        }
-        if rel + 1 < c.p {
-            b.send(c.abs(rel + 1), bytes, k);
-        }
+    let bytes = c.seg_bytes(k);
+    if rel > 0 {
+        b.recv(c.abs(rel - 1), bytes, k);
+        b.wait();
     }
-    b.wait();
+    if rel + 1 < c.p {
+        b.send(c.abs(rel + 1), bytes, k);
+    }
 }
 
-/// Binomial scatter of ceil(size/p)-byte blocks from the root, then a ring allgather.
-fn bcast_scatter_allgather(c: &Ctx, b: &mut Builder) {
+/// Binomial scatter of ceil(size/p)-byte blocks from the root (round 0), then a ring
+/// allgather (rounds 1..p).
+fn bcast_scatter_allgather(c: &Ctx, round: u64, b: &mut Builder) {
     let rel = c.rel();
     let p = c.p;
     let block = c.size.div_ceil(p);
     let blk = |j: u64| range_bytes(c.size, block, j, j + 1);
+    if round > 0 {
+        // Ring allgather: in step s pass on block rel-s, receive block rel-s-1.
+        let s = round - 1;
+        let send_block = (rel + p - s) % p;
+        let recv_block = (rel + 2 * p - s - 1) % p;
+        b.exchange(
+            c.abs((rel + 1) % p),
+            blk(send_block),
+            c.abs((rel + p - 1) % p),
+            blk(recv_block),
+            1 + s,
+        );
+        return;
+    }
     // Scatter: a subtree receives the blocks of its ranks.
     if rel != 0 {
         let n = binomial_subtree(rel, p);
@@ -733,18 +834,6 @@ fn bcast_scatter_allgather(c: &Ctx, b: &mut Builder) {
         );
     }
     b.wait();
-    // Ring allgather: in step s pass on block rel-s, receive block rel-s-1.
-    for s in 0..p - 1 {
-        let send_block = (rel + p - s) % p;
-        let recv_block = (rel + 2 * p - s - 1) % p;
-        b.exchange(
-            c.abs((rel + 1) % p),
-            blk(send_block),
-            c.abs((rel + p - 1) % p),
-            blk(recv_block),
-            1 + s,
-        );
-    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -766,20 +855,17 @@ fn reduce_binomial(c: &Ctx, b: &mut Builder) {
 }
 
 /// Chain root+p-1 -> ... -> root+1 -> root in segments, each hop reducing the segment.
-fn reduce_pipelined(c: &Ctx, b: &mut Builder) {
+fn reduce_pipelined(c: &Ctx, k: u64, b: &mut Builder) {
     let rel = c.rel();
-    for k in 0..c.nseg() {
-        let bytes = c.seg_bytes(k);
-        if rel + 1 < c.p {
-            b.recv(c.abs(rel + 1), bytes, k);
-            b.wait();
-            b.reduce(bytes);
-        }
-        if rel > 0 {
-            b.send(c.abs(rel - 1), bytes, k);
-        }
+    let bytes = c.seg_bytes(k);
+    if rel + 1 < c.p {
+        b.recv(c.abs(rel + 1), bytes, k);
+        b.wait();
+        b.reduce(bytes);
     }
-    b.wait();
+    if rel > 0 {
+        b.send(c.abs(rel - 1), bytes, k);
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -843,20 +929,22 @@ fn allreduce_recursive_doubling(c: &Ctx, b: &mut Builder) {
     fold_out(c, b, pof2, n + 1);
 }
 
-/// Reduce-scatter ring (p-1 steps on ceil(size/p)-byte blocks) then allgather ring.
-fn allreduce_ring(c: &Ctx, b: &mut Builder) {
+/// Reduce-scatter ring (rounds 0..p-1 on ceil(size/p)-byte blocks) then allgather ring
+/// (rounds p-1..2(p-1)).
+fn allreduce_ring(c: &Ctx, round: u64, b: &mut Builder) {
     let p = c.p;
     let block = c.size.div_ceil(p);
     let blk = |j: u64| range_bytes(c.size, block, j, j + 1);
     let (next, prev) = (c.plus(1), c.minus(1));
-    for s in 0..p - 1 {
+    if round < p - 1 {
+        let s = round;
         let send_block = (c.me + p - s) % p;
         let recv_block = (c.me + 2 * p - s - 1) % p;
         b.exchange(next, blk(send_block), prev, blk(recv_block), s);
         b.reduce(blk(recv_block));
-    }
-    // Rank me now owns the reduced block me+1.
-    for s in 0..p - 1 {
+    } else {
+        // Rank me now owns the reduced block me+1.
+        let s = round - (p - 1);
         let send_block = (c.me + 1 + p - s) % p;
         let recv_block = (c.me + p - s) % p;
         b.exchange(next, blk(send_block), prev, blk(recv_block), p - 1 + s);
@@ -919,33 +1007,44 @@ fn allreduce_rabenseifner(c: &Ctx, b: &mut Builder) {
 // Alltoall
 // ---------------------------------------------------------------------------------------
 
-fn alltoall_simple_spread(c: &Ctx, b: &mut Builder) {
-    for s in 1..c.p {
-        b.exchange(c.plus(s), c.size, c.minus(s), c.size, s);
-    }
+/// Round k (step s = k + 1): send to me + s, receive from me - s.
+fn alltoall_simple_spread(c: &Ctx, k: u64, b: &mut Builder) {
+    let s = k + 1;
+    b.exchange(c.plus(s), c.size, c.minus(s), c.size, s);
 }
 
-/// Ranks on an n x n grid; step s moves by (s mod n, s div n) with wrap-around per axis.
-fn alltoall_spread_2d(c: &Ctx, b: &mut Builder) {
+fn spread_2d_rounds(c: &Ctx) -> u64 {
+    assert!(
+        exact_sqrt(c.p).is_some(),
+        "spread_2d alltoall needs a square number of ranks"
+    );
+    c.p - 1
+}
+
+/// Ranks on an n x n grid; step s = k + 1 moves by (s mod n, s div n) with wrap-around per
+/// axis.
+fn alltoall_spread_2d(c: &Ctx, k: u64, b: &mut Builder) {
     let n = exact_sqrt(c.p).expect("spread_2d alltoall needs a square number of ranks");
     let (x, y) = (c.me % n, c.me / n);
-    for s in 1..c.p {
-        let (dx, dy) = (s % n, s / n);
-        let dest = (x + dx) % n + ((y + dy) % n) * n;
-        let src = (x + n - dx) % n + ((y + n - dy) % n) * n;
-        b.exchange(dest, c.size, src, c.size, s);
-    }
+    let s = k + 1;
+    let (dx, dy) = (s % n, s / n);
+    let dest = (x + dx) % n + ((y + dy) % n) * n;
+    let src = (x + n - dx) % n + ((y + n - dy) % n) * n;
+    b.exchange(dest, c.size, src, c.size, s);
 }
 
-fn alltoall_pairwise(c: &Ctx, b: &mut Builder) {
+fn pairwise_rounds(c: &Ctx) -> u64 {
     assert!(
         c.p.is_power_of_two(),
         "pairwise alltoall needs a power-of-two number of ranks"
     );
-    for s in 1..c.p {
-        let partner = c.me ^ s;
-        b.exchange(partner, c.size, partner, c.size, s);
-    }
+    c.p - 1
+}
+
+/// Round k (step s = k + 1): exchange with me XOR s.
+fn alltoall_pairwise(c: &Ctx, k: u64, b: &mut Builder) {
+    let partner = c.me ^ (k + 1);
+    b.exchange(partner, c.size, partner, c.size, k + 1);
 }
 
 /// ceil(log2 p) steps; step k carries the blocks whose index has bit k set.
@@ -968,10 +1067,8 @@ pub fn bruck_blocks(p: u64, k: u32) -> u64 {
 // Allgather, gather, scatter
 // ---------------------------------------------------------------------------------------
 
-fn allgather_ring(c: &Ctx, b: &mut Builder) {
-    for s in 0..c.p - 1 {
-        b.exchange(c.plus(1), c.size, c.minus(1), c.size, s);
-    }
+fn allgather_ring(c: &Ctx, s: u64, b: &mut Builder) {
+    b.exchange(c.plus(1), c.size, c.minus(1), c.size, s);
 }
 
 fn allgather_recursive_doubling(c: &Ctx, b: &mut Builder) {
@@ -1040,57 +1137,69 @@ fn scan_recursive_doubling(c: &Ctx, b: &mut Builder) {
     }
 }
 
-/// The root receives each rank's block directly; the others send theirs.
-fn gatherv_linear(c: &Ctx, b: &mut Builder) {
+/// Rounds of the linear algorithms: the root posts one message per other rank (all are
+/// waited for together, at the end of the call); the others one.
+fn linear_rounds(c: &Ctx) -> u64 {
     if c.me == c.root {
-        for j in (0..c.p).filter(|&j| j != c.root) {
-            b.recv(j, c.count(j), 0);
-        }
+        c.p - 1
+    } else {
+        1
+    }
+}
+
+/// The rank that round `k` of the root of a linear algorithm addresses.
+fn linear_peer(c: &Ctx, k: u64) -> u64 {
+    if k < c.root {
+        k
+    } else {
+        k + 1
+    }
+}
+
+/// The root receives each rank's block directly; the others send theirs.
+fn gatherv_linear(c: &Ctx, k: u64, b: &mut Builder) {
+    if c.me == c.root {
+        let j = linear_peer(c, k);
+        b.recv(j, c.count(j), 0);
     } else {
         b.send(c.root, c.size, 0);
     }
-    b.wait();
 }
 
 /// The root sends each rank its block directly; the others receive theirs.
-fn scatterv_linear(c: &Ctx, b: &mut Builder) {
+fn scatterv_linear(c: &Ctx, k: u64, b: &mut Builder) {
     if c.me == c.root {
-        for j in (0..c.p).filter(|&j| j != c.root) {
-            b.send(j, c.count(j), 0);
-        }
+        let j = linear_peer(c, k);
+        b.send(j, c.count(j), 0);
     } else {
         b.recv(c.root, c.size, 0);
     }
-    b.wait();
 }
 
 /// p-1 steps: at step s, pass block (me - s) to the successor, take block (me - s - 1)
 /// from the predecessor.
-fn allgatherv_ring(c: &Ctx, b: &mut Builder) {
-    for s in 0..c.p - 1 {
-        let out = c.minus(s);
-        let inn = c.minus(s + 1);
-        b.exchange(c.plus(1), c.count(out), c.minus(1), c.count(inn), s);
-    }
+fn allgatherv_ring(c: &Ctx, s: u64, b: &mut Builder) {
+    let out = c.minus(s);
+    let inn = c.minus(s + 1);
+    b.exchange(c.plus(1), c.count(out), c.minus(1), c.count(inn), s);
 }
 
-/// p-1 steps: at step s, send to me + s its block, receive from me - s what it sends me.
-fn alltoallv_pairwise(c: &Ctx, b: &mut Builder) {
-    for s in 1..c.p {
-        let (to, from) = (c.plus(s), c.minus(s));
-        b.exchange(to, c.count(to), from, c.count(c.p + from), s);
-    }
+/// p-1 steps: at step s = k + 1, send to me + s its block, receive from me - s what it
+/// sends me.
+fn alltoallv_pairwise(c: &Ctx, k: u64, b: &mut Builder) {
+    let s = k + 1;
+    let (to, from) = (c.plus(s), c.minus(s));
+    b.exchange(to, c.count(to), from, c.count(c.p + from), s);
 }
 
-/// p-1 steps: at step s, send to me + s its block of my data, receive my block of
+/// p-1 steps: at step s = k + 1, send to me + s its block of my data, receive my block of
 /// me - s's data and reduce it.
-fn reduce_scatter_pairwise(c: &Ctx, b: &mut Builder) {
+fn reduce_scatter_pairwise(c: &Ctx, k: u64, b: &mut Builder) {
+    let s = k + 1;
     let mine = c.count(c.me);
-    for s in 1..c.p {
-        let to = c.plus(s);
-        b.exchange(to, c.count(to), c.minus(s), mine, s);
-        b.reduce(mine);
-    }
+    let to = c.plus(s);
+    b.exchange(to, c.count(to), c.minus(s), mine, s);
+    b.reduce(mine);
 }
 
 #[cfg(test)]
@@ -1277,6 +1386,43 @@ mod tests {
 
     fn waitalls(steps: &[Step]) -> usize {
         steps.iter().filter(|s| **s == Step::WaitAll).count()
+    }
+
+    #[test]
+    fn steps_come_a_round_at_a_time_and_rounds_stay_small() {
+        // 1,024 ranks (a power of two and a square: every algorithm applies). An algorithm
+        // of order p steps (rings, spreads, pairwise exchanges, linear roots, pipelines)
+        // comes in rounds of a few steps, so a rank in a call holds a few operations; the
+        // rounds together are the call's steps.
+        let p = 1024;
+        for kind in CollKind::ALL {
+            for alg in kind.algorithms() {
+                let s = spec(kind, alg, 1 << 20, 3, 4096);
+                for me in [0, 3, 517, p - 1] {
+                    let sizes: Vec<u64> = (0..2 * u64::from(p)).map(|i| i % 7 * 100).collect();
+                    let mut gen = StepGen::new(&s, alg, p, me);
+                    let (mut round, mut all, mut largest) = (Vec::new(), Vec::new(), 0);
+                    while gen.next_round(&sizes, &mut round) {
+                        largest = largest.max(round.len());
+                        all.append(&mut round);
+                    }
+                    assert_eq!(all, expand_with(&s, &sizes, alg, p, me), "{kind} {alg}");
+                    // A whole algorithm of log p phases, a few steps each, is one round.
+                    let bound = 8 * 10 + 8;
+                    assert!(
+                        largest <= bound,
+                        "{kind} {alg} rank {me}: a round of {largest}"
+                    );
+                    if all.len() > 2 * bound {
+                        assert!(
+                            largest * 100 < all.len(),
+                            "{kind} {alg}: {largest} of {}",
+                            all.len()
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

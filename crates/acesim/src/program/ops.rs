@@ -1,7 +1,7 @@
 //! Programs: per-rank operation lists, whatever front end produced them.
 
 use crate::error::{Error, Location};
-use crate::program::collectives::CollKind;
+use crate::program::collectives::{CollKind, CollSpec};
 use crate::units::Ps;
 
 /// No handle, no explicit NIC, not matched yet.
@@ -149,12 +149,13 @@ pub enum OpKind {
     Coll {
         call: u32,
     },
-    /// Start and end of an expanded collective call (`Program::collectives[call]`).
-    CollBegin {
+    /// A linked collective call (`Program::collectives[id]`), made by this rank as its call
+    /// `Program::coll_calls[call]` (`NONE`: a communicator creation), where it is rank `me`
+    /// of the communicator. The runtime generates its steps as the rank reaches them.
+    Collective {
+        id: u32,
         call: u32,
-    },
-    CollEnd {
-        call: u32,
+        me: u32,
     },
     /// Communicator creation (collective over `parent`); `result` is a rank-local handle.
     CommSplit {
@@ -468,6 +469,9 @@ pub struct Program {
     /// After linking: the communicators (0 is the world) and the collective calls.
     pub comms: Vec<Communicator>,
     pub collectives: Vec<Collective>,
+    /// After linking: each collective's spec and resolved algorithm, from which the
+    /// runtime generates each member's steps.
+    pub coll_specs: Vec<(CollSpec, &'static str)>,
     /// True once communicators and collectives are resolved (see `program::link`).
     pub linked: bool,
     /// For a replayed trace: each rank's traced window (its first call's entry to its last
@@ -584,8 +588,8 @@ impl Program {
                 let c = &self.coll_calls[call as usize];
                 format!("{} {}", c.kind, c.size)
             }
-            OpKind::CollBegin { call } | OpKind::CollEnd { call } => {
-                let c = &self.collectives[call as usize];
+            OpKind::Collective { id, .. } => {
+                let c = &self.collectives[id as usize];
                 format!("{} {} ({})", c.kind, c.size, c.algorithm)
             }
             OpKind::CommSplit { color, key, .. } => format!("comm_split {color} {key}"),

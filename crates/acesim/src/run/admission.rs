@@ -97,7 +97,7 @@ pub fn estimate_memory(
         // and about two a NIC move.
         Model::Flow => FlowNetwork::estimate_bytes(size, xfers, in_flight),
     };
-    let rt = Runtime::estimate_bytes(program);
+    let rt = Runtime::estimate_bytes(program, &n);
     // Result rows: the program's own receives (its transfers' records are the runtime's,
     // moved into the results, counted above; collective steps are summarised per call).
     let res = results::estimate_bytes(0, n.recvs, size.links(), program.ranks as u64);
@@ -106,7 +106,7 @@ pub fn estimate_memory(
     // Per operation, measured on 4K- and 16K-rank neighbour exchanges (docs/performance.md):
     // the trace about 110 B (intervals and link activity), a timeline about 3.7 KiB more
     // (its events are built whole before they are written).
-    let ops: u64 = program.ops.iter().map(|o| o.len() as u64).sum();
+    let ops = n.ops;
     let traced = match tracing {
         Tracing::None => 0,
         Tracing::Trace => ops * 160,

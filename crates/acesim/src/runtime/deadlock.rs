@@ -20,10 +20,10 @@ impl Runtime {
                 blocked.push(self.blocked_dag(r, dag, &deps[r]));
                 continue;
             }
-            let op = self.program.ops[r].get(st.pc);
+            let op = self.current_op(r);
             let (mut op_text, location) = op.map_or(("(end)".to_string(), "-".to_string()), |o| {
                 (
-                    self.program.describe_op(o),
+                    self.program.describe_op(&o),
                     self.program.describe_loc(o.loc),
                 )
             });
@@ -91,15 +91,20 @@ impl Runtime {
             if st.finish.is_some() || st.dag.is_some() {
                 continue;
             }
-            let rest = self.program.ops[q].get(st.pc..).unwrap_or(&[]);
-            for op in rest.iter().take(budget) {
+            // The rest of its collective's round, then of its program.
+            let (round, next) = match st.in_coll.as_deref() {
+                Some(c) => (c.ops.get(c.at..).unwrap_or(&[]), st.pc + 1),
+                None => (&[][..], st.pc),
+            };
+            let rest = self.program.ops[q].get(next..).unwrap_or(&[]);
+            for op in round.iter().chain(rest).take(budget) {
                 if let OpKind::Put { dst: d, tag: t, .. } = op.kind {
                     if d == dst && t == tag {
                         return Some((q as u32, self.program.describe_loc(op.loc)));
                     }
                 }
             }
-            budget = budget.saturating_sub(rest.len());
+            budget = budget.saturating_sub(round.len() + rest.len());
             if budget == 0 {
                 break;
             }

@@ -5,7 +5,7 @@
 use super::state::*;
 use crate::engine::Schedule;
 use crate::network::Network;
-use crate::program::{source_rank, OpKind, NONE};
+use crate::program::{source_rank, Op, OpKind, NONE};
 use crate::units::Ps;
 
 /// What a rank does after one operation.
@@ -73,13 +73,46 @@ impl Runtime {
     ) {
         let r = rank as usize;
         loop {
-            let Some(op) = self.program.ops[r].get(self.ranks[r].pc).copied() else {
+            let Some(kind) = self.fetch(now, r) else {
                 self.done(rank, now);
                 return;
             };
-            if self.step(q, net, now, rank, op.kind) == Step::Stop {
+            if self.step(q, net, now, rank, kind) == Step::Stop {
                 return;
             }
+        }
+    }
+
+    /// The operation rank `r` is at, entering and leaving collective calls on the way (their
+    /// steps are generated as the rank reaches them); `None` at the end of its program.
+    #[inline]
+    fn fetch(&mut self, now: Ps, r: usize) -> Option<OpKind> {
+        loop {
+            if let Some(c) = self.ranks[r].in_coll.as_deref() {
+                if let Some(op) = c.current() {
+                    return Some(op.kind);
+                }
+                if !self.next_round(r) {
+                    self.leave_collective(now, r);
+                }
+                continue;
+            }
+            let op = *self.program.ops[r].get(self.ranks[r].pc)?;
+            match op.kind {
+                OpKind::Collective { id, call, me } => {
+                    self.enter_collective(r, (id, call, me), op.loc, now)
+                }
+                kind => return Some(kind),
+            }
+        }
+    }
+
+    /// The operation rank `r` is at: a step of its collective, or of its program.
+    pub(super) fn current_op(&self, r: usize) -> Option<Op> {
+        let st = &self.ranks[r];
+        match st.in_coll.as_deref() {
+            Some(c) => c.current(),
+            None => self.program.ops[r].get(st.pc).copied(),
         }
     }
 
@@ -98,7 +131,7 @@ impl Runtime {
         let stop = |s: bool| if s { Step::Stop } else { Step::Next };
         match kind {
             OpKind::Compute { ps } => {
-                self.ranks[r].pc += 1;
+                self.ranks[r].advance();
                 if ps == 0 {
                     return Step::Next;
                 }
@@ -132,7 +165,7 @@ impl Runtime {
             OpKind::WaitAll { .. } => self.wait_for(now, r, Wait::All),
             OpKind::WaitAny { .. } => self.wait_for(now, r, Wait::Any),
             OpKind::Test { .. } => {
-                self.ranks[r].pc += 1;
+                self.ranks[r].advance();
                 Step::Next
             }
             OpKind::Isend {
@@ -152,7 +185,7 @@ impl Runtime {
                 req,
                 ..
             } => {
-                self.ranks[r].pc += 1;
+                self.ranks[r].advance();
                 let id = self.post_recv(q, net, now, rank, source_rank(src), tag, comm, NONE);
                 self.set_handle(r, req, id | RECV_BIT);
                 Step::Next
@@ -183,25 +216,20 @@ impl Runtime {
             }
             OpKind::RegionBegin { region } => {
                 self.ranks[r].regions.push((region, now));
-                self.ranks[r].pc += 1;
+                self.ranks[r].advance();
                 Step::Next
             }
             OpKind::RegionEnd { region } => {
                 self.close_region(now, rank, region);
                 Step::Next
             }
-            OpKind::CollBegin { call } => {
-                self.ranks[r].coll = Some((call, now));
-                self.ranks[r].pc += 1;
-                Step::Next
-            }
-            OpKind::CollEnd { call } => {
-                self.close_collective(now, rank, call);
-                Step::Next
-            }
-            // Linking removes these; an unlinked program never reaches the runtime.
-            OpKind::Coll { .. } | OpKind::CommSplit { .. } | OpKind::CommDup { .. } => {
-                self.ranks[r].pc += 1;
+            // Linking removes these (an unlinked program never reaches the runtime), and
+            // `fetch` enters linked collectives.
+            OpKind::Coll { .. }
+            | OpKind::CommSplit { .. }
+            | OpKind::CommDup { .. }
+            | OpKind::Collective { .. } => {
+                self.ranks[r].advance();
                 Step::Next
             }
         }
@@ -213,7 +241,7 @@ impl Runtime {
         match st.landed.get_mut(&tag) {
             Some(n) if *n > 0 => {
                 *n -= 1;
-                st.pc += 1;
+                st.advance();
                 Step::Next
             }
             _ => {
@@ -233,7 +261,7 @@ impl Runtime {
         let ok = self.satisfied(r);
         self.ranks[r].wait = Wait::No;
         if ok {
-            self.ranks[r].pc += 1;
+            self.ranks[r].advance();
             Step::Next
         } else {
             self.block(r, now, wait);
@@ -271,13 +299,13 @@ impl Runtime {
             return Step::Stop;
         }
         self.ranks[r].inflight = NONE;
-        self.ranks[r].pc += 1;
+        self.ranks[r].advance();
         Step::Next
     }
 
     fn close_region(&mut self, now: Ps, rank: u32, region: u32) {
         let st = &mut self.ranks[rank as usize];
-        st.pc += 1;
+        st.advance();
         if let Some((open, begin)) = st.regions.pop() {
             debug_assert_eq!(open, region, "schedule reader checks nesting");
             self.regions.push(RegionRecord {
@@ -286,19 +314,6 @@ impl Runtime {
                 begin,
                 end: now,
             });
-        }
-    }
-
-    fn close_collective(&mut self, now: Ps, rank: u32, call: u32) {
-        let st = &mut self.ranks[rank as usize];
-        st.pc += 1;
-        if let Some((_, begin)) = st.coll.take() {
-            self.record(rank, TraceKind::Collective(call), begin, now);
-            let c = &mut self.colls[call as usize];
-            c.first_begin = c.first_begin.min(begin);
-            c.last_end = c.last_end.max(now);
-            c.sum_ps += now - begin;
-            c.ranks += 1;
         }
     }
 
@@ -315,7 +330,7 @@ impl Runtime {
     ) -> bool {
         let (kind, peer, size, tag, nic, ctx, handle) = x;
         let r = rank as usize;
-        self.ranks[r].pc += 1;
+        self.ranks[r].advance();
         let id = self.new_xfer(now, rank, kind, peer, size, tag, nic, ctx, NONE);
         self.set_handle(r, handle, id);
         self.pay_overhead(q, net, now, rank, 0, id, overhead)
@@ -356,18 +371,22 @@ impl Runtime {
         }
     }
 
-    /// The request list of the operation rank `r` is at (WaitAll/WaitAny).
+    /// The request list of the operation rank `r` is at (WaitAll/WaitAny): in the program's
+    /// request lists, or in its collective's round.
     pub(super) fn current_list(&self, r: usize) -> &[u32] {
-        &self.program.req_lists[self.current_range(r)]
-    }
-
-    /// Where that list lies in the program's request lists.
-    fn current_range(&self, r: usize) -> std::ops::Range<usize> {
-        match self.program.ops[r].get(self.ranks[r].pc).map(|o| o.kind) {
+        let st = &self.ranks[r];
+        let (lists, op) = match st.in_coll.as_deref() {
+            Some(c) => (&c.lists, c.current()),
+            None => (
+                &self.program.req_lists,
+                self.program.ops[r].get(st.pc).copied(),
+            ),
+        };
+        match op.map(|o| o.kind) {
             Some(OpKind::WaitAll { list, count } | OpKind::WaitAny { list, count }) => {
-                list as usize..(list + count) as usize
+                &lists[list as usize..(list + count) as usize]
             }
-            _ => 0..0,
+            _ => &[],
         }
     }
 
@@ -398,7 +417,7 @@ impl Runtime {
         if let Some((call, _)) = st.coll {
             return category(&self.program.collectives[call as usize].kind);
         }
-        match self.program.ops[r].get(st.pc).map(|o| o.kind) {
+        match self.current_op(r).map(|o| o.kind) {
             Some(OpKind::Poll { .. }) => category("poll"),
             Some(OpKind::Complete { .. }) => category("complete"),
             Some(OpKind::Send { .. }) => category("send"),
@@ -413,8 +432,8 @@ impl Runtime {
     fn count_awaited(&mut self, r: usize) {
         let mut left = 0;
         let in_collective = self.ranks[r].coll.is_some();
-        for i in self.current_range(r) {
-            let h = self.program.req_lists[i];
+        for i in 0..self.current_list(r).len() {
+            let h = self.current_list(r)[i];
             let e = self.ranks[r].handles[h as usize];
             if self.req_done(e) {
                 if in_collective {

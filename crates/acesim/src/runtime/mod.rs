@@ -20,6 +20,7 @@
 //! (GOAL) starts an operation once its dependencies hold; the rank's CPU runs compute and
 //! send overheads one at a time in the order operations became ready.
 
+mod collective_steps;
 mod cpu;
 mod dag;
 mod deadlock;

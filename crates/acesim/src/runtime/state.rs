@@ -3,6 +3,7 @@
 //! The behaviour lives beside it: the interpreter, the dependency-graph executor, CPUs,
 //! transfers and matching, records and deadlock diagnosis.
 
+use super::collective_steps::{count_steps, InCollective};
 use crate::engine::Schedule;
 use crate::machine::loaded::Machine;
 use crate::machine::options::NicSelection;
@@ -254,6 +255,8 @@ pub(super) struct RankState {
     pub(super) regions: Vec<(u32, Ps)>,
     /// Current collective call and when this rank entered it.
     pub(super) coll: Option<(u32, Ps)>,
+    /// Its steps, generated as the rank goes (boxed: most ranks are in none at a time).
+    pub(super) in_coll: Option<Box<InCollective>>,
     /// Receives not yet matched, in posting order.
     pub(super) posted: Vec<u32>,
     /// Envelopes (eager data or rendezvous requests) not yet matched, in arrival order.
@@ -262,6 +265,18 @@ pub(super) struct RankState {
     /// Dependency-graph ranks only (GOAL), boxed: a million sequential ranks do not carry
     /// its empty lists.
     pub(super) dag: Option<Box<DagRank>>,
+}
+
+impl RankState {
+    /// On to the next operation: of the collective's round if the rank is in one, else of
+    /// its program.
+    #[inline]
+    pub(super) fn advance(&mut self) {
+        match self.in_coll.as_deref_mut() {
+            Some(c) => c.at += 1,
+            None => self.pc += 1,
+        }
+    }
 }
 
 /// What a traced interval of a rank was.
@@ -319,6 +334,8 @@ pub struct RtParams {
     /// Messages within a node as shared-memory copies (bytes/s, latency), or through the
     /// NIC (`None`).
     pub intra_node_copy: Option<(u64, Ps)>,
+    /// Compute time charged per byte a collective reduces.
+    pub reduce_ps: Ps,
 }
 
 impl RtParams {
@@ -333,6 +350,7 @@ impl RtParams {
             nics_per_node: machine.nic.count,
             nic_by_rank: machine.nic_selection == NicSelection::ByRank,
             intra_node_copy: machine.intra_node_copy(),
+            reduce_ps: machine.collectives.reduce_time_per_byte.0,
         }
     }
 }
@@ -382,6 +400,8 @@ pub struct TransferCounts {
     pub recvs: u64,
     pub step_xfers: u64,
     pub step_recvs: u64,
+    /// Operations the ranks run: their programs', collective steps included.
+    pub ops: u64,
 }
 
 /// What the runtime checks of every CPU: it runs one computation or overhead at a time,
@@ -420,6 +440,7 @@ impl Runtime {
                 landed: HashMap::default(),
                 regions: Vec::new(),
                 coll: None,
+                in_coll: None,
                 posted: Vec::new(),
                 unexpected: Vec::new(),
                 stats: RankStats::default(),
@@ -473,17 +494,16 @@ impl Runtime {
     pub fn count_transfers(program: &Program) -> TransferCounts {
         let mut n = TransferCounts::default();
         for ops in &program.ops {
-            let (mut in_call, mut call, mut largest) = (false, (0u64, 0u64), (0u64, 0u64));
+            let mut largest = (0u64, 0u64);
             let (mut steps, mut step_recvs) = (0u64, 0u64);
+            n.ops += ops.len() as u64;
             for op in ops {
                 let (x, r) = match op.kind {
-                    OpKind::CollBegin { .. } => {
-                        (in_call, call) = (true, (0, 0));
-                        continue;
-                    }
-                    OpKind::CollEnd { .. } => {
-                        in_call = false;
-                        largest = (largest.0.max(call.0), largest.1.max(call.1));
+                    OpKind::Collective { id, call, me } => {
+                        let [x, r, all] = count_steps(program, (id, call, me));
+                        largest = (largest.0.max(x), largest.1.max(r));
+                        (steps, step_recvs) = (steps + x, step_recvs + r);
+                        n.ops += all;
                         continue;
                     }
                     OpKind::Put { .. }
@@ -493,12 +513,7 @@ impl Runtime {
                     OpKind::Recv { .. } | OpKind::Irecv { .. } => (0, 1),
                     _ => continue,
                 };
-                if in_call {
-                    (call.0, call.1) = (call.0 + x, call.1 + r);
-                    (steps, step_recvs) = (steps + x, step_recvs + r);
-                } else {
-                    (n.xfers, n.recvs) = (n.xfers + x, n.recvs + r);
-                }
+                (n.xfers, n.recvs) = (n.xfers + x, n.recvs + r);
             }
             n.step_xfers += steps.min(2 * largest.0);
             n.step_recvs += step_recvs.min(2 * largest.1);
@@ -508,9 +523,8 @@ impl Runtime {
 
     /// Bytes the runtime allocates for `program`: rank state, one record per transfer and
     /// receive, sequence numbers per communicating pair.
-    pub fn estimate_bytes(program: &Program) -> u64 {
+    pub fn estimate_bytes(program: &Program, n: &TransferCounts) -> u64 {
         use std::mem::size_of;
-        let n = Self::count_transfers(program);
         let (xfers, recvs) = (n.xfers + n.step_xfers, n.recvs + n.step_recvs);
         let handles: u64 = program.handles.iter().map(|&h| h as u64).sum();
         program.ranks as u64 * (size_of::<RankState>() as u64 + 64)

@@ -188,7 +188,7 @@ impl Runtime {
                     if let Some(n) = self.ranks[d].landed.get_mut(&tag) {
                         *n -= 1;
                     }
-                    self.ranks[d].pc += 1;
+                    self.ranks[d].advance();
                 }
                 self.send_control(q, net, now, (dst_nic, src_nic), xfer, ACK_OR_RTS);
             }

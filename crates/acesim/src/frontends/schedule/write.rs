@@ -93,7 +93,7 @@ fn write_op(out: &mut String, prog: &Program, kind: OpKind) -> fmt::Result {
             write!(out, "comm_dup as=c{result}{}", comm_opt(parent))
         }
         OpKind::Coll { call } => write_collective(out, &prog.coll_calls[call as usize]),
-        OpKind::CollBegin { .. } | OpKind::CollEnd { .. } => Ok(()),
+        OpKind::Collective { .. } => Ok(()),
     }
 }
 

@@ -16,7 +16,7 @@ pub fn link(prog: &mut Program, config: &CollectivesConfig) -> Result<()> {
     let comms = Communicators::resolve(prog)?;
     let calls = to_world_ranks(prog, &comms)?;
     let matched = match_calls(prog, &comms, &calls, config)?;
-    expand(prog, &comms, &matched, config.reduce_time_per_byte.0);
+    expand(prog, &comms, &matched);
     prog.comms = comms.list;
     prog.collectives = matched.collectives;
     prog.linked = true;
