@@ -4,10 +4,11 @@
 use crate::error::{Error, Location, Result};
 use crate::frontends::goal::dependencies::{resolve, Dep, Labelled};
 use crate::frontends::goal::operation::parse_op;
-use crate::frontends::goal::text::{blank_block_comments, err, word_col};
+use crate::frontends::goal::text::{blank_block_comments, col_of, err, word_col};
 use crate::program::ops::{Communicator, Op, Program, RankDeps, SrcLoc};
 use compact_str::CompactString;
 use rustc_hash::FxHashMap as HashMap;
+use smallvec::SmallVec;
 
 /// Reads a GOAL file.
 pub fn parse(file: &str, text: &str) -> Result<Program> {
@@ -51,7 +52,7 @@ impl Reader<'_> {
         if content.is_empty() {
             return Ok(());
         }
-        let words: Vec<&str> = content.split_whitespace().collect();
+        let words: SmallVec<[&str; 12]> = content.split_whitespace().collect();
         if words[0] == "num_ranks" {
             return self.num_ranks(line, raw, &words);
         }
@@ -182,7 +183,7 @@ impl Reader<'_> {
         self.ops[op as usize].deps.push(Dep {
             target: words[2].into(),
             line,
-            col: word_col(raw, 2),
+            col: col_of(raw, words[2]),
             start: words[1] == "irequires",
         });
         Ok(())

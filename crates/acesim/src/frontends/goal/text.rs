@@ -1,6 +1,7 @@
 //! The text of a GOAL file: block comments blanked out, columns of words, located errors.
 
 use crate::error::{Error, Location, Result};
+use std::borrow::Cow;
 
 /// An input error at line `line`, column `col` of `file`.
 pub fn err(
@@ -13,6 +14,12 @@ pub fn err(
     let mut loc = Location::at(file, line, col);
     loc.field = field.map(str::to_string);
     Error::input(loc, msg)
+}
+
+/// Column (1-based) of `word`, a part of `line` (a dependency line's target: found without
+/// walking the line again, as `word_col` does).
+pub fn col_of(line: &str, word: &str) -> usize {
+    (word.as_ptr() as usize).saturating_sub(line.as_ptr() as usize) + 1
 }
 
 /// Column (1-based) of the `n`th whitespace-separated word of a line.
@@ -34,8 +41,12 @@ pub fn word_col(line: &str, n: usize) -> usize {
 }
 
 /// `text` with every `/* ... */` comment turned into spaces (newlines kept, so lines and
-/// columns stay where they were); `/*` inside a `//` or `#` comment starts nothing.
-pub fn blank_block_comments(file: &str, text: &str) -> Result<String> {
+/// columns stay where they were); `/*` inside a `//` or `#` comment starts nothing. A text
+/// without `/*` (Schedgen writes none) is returned as it is, not copied.
+pub fn blank_block_comments<'t>(file: &str, text: &'t str) -> Result<Cow<'t, str>> {
+    if !text.contains("/*") {
+        return Ok(Cow::Borrowed(text));
+    }
     let mut out = String::with_capacity(text.len());
     let mut chars = text.char_indices().peekable();
     let (mut line, mut col) = (1usize, 1usize);
@@ -89,5 +100,5 @@ pub fn blank_block_comments(file: &str, text: &str) -> Result<String> {
             ));
         }
     }
-    Ok(out)
+    Ok(Cow::Owned(out))
 }
