@@ -64,23 +64,35 @@ fn rank_sizes(program: &Program, id: u32, call: u32) -> &[u64] {
     }
 }
 
-/// The transfers (sends and puts), the receives and all the steps of linked collective
-/// `op` (`OpKind::Collective`), counted round by round.
-pub(super) fn count_steps(program: &Program, (id, call, me): (u32, u32, u32)) -> [u64; 3] {
+/// What a rank's steps in one collective call number.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct StepCounts {
+    /// Transfers (sends and puts) and receives, in the call and in its largest round.
+    pub(super) call: (u64, u64),
+    pub(super) round: (u64, u64),
+    /// Every step (waits and reductions too).
+    pub(super) steps: u64,
+}
+
+/// The steps of linked collective `op` (`OpKind::Collective`), counted round by round.
+pub(super) fn count_steps(program: &Program, (id, call, me): (u32, u32, u32)) -> StepCounts {
     let mut gen = step_gen(program, id, me);
     let sizes = rank_sizes(program, id, call);
-    let (mut steps, mut counts) = (Vec::new(), [0; 3]);
+    let (mut steps, mut n) = (Vec::new(), StepCounts::default());
     while gen.next_round(sizes, &mut steps) {
-        counts[2] += steps.len() as u64;
+        n.steps += steps.len() as u64;
+        let mut round = (0, 0);
         for step in steps.drain(..) {
             match step {
-                Step::Send { .. } | Step::Put { .. } => counts[0] += 1,
-                Step::Recv { .. } => counts[1] += 1,
+                Step::Send { .. } | Step::Put { .. } => round.0 += 1,
+                Step::Recv { .. } => round.1 += 1,
                 _ => {}
             }
         }
+        n.call = (n.call.0 + round.0, n.call.1 + round.1);
+        n.round = (n.round.0.max(round.0), n.round.1.max(round.1));
     }
-    counts
+    n
 }
 
 impl Runtime {

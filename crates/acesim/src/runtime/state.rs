@@ -390,10 +390,17 @@ pub struct Runtime {
     pub(super) checks: Option<Box<CpuChecks>>,
 }
 
+/// Rounds of collective steps whose records the memory estimate counts in flight per rank.
+/// Measured (2026-11-26), every rank holds about one step's records at a time: 2,704 at
+/// most in the 2,704-rank fat-tree all-to-all, 256 in the 16x16-torus all-to-alls, at both
+/// levels; 8 rounds leave room for ranks that run ahead of their peers.
+const ROUNDS_AHEAD: u64 = 8;
+
 /// Records a run holds at most: the program's own transfers and receives (every one: they
-/// are the results' operations), and of collective steps, per rank twice the steps of its
-/// largest call (a step's records are reused once both its ends have waited for it; a rank
-/// may run a call ahead of its peers).
+/// are the results' operations), and of collective steps, per rank what `ROUNDS_AHEAD` of
+/// its largest rounds issue, at most twice its largest call and at most all its steps (a
+/// step's records are reused once both its ends have waited for it; a rank may run ahead
+/// of its peers).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TransferCounts {
     pub xfers: u64,
@@ -494,16 +501,17 @@ impl Runtime {
     pub fn count_transfers(program: &Program) -> TransferCounts {
         let mut n = TransferCounts::default();
         for ops in &program.ops {
-            let mut largest = (0u64, 0u64);
+            let (mut largest, mut round) = ((0u64, 0u64), (0u64, 0u64));
             let (mut steps, mut step_recvs) = (0u64, 0u64);
             n.ops += ops.len() as u64;
             for op in ops {
                 let (x, r) = match op.kind {
                     OpKind::Collective { id, call, me } => {
-                        let [x, r, all] = count_steps(program, (id, call, me));
-                        largest = (largest.0.max(x), largest.1.max(r));
-                        (steps, step_recvs) = (steps + x, step_recvs + r);
-                        n.ops += all;
+                        let c = count_steps(program, (id, call, me));
+                        largest = (largest.0.max(c.call.0), largest.1.max(c.call.1));
+                        round = (round.0.max(c.round.0), round.1.max(c.round.1));
+                        (steps, step_recvs) = (steps + c.call.0, step_recvs + c.call.1);
+                        n.ops += c.steps;
                         continue;
                     }
                     OpKind::Put { .. }
@@ -515,8 +523,8 @@ impl Runtime {
                 };
                 (n.xfers, n.recvs) = (n.xfers + x, n.recvs + r);
             }
-            n.step_xfers += steps.min(2 * largest.0);
-            n.step_recvs += step_recvs.min(2 * largest.1);
+            n.step_xfers += steps.min(2 * largest.0).min(ROUNDS_AHEAD * round.0);
+            n.step_recvs += step_recvs.min(2 * largest.1).min(ROUNDS_AHEAD * round.1);
         }
         n
     }
