@@ -15,32 +15,6 @@ fn coll_put_tag(comm: u32, seq: u32, tag: u32) -> i64 {
     -(1i64 << 62) + ((comm as i64) << 44) + ((seq as i64) << 16) + tag as i64
 }
 
-/// The collective call a rank is in, and its position in the call's steps.
-#[derive(Debug, Clone)]
-pub(super) struct InCollective {
-    /// The collective (`Program::collectives`), and the rank's own call
-    /// (`Program::coll_calls`; `NONE` for a communicator creation).
-    pub(super) id: u32,
-    call: u32,
-    gen: StepGen,
-    /// Where the call is in the rank's program.
-    loc: SrcLoc,
-    /// Scratch for the steps of a round.
-    steps: Vec<Step>,
-    /// The operations of the current round, and the next to run.
-    pub(super) ops: Vec<Op>,
-    pub(super) at: usize,
-    /// The request lists of the round's waits (`WaitAll { list, count }` indexes here).
-    pub(super) lists: Vec<u32>,
-    /// Handles of the messages and puts issued and not yet waited for.
-    messages: Vec<u32>,
-    puts: Vec<u32>,
-    /// Handles waited for, free for the next steps (the next to take last). A wait
-    /// consumes its requests (the runtime clears their handles), so a rank's handles number
-    /// what its steps have in flight at once.
-    spare: Vec<u32>,
-}
-
 impl InCollective {
     /// The operation the rank is at, if the round has one left.
     pub(super) fn current(&self) -> Option<Op> {

@@ -24,6 +24,7 @@ mod collective_steps;
 mod cpu;
 mod dag;
 mod deadlock;
+mod estimate;
 mod interpreter;
 mod local;
 mod matching;
@@ -31,7 +32,8 @@ mod records;
 mod state;
 mod transfers;
 
+pub use estimate::TransferCounts;
 pub use state::{
     CollRecord, Queue, RankStats, RecvRecord, RegionRecord, RtEvent, RtParams, Runtime, Stamp,
-    TraceInterval, TraceKind, TransferCounts, UnfinishedRequests, Xfer, XferKind, CATEGORIES,
+    TraceInterval, TraceKind, UnfinishedRequests, Xfer, XferKind, CATEGORIES,
 };

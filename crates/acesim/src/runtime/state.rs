@@ -3,12 +3,12 @@
 //! The behaviour lives beside it: the interpreter, the dependency-graph executor, CPUs,
 //! transfers and matching, records and deadlock diagnosis.
 
-use super::collective_steps::{count_steps, InCollective};
 use crate::engine::Schedule;
 use crate::machine::loaded::Machine;
 use crate::machine::options::NicSelection;
 use crate::machine::placement::Placement;
-use crate::program::{OpKind, Program, NONE};
+use crate::program::collectives::{Step, StepGen};
+use crate::program::{Op, Program, SrcLoc, NONE};
 use crate::units::Ps;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::{BTreeMap, VecDeque};
@@ -279,6 +279,32 @@ impl RankState {
     }
 }
 
+/// The collective call a rank is in, and its position in the call's steps.
+#[derive(Debug, Clone)]
+pub(super) struct InCollective {
+    /// The collective (`Program::collectives`), and the rank's own call
+    /// (`Program::coll_calls`; `NONE` for a communicator creation).
+    pub(super) id: u32,
+    pub(super) call: u32,
+    pub(super) gen: StepGen,
+    /// Where the call is in the rank's program.
+    pub(super) loc: SrcLoc,
+    /// Scratch for the steps of a round.
+    pub(super) steps: Vec<Step>,
+    /// The operations of the current round, and the next to run.
+    pub(super) ops: Vec<Op>,
+    pub(super) at: usize,
+    /// The request lists of the round's waits (`WaitAll { list, count }` indexes here).
+    pub(super) lists: Vec<u32>,
+    /// Handles of the messages and puts issued and not yet waited for.
+    pub(super) messages: Vec<u32>,
+    pub(super) puts: Vec<u32>,
+    /// Handles waited for, free for the next steps (the next to take last). A wait
+    /// consumes its requests (the runtime clears their handles), so a rank's handles number
+    /// what its steps have in flight at once.
+    pub(super) spare: Vec<u32>,
+}
+
 /// What a traced interval of a rank was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TraceKind {
@@ -390,27 +416,6 @@ pub struct Runtime {
     pub(super) checks: Option<Box<CpuChecks>>,
 }
 
-/// Rounds of collective steps whose records the memory estimate counts in flight per rank.
-/// Measured (2026-11-26), every rank holds about one step's records at a time: 2,704 at
-/// most in the 2,704-rank fat-tree all-to-all, 256 in the 16x16-torus all-to-alls, at both
-/// levels; 8 rounds leave room for ranks that run ahead of their peers.
-const ROUNDS_AHEAD: u64 = 8;
-
-/// Records a run holds at most: the program's own transfers and receives (every one: they
-/// are the results' operations), and of collective steps, per rank what `ROUNDS_AHEAD` of
-/// its largest rounds issue, at most twice its largest call and at most all its steps (a
-/// step's records are reused once both its ends have waited for it; a rank may run ahead
-/// of its peers).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct TransferCounts {
-    pub xfers: u64,
-    pub recvs: u64,
-    pub step_xfers: u64,
-    pub step_recvs: u64,
-    /// Operations the ranks run: their programs', collective steps included.
-    pub ops: u64,
-}
-
 /// What the runtime checks of every CPU: it runs one computation or overhead at a time,
 /// and its rank cannot finish before the CPU's busy time has passed.
 #[derive(Debug, Default)]
@@ -495,50 +500,6 @@ impl Runtime {
             unfinished: Vec::new(),
             checks: None,
         }
-    }
-
-    /// Transfer and receive records a run of `program` holds at most (`TransferCounts`).
-    pub fn count_transfers(program: &Program) -> TransferCounts {
-        let mut n = TransferCounts::default();
-        for ops in &program.ops {
-            let (mut largest, mut round) = ((0u64, 0u64), (0u64, 0u64));
-            let (mut steps, mut step_recvs) = (0u64, 0u64);
-            n.ops += ops.len() as u64;
-            for op in ops {
-                let (x, r) = match op.kind {
-                    OpKind::Collective { id, call, me } => {
-                        let c = count_steps(program, (id, call, me));
-                        largest = (largest.0.max(c.call.0), largest.1.max(c.call.1));
-                        round = (round.0.max(c.round.0), round.1.max(c.round.1));
-                        (steps, step_recvs) = (steps + c.call.0, step_recvs + c.call.1);
-                        n.ops += c.steps;
-                        continue;
-                    }
-                    OpKind::Put { .. }
-                    | OpKind::Get { .. }
-                    | OpKind::Send { .. }
-                    | OpKind::Isend { .. } => (1, 0),
-                    OpKind::Recv { .. } | OpKind::Irecv { .. } => (0, 1),
-                    _ => continue,
-                };
-                (n.xfers, n.recvs) = (n.xfers + x, n.recvs + r);
-            }
-            n.step_xfers += steps.min(2 * largest.0).min(ROUNDS_AHEAD * round.0);
-            n.step_recvs += step_recvs.min(2 * largest.1).min(ROUNDS_AHEAD * round.1);
-        }
-        n
-    }
-
-    /// Bytes the runtime allocates for `program`: rank state, one record per transfer and
-    /// receive, sequence numbers per communicating pair.
-    pub fn estimate_bytes(program: &Program, n: &TransferCounts) -> u64 {
-        use std::mem::size_of;
-        let (xfers, recvs) = (n.xfers + n.step_xfers, n.recvs + n.step_recvs);
-        let handles: u64 = program.handles.iter().map(|&h| h as u64).sum();
-        program.ranks as u64 * (size_of::<RankState>() as u64 + 64)
-            + handles * 4
-            + xfers * (size_of::<Xfer>() as u64 + 2 * 48)
-            + recvs * size_of::<RecvRecord>() as u64
     }
 
     pub fn ranks_finished(&self) -> u32 {
