@@ -37,10 +37,14 @@ pub(crate) fn validate(machine: &MachineArgs, program: Option<&Path>) -> acesim:
         memory_check: true,
         ..Default::default()
     };
-    let ranks = match program {
-        Some(p) => load_program(p, "auto", machine.ranks, &[], &options)?.ranks,
-        None => machine.ranks.unwrap_or(1),
-    };
+    // Loaded once (a recorded C program runs, a large trace is read): its rank count sizes
+    // the machine, then the program is checked against it.
+    let prog = program
+        .map(|p| load_program(p, "auto", machine.ranks, &[], &options))
+        .transpose()?;
+    let ranks = prog
+        .as_ref()
+        .map_or(machine.ranks.unwrap_or(1), |p| p.ranks);
     admit_machine(&config, ranks)?;
     let (topo, _) = layout(&config, ranks)?;
     outln!(
@@ -50,10 +54,9 @@ pub(crate) fn validate(machine: &MachineArgs, program: Option<&Path>) -> acesim:
         topo.num_nodes,
         topo.num_links()
     );
-    let Some(p) = program else {
+    let Some(mut prog) = prog else {
         return Ok(());
     };
-    let mut prog = load_program(p, "auto", machine.ranks, &[], &options)?;
     check_program(&config, &prog)?;
     acesim::program::link::link(&mut prog, &config.collectives)?;
     // The packet model's estimate: the flow model needs less.
