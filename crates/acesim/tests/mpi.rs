@@ -593,6 +593,19 @@ fn deadlock_reports_name_the_cycle_of_ranks_waiting_for_each_other() {
     // ANY_SOURCE can be satisfied by anyone: no cycle through it.
     let r = deadlock(&m, "ranks 2\nrank 0\nrecv any 8\nrank 1\nrecv 0 8\n");
     assert_eq!(r.cycle, None);
+    // A poll inside an RDMA barrier waits for a put of the peer's own barrier, which comes
+    // later in the peer's program (its steps are not generated yet): named, and the circle
+    // closed through it.
+    let r = deadlock(
+        &m,
+        "ranks 2\nrank 0\nbarrier transport=rdma\nrecv 1 8 tag=1\nrank 1\nrecv 0 8 tag=1\nbarrier transport=rdma\n",
+    );
+    let text = r.to_string();
+    assert!(
+        text.contains("that rank 1 issues only later in its program, at t.sched:7"),
+        "{text}"
+    );
+    assert_eq!(r.cycle, Some(vec![0, 1]));
 }
 
 #[test]

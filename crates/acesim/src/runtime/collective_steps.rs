@@ -69,7 +69,56 @@ pub(super) fn count_steps(program: &Program, (id, call, me): (u32, u32, u32)) ->
     n
 }
 
+/// Whether the steps of a rank's linked collective `op` (`OpKind::Collective`) put `tag` to
+/// world rank `dst` (a deadlock report looks for the put a poll waits for). Each step
+/// looked at costs one of `budget`.
+pub(super) fn collective_puts(
+    program: &Program,
+    (id, call, me): (u32, u32, u32),
+    put: (u32, i64),
+    budget: &mut u64,
+) -> bool {
+    rounds_put(program, id, call, step_gen(program, id, me), put, budget)
+}
+
+/// Whether the rounds `gen` has yet to give put `tag` to world rank `dst`.
+fn rounds_put(
+    program: &Program,
+    id: u32,
+    call: u32,
+    mut gen: StepGen,
+    (dst, tag): (u32, i64),
+    budget: &mut u64,
+) -> bool {
+    let coll = &program.collectives[id as usize];
+    let members = &program.comms[coll.comm as usize].members;
+    let sizes = rank_sizes(program, id, call);
+    let mut steps = Vec::new();
+    while *budget > 0 && gen.next_round(sizes, &mut steps) {
+        *budget = budget.saturating_sub(steps.len() as u64);
+        for step in steps.drain(..) {
+            if let Step::Put { to, tag: t, .. } = step {
+                if members[to as usize] == dst && coll_put_tag(coll.comm, coll.seq, t) == tag {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
 impl Runtime {
+    /// Whether the rounds of collective `c` not generated yet put `tag` to world rank
+    /// `dst` (see `collective_puts`).
+    pub(super) fn later_rounds_put(
+        &self,
+        c: &InCollective,
+        put: (u32, i64),
+        budget: &mut u64,
+    ) -> bool {
+        rounds_put(&self.program, c.id, c.call, c.gen.clone(), put, budget)
+    }
+
     /// Rank `r` enters collective `id` (its call `call`, as rank `me` of the communicator,
     /// at `loc`) at `now`.
     pub(super) fn enter_collective(&mut self, r: usize, op: (u32, u32, u32), loc: SrcLoc, now: Ps) {

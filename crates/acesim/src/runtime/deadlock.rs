@@ -1,6 +1,7 @@
 //! Why a program can never finish: the ranks blocked forever, what each waits for (which
 //! rank could unblock it, and where in its program) and the circle they wait in.
 
+use super::collective_steps::collective_puts;
 use super::state::*;
 use crate::error::{BlockedRank, DeadlockReport};
 use crate::network::Network;
@@ -86,27 +87,43 @@ impl Runtime {
     /// (a poll's deadlock report then names it and can close a circle). Looks at most at a
     /// bounded number of operations, so that a huge program's report stays quick.
     pub(super) fn later_putter(&self, dst: u32, tag: i64) -> Option<(u32, String)> {
-        let mut budget: usize = 10_000_000;
+        let mut budget: u64 = 10_000_000;
+        let found = |q: usize, loc| Some((q as u32, self.program.describe_loc(loc)));
         for (q, st) in self.ranks.iter().enumerate() {
             if st.finish.is_some() || st.dag.is_some() {
                 continue;
             }
-            // The rest of its collective's round, then of its program.
+            // The rest of its collective (this round's operations, then its later rounds),
+            // then of its program, collectives' steps included.
             let (round, next) = match st.in_coll.as_deref() {
                 Some(c) => (c.ops.get(c.at..).unwrap_or(&[]), st.pc + 1),
                 None => (&[][..], st.pc),
             };
-            let rest = self.program.ops[q].get(next..).unwrap_or(&[]);
-            for op in round.iter().chain(rest).take(budget) {
-                if let OpKind::Put { dst: d, tag: t, .. } = op.kind {
-                    if d == dst && t == tag {
-                        return Some((q as u32, self.program.describe_loc(op.loc)));
-                    }
+            for op in round {
+                if matches!(op.kind, OpKind::Put { dst: d, tag: t, .. } if d == dst && t == tag) {
+                    return found(q, op.loc);
                 }
             }
-            budget = budget.saturating_sub(round.len() + rest.len());
-            if budget == 0 {
-                break;
+            if let Some(c) = st.in_coll.as_deref() {
+                if self.later_rounds_put(c, (dst, tag), &mut budget) {
+                    return found(q, c.loc);
+                }
+            }
+            for op in self.program.ops[q].get(next..).unwrap_or(&[]) {
+                let puts = match op.kind {
+                    OpKind::Put { dst: d, tag: t, .. } => d == dst && t == tag,
+                    OpKind::Collective { id, call, me } => {
+                        collective_puts(&self.program, (id, call, me), (dst, tag), &mut budget)
+                    }
+                    _ => false,
+                };
+                if puts {
+                    return found(q, op.loc);
+                }
+                budget = budget.saturating_sub(1);
+                if budget == 0 {
+                    return None;
+                }
             }
         }
         None
