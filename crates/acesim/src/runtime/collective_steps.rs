@@ -124,11 +124,10 @@ impl Runtime {
     pub(super) fn enter_collective(&mut self, r: usize, op: (u32, u32, u32), loc: SrcLoc, now: Ps) {
         let (id, call, me) = op;
         let gen = step_gen(&self.program, id, me);
-        let st = &mut self.ranks[r];
-        st.coll = Some((id, now));
-        st.in_coll = Some(Box::new(InCollective {
+        self.ranks[r].in_coll = Some(Box::new(InCollective {
             id,
             call,
+            begin: now,
             gen,
             loc,
             steps: Vec::new(),
@@ -181,10 +180,9 @@ impl Runtime {
     /// steps (all consumed by its waits) given back.
     pub(super) fn leave_collective(&mut self, now: Ps, r: usize) {
         let st = &mut self.ranks[r];
-        st.in_coll = None;
         st.handles.truncate(self.program.handles[r] as usize);
         st.pc += 1;
-        if let Some((id, begin)) = st.coll.take() {
+        if let Some(InCollective { id, begin, .. }) = st.in_coll.take().map(|c| *c) {
             self.record(r as u32, TraceKind::Collective(id), begin, now);
             let c = &mut self.colls[id as usize];
             c.first_begin = c.first_begin.min(begin);

@@ -28,7 +28,7 @@ impl Runtime {
                     self.program.describe_loc(o.loc),
                 )
             });
-            if let Some((call, _)) = st.coll {
+            if let Some(call) = st.collective() {
                 let c = &self.program.collectives[call as usize];
                 op_text = format!(
                     "{} {} ({}), in its step `{op_text}`",

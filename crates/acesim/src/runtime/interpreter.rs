@@ -414,7 +414,7 @@ impl Runtime {
     /// Category blocked time of rank `r` goes to: its collective, else its operation.
     pub(super) fn blocked_category(&self, r: usize) -> usize {
         let st = &self.ranks[r];
-        if let Some((call, _)) = st.coll {
+        if let Some(call) = st.collective() {
             return category(&self.program.collectives[call as usize].kind);
         }
         match self.current_op(r).map(|o| o.kind) {
@@ -431,7 +431,7 @@ impl Runtime {
     /// counts them (`request_done` counts them down).
     fn count_awaited(&mut self, r: usize) {
         let mut left = 0;
-        let in_collective = self.ranks[r].coll.is_some();
+        let in_collective = self.ranks[r].in_coll.is_some();
         for i in 0..self.current_list(r).len() {
             let h = self.current_list(r)[i];
             let e = self.ranks[r].handles[h as usize];

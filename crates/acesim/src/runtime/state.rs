@@ -253,9 +253,8 @@ pub(super) struct RankState {
     /// Landed puts not yet consumed by a poll, by tag.
     pub(super) landed: HashMap<i64, u32>,
     pub(super) regions: Vec<(u32, Ps)>,
-    /// Current collective call and when this rank entered it.
-    pub(super) coll: Option<(u32, Ps)>,
-    /// Its steps, generated as the rank goes (boxed: most ranks are in none at a time).
+    /// The collective call the rank is in, and its steps generated as the rank goes
+    /// (boxed: most ranks are in none at a time).
     pub(super) in_coll: Option<Box<InCollective>>,
     /// Receives not yet matched, in posting order.
     pub(super) posted: Vec<u32>,
@@ -268,6 +267,11 @@ pub(super) struct RankState {
 }
 
 impl RankState {
+    /// The collective call (`Program::collectives`) the rank is in.
+    pub(super) fn collective(&self) -> Option<u32> {
+        self.in_coll.as_ref().map(|c| c.id)
+    }
+
     /// On to the next operation: of the collective's round if the rank is in one, else of
     /// its program.
     #[inline]
@@ -286,6 +290,8 @@ pub(super) struct InCollective {
     /// (`Program::coll_calls`; `NONE` for a communicator creation).
     pub(super) id: u32,
     pub(super) call: u32,
+    /// When the rank entered it.
+    pub(super) begin: Ps,
     pub(super) gen: StepGen,
     /// Where the call is in the rank's program.
     pub(super) loc: SrcLoc,
@@ -451,7 +457,6 @@ impl Runtime {
                 handles: vec![NONE; program.handles[r] as usize],
                 landed: HashMap::default(),
                 regions: Vec::new(),
-                coll: None,
                 in_coll: None,
                 posted: Vec::new(),
                 unexpected: Vec::new(),

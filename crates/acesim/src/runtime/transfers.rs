@@ -59,7 +59,7 @@ impl Runtime {
         } else {
             0
         };
-        let coll = self.ranks[rank as usize].coll.map_or(NONE, |(c, _)| c);
+        let coll = self.ranks[rank as usize].collective().unwrap_or(NONE);
         let x = Xfer {
             kind,
             rank,
