@@ -50,13 +50,11 @@ pub(super) struct StepCounts {
 
 /// The steps of linked collective `op` (`OpKind::Collective`), counted round by round.
 pub(super) fn count_steps(program: &Program, (id, call, me): (u32, u32, u32)) -> StepCounts {
-    let mut gen = step_gen(program, id, me);
-    let sizes = rank_sizes(program, id, call);
-    let (mut steps, mut n) = (Vec::new(), StepCounts::default());
-    while gen.next_round(sizes, &mut steps) {
+    let mut n = StepCounts::default();
+    each_round(program, id, call, step_gen(program, id, me), |steps| {
         n.steps += steps.len() as u64;
         let mut round = (0, 0);
-        for step in steps.drain(..) {
+        for step in steps {
             match step {
                 Step::Send { .. } | Step::Put { .. } => round.0 += 1,
                 Step::Recv { .. } => round.1 += 1,
@@ -65,8 +63,27 @@ pub(super) fn count_steps(program: &Program, (id, call, me): (u32, u32, u32)) ->
         }
         n.call = (n.call.0 + round.0, n.call.1 + round.1);
         n.round = (n.round.0.max(round.0), n.round.1.max(round.1));
-    }
+        true
+    });
     n
+}
+
+/// Calls `f` with the steps of each round `gen` has yet to give, until it returns false.
+fn each_round(
+    program: &Program,
+    id: u32,
+    call: u32,
+    mut gen: StepGen,
+    mut f: impl FnMut(&[Step]) -> bool,
+) {
+    let sizes = rank_sizes(program, id, call);
+    let mut steps = Vec::new();
+    while gen.next_round(sizes, &mut steps) {
+        if !f(&steps) {
+            return;
+        }
+        steps.clear();
+    }
 }
 
 /// Whether the steps of a rank's linked collective `op` (`OpKind::Collective`) put `tag` to
@@ -86,25 +103,22 @@ fn rounds_put(
     program: &Program,
     id: u32,
     call: u32,
-    mut gen: StepGen,
+    gen: StepGen,
     (dst, tag): (u32, i64),
     budget: &mut u64,
 ) -> bool {
     let coll = &program.collectives[id as usize];
     let members = &program.comms[coll.comm as usize].members;
-    let sizes = rank_sizes(program, id, call);
-    let mut steps = Vec::new();
-    while *budget > 0 && gen.next_round(sizes, &mut steps) {
+    let mut found = false;
+    each_round(program, id, call, gen, |steps| {
         *budget = budget.saturating_sub(steps.len() as u64);
-        for step in steps.drain(..) {
-            if let Step::Put { to, tag: t, .. } = step {
-                if members[to as usize] == dst && coll_put_tag(coll.comm, coll.seq, t) == tag {
-                    return true;
-                }
-            }
-        }
-    }
-    false
+        found = steps.iter().any(|step| {
+            matches!(*step, Step::Put { to, tag: t, .. }
+                if members[to as usize] == dst && coll_put_tag(coll.comm, coll.seq, t) == tag)
+        });
+        !found && *budget > 0
+    });
+    found
 }
 
 impl Runtime {

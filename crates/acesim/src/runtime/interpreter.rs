@@ -374,19 +374,25 @@ impl Runtime {
     /// The request list of the operation rank `r` is at (WaitAll/WaitAny): in the program's
     /// request lists, or in its collective's round.
     pub(super) fn current_list(&self, r: usize) -> &[u32] {
-        let st = &self.ranks[r];
-        let (lists, op) = match st.in_coll.as_deref() {
-            Some(c) => (&c.lists, c.current()),
-            None => (
-                &self.program.req_lists,
-                self.program.ops[r].get(st.pc).copied(),
-            ),
-        };
-        match op.map(|o| o.kind) {
+        &self.request_lists(r)[self.current_range(r)]
+    }
+
+    /// Where that list lies in the request lists its operation indexes.
+    fn current_range(&self, r: usize) -> std::ops::Range<usize> {
+        match self.current_op(r).map(|o| o.kind) {
             Some(OpKind::WaitAll { list, count } | OpKind::WaitAny { list, count }) => {
-                &lists[list as usize..(list + count) as usize]
+                list as usize..(list + count) as usize
             }
-            _ => &[],
+            _ => 0..0,
+        }
+    }
+
+    /// The request lists rank `r`'s operations index: its collective round's, or its
+    /// program's.
+    fn request_lists(&self, r: usize) -> &[u32] {
+        match self.ranks[r].in_coll.as_deref() {
+            Some(c) => &c.lists,
+            None => &self.program.req_lists,
         }
     }
 
@@ -432,8 +438,8 @@ impl Runtime {
     fn count_awaited(&mut self, r: usize) {
         let mut left = 0;
         let in_collective = self.ranks[r].in_coll.is_some();
-        for i in 0..self.current_list(r).len() {
-            let h = self.current_list(r)[i];
+        for i in self.current_range(r) {
+            let h = self.request_lists(r)[i];
             let e = self.ranks[r].handles[h as usize];
             if self.req_done(e) {
                 if in_collective {
