@@ -65,16 +65,17 @@ fn event_queue(c: &mut Criterion) {
                 for i in 0..2_000 {
                     q.schedule(4_000 * (rng.next() % 250), i);
                 }
-                let mut reserved: Vec<u64> = Vec::new();
+                let mut reserved: Vec<(u64, u64)> = Vec::new();
                 let mut sum = 0u64;
                 for _ in 0..OPS {
                     let Some((now, e)) = q.pop() else { break };
                     sum = sum.wrapping_add(e);
                     if rng.next() % 10 == 0 {
-                        reserved.push(q.reserve());
+                        let t = now + 1 + delay(&mut rng);
+                        reserved.push((q.reserve(t), t));
                     }
-                    if let Some(r) = (reserved.len() > 3).then(|| reserved.remove(0)) {
-                        q.schedule_reserved(now + 1 + delay(&mut rng), r, r);
+                    if let Some((r, t)) = (reserved.len() > 3).then(|| reserved.remove(0)) {
+                        q.schedule_reserved(t.max(now + 1), r, r);
                     } else {
                         let t = now + delay(&mut rng);
                         q.schedule(t, sum);

@@ -1,30 +1,45 @@
-//! The discrete-event queue: events ordered by (time, sequence number), so events at the
-//! same picosecond run in the order they were scheduled and every run is deterministic.
+//! The discrete-event queue: events ordered by time, then by a key that does not depend on
+//! how the simulated machine is split among threads or processes, so that every run is
+//! deterministic and a partitioned run (issue 20) can order its events exactly as one
+//! queue does.
 //!
-//! A sequence number can be reserved when an event *might* be needed and the event pushed
-//! later, only if it is; it then sorts exactly where it would have had it been pushed at
-//! reservation time.
+//! The key of an event scheduled while an event of entity `o` (a rank, a NIC, a router) is
+//! handled is, from its high bits down:
+//! - **when** it was scheduled: events scheduled earlier run first, as they would in a
+//!   queue ordered by scheduling; for a delay from 1 ps to `MAX_DELAY` exactly, longer ones
+//!   alike. An event at the current picosecond comes after all those, by its **depth** (one
+//!   more than the event that made it), so it sorts after the event that made it;
+//! - its **origin** `o`;
+//! - `o`'s **counter** of the events it scheduled, which wraps around: it orders the events
+//!   one origin schedules for one time in one picosecond.
+//!
+//! Each of these is known to the entity's own partition, unlike a sequence number over the
+//! whole run.
+//!
+//! A key can be reserved when an event *might* be needed and the event pushed later, only
+//! if it is; it then sorts exactly where it would have had it been pushed at reservation
+//! time.
 
 use crate::units::Ps;
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
-/// A pending event: its sequence number and the event (the time is its group's).
+/// A pending event: its key and the event (the time is its group's).
 type Entry<E> = (u64, E);
 
-/// Adds an event to a list sorted by sequence number from `from` on. A new event has the
-/// highest number and goes last, unless it was reserved earlier.
+/// Adds an event to a list sorted by key from `from` on. A new event mostly has the
+/// highest key and goes last.
 #[inline(always)]
-fn insert_in_order<E>(list: &mut Vec<Entry<E>>, from: usize, seq: u64, event: E) {
+fn insert_in_order<E>(list: &mut Vec<Entry<E>>, from: usize, key: u64, event: E) {
     match list.last() {
-        Some(&(last, _)) if last > seq => insert_reserved(list, from, seq, event),
-        _ => list.push((seq, event)),
+        Some(&(last, _)) if last > key => insert_reserved(list, from, key, event),
+        _ => list.push((key, event)),
     }
 }
 
-/// Fills `out` with `sorted` and `late` merged in sequence order (`late` gets sorted).
-fn merge_by_seq<E: Copy>(out: &mut Vec<Entry<E>>, sorted: &[Entry<E>], late: &mut [Entry<E>]) {
+/// Fills `out` with `sorted` and `late` merged in key order (`late` gets sorted).
+fn merge_by_key<E: Copy>(out: &mut Vec<Entry<E>>, sorted: &[Entry<E>], late: &mut [Entry<E>]) {
     late.sort_unstable_by_key(|e| e.0);
     out.reserve(sorted.len() + late.len());
     let (mut i, mut j) = (0, 0);
@@ -42,13 +57,13 @@ fn merge_by_seq<E: Copy>(out: &mut Vec<Entry<E>>, sorted: &[Entry<E>], late: &mu
 }
 
 #[inline(never)]
-fn insert_reserved<E>(list: &mut Vec<Entry<E>>, from: usize, seq: u64, event: E) {
-    let at = from + list[from..].partition_point(|e| e.0 < seq);
-    list.insert(at, (seq, event));
+fn insert_reserved<E>(list: &mut Vec<Entry<E>>, from: usize, key: u64, event: E) {
+    let at = from + list[from..].partition_point(|e| e.0 < key);
+    list.insert(at, (key, event));
 }
 
-/// The events of one pending time: those pushed in sequence order, and those that came
-/// late (a reserved number below the last pushed), which are sorted into place once, when
+/// The events of one pending time: those pushed in key order, and those that came
+/// late (a key below the last pushed), which are sorted into place once, when
 /// the time becomes current, rather than each moving the list on insertion.
 struct Group<E> {
     time: Ps,
@@ -67,17 +82,17 @@ const NO_GROUP: u32 = u32::MAX;
 
 /// A future-event list for events that share their times. Models schedule most events a
 /// fixed delay after another, so dozens to thousands of events fall on each picosecond that
-/// has any: each pending time holds its events in a group, a list sorted by sequence
-/// number (a new event has the highest and is appended; one with an older reserved number
-/// waits aside and is merged in when the time comes up). The current time's events are
-/// popped in sequence order, so the order is exactly (time, sequence).
+/// has any: each pending time holds its events in a group, a list sorted by key (an event
+/// whose key is above the last is appended; any other waits aside and is merged in when the
+/// time comes up). The current time's events are popped in key order, so the order is
+/// exactly (time, key).
 ///
 /// A time's group is found through a calendar: a ring of slots, each a short list of the
 /// pending times it covers, with a bitmap of the slots in use to find the next time. Times
 /// beyond the ring's reach (rare: long computations) are kept in a hash map and a heap and
 /// move into the ring as it comes near them. No hashing on the common path, and no heap.
 pub struct EventQueue<E> {
-    /// Events at the current time, sorted by sequence number from `head` on.
+    /// Events at the current time, sorted by key from `head` on.
     current: Vec<Entry<E>>,
     head: usize,
     groups: Vec<Group<E>>,
@@ -97,15 +112,48 @@ pub struct EventQueue<E> {
     pending_times: usize,
     /// The time and group of the last push to a group: pushes come in runs to one time.
     last_push: (Ps, u32),
-    seq: u64,
+    /// The entity whose event is being handled: what is scheduled now has it as origin.
+    origin: u32,
+    /// Per entity, the events it has scheduled (the low field of their keys).
+    counters: Vec<u64>,
+    /// Width of the counter field; the origin field sits above it.
+    counter_bits: u32,
+    /// What outgrew its field of the key, if anything did (see `overflow`).
+    overflow: Option<&'static str>,
     now: Ps,
-    /// Sequence number of the event popped last.
-    now_seq: u64,
+    /// Key of the event popped last.
+    now_key: u64,
     processed: u64,
 }
 
+/// Width of the "when" field, at the top of a key: delays `1..MAX_DELAY` ps take values
+/// `MAX_DELAY - delay` (a longer delay, an earlier scheduling, sorts first), zero-delay
+/// events of depth `d >= 1` take `MAX_DELAY - 1 + d`. A deeper chain of zero-delay events
+/// at one picosecond than the field holds is reported (`EventQueue::overflow`).
+const WHEN_BITS: u32 = 24;
+const WHEN_SHIFT: u32 = 64 - WHEN_BITS;
+const MAX_DELAY: u64 = 1 << (WHEN_BITS - 1);
+const MAX_WHEN: u64 = (1 << WHEN_BITS) - 1;
+/// Bits left below the "when" field for the origin and the counter; the counter keeps at
+/// least `MIN_COUNTER_BITS`.
+const ORIGIN_AND_COUNTER_BITS: u32 = 64 - WHEN_BITS;
+const MIN_COUNTER_BITS: u32 = 8;
+
 impl<E: Copy> Default for EventQueue<E> {
+    /// A queue for one entity.
     fn default() -> Self {
+        Self::new(1)
+    }
+}
+
+impl<E: Copy> EventQueue<E> {
+    /// A queue for events of `entities` entities (origins `0..entities`).
+    pub fn new(entities: u32) -> Self {
+        let origin_bits = u32::BITS - entities.max(2).saturating_sub(1).leading_zeros();
+        // Past 2^32 entities the origins share bits: still deterministic, less FIFO.
+        let counter_bits = ORIGIN_AND_COUNTER_BITS
+            .saturating_sub(origin_bits)
+            .max(MIN_COUNTER_BITS);
         EventQueue {
             current: Vec::new(),
             head: 0,
@@ -118,44 +166,90 @@ impl<E: Copy> Default for EventQueue<E> {
             far_times: BinaryHeap::new(),
             pending_times: 0,
             last_push: (0, NO_GROUP),
-            seq: 0,
+            origin: 0,
+            counters: vec![0; entities.max(1) as usize],
+            counter_bits,
+            overflow: None,
             now: 0,
-            now_seq: 0,
+            now_key: 0,
             processed: 0,
         }
     }
-}
 
-impl<E: Copy> EventQueue<E> {
+    /// The entity whose event is handled next: what is scheduled from now on is its. A
+    /// queue made for one entity ignores origins: its events keep the order they were
+    /// scheduled in.
+    #[inline]
+    pub fn set_origin(&mut self, origin: u32) {
+        if self.counters.len() > 1 {
+            debug_assert!(
+                (origin as usize) < self.counters.len(),
+                "origin {origin} out of range"
+            );
+            self.origin = origin;
+        }
+    }
+
     /// Schedules `event` at `time`, which must not be in the past.
     #[inline]
     pub fn schedule(&mut self, time: Ps, event: E) {
-        let seq = self.reserve();
-        self.schedule_reserved(time, seq, event);
+        let key = self.reserve(time);
+        self.schedule_reserved(time, key, event);
     }
 
-    /// A sequence number for an event that may be scheduled later (`schedule_reserved`).
+    /// The key of an event at `time` that may be scheduled later (`schedule_reserved`, at
+    /// that same time).
     #[inline]
-    pub fn reserve(&mut self) -> u64 {
-        let seq = self.seq;
-        self.seq += 1;
-        seq
+    pub fn reserve(&mut self, time: Ps) -> u64 {
+        let delay = time - self.now;
+        let when = if delay > 0 {
+            MAX_DELAY - delay.min(MAX_DELAY)
+        } else {
+            // One deeper than the current event (0 before the first event).
+            let current = self.now_key >> WHEN_SHIFT;
+            let depth = if self.processed == 0 {
+                0
+            } else {
+                current.saturating_sub(MAX_DELAY - 1)
+            };
+            MAX_DELAY + depth
+        };
+        if when > MAX_WHEN {
+            self.overflowed();
+        }
+        let counter = &mut self.counters[self.origin as usize];
+        let count = *counter & ((1 << self.counter_bits) - 1);
+        *counter = counter.wrapping_add(1);
+        when.min(MAX_WHEN) << WHEN_SHIFT
+            | (u64::from(self.origin) << self.counter_bits) & ((1 << WHEN_SHIFT) - 1)
+            | count
     }
 
-    /// Schedules `event` with a sequence number from `reserve`: it sorts exactly where it
-    /// would have had it been scheduled when the number was reserved. It must sort after
-    /// the current event.
+    #[cold]
+    fn overflowed(&mut self) {
+        self.overflow
+            .get_or_insert("more zero-delay events followed one another at one picosecond than the event keys hold (8,388,608)");
+    }
+
+    /// Why the order of events may be wrong, if it may: a key field outgrew its bits.
+    pub fn overflow(&self) -> Option<&'static str> {
+        self.overflow
+    }
+
+    /// Schedules `event` with a key from `reserve`: it sorts exactly where it would have
+    /// had it been scheduled when the key was reserved. It must sort after the current
+    /// event.
     #[inline]
-    pub fn schedule_reserved(&mut self, time: Ps, seq: u64, event: E) {
+    pub fn schedule_reserved(&mut self, time: Ps, key: u64, event: E) {
         // A model bug, not an input error; release runs also catch a time going back
         // (sim.rs).
         debug_assert!(
-            (time, seq) > (self.now, self.now_seq) || self.processed == 0,
+            (time, key) > (self.now, self.now_key) || self.processed == 0,
             "event scheduled before the current event (time {time} < {})",
             self.now
         );
         if time == self.now {
-            insert_in_order(&mut self.current, self.head, seq, event);
+            insert_in_order(&mut self.current, self.head, key, event);
             return;
         }
         let g = if self.last_push.0 == time && self.last_push.1 != NO_GROUP {
@@ -167,8 +261,8 @@ impl<E: Copy> EventQueue<E> {
         };
         let group = &mut self.groups[g as usize];
         match group.events.last() {
-            Some(&(last, _)) if last > seq => group.late.push((seq, event)),
-            _ => group.events.push((seq, event)),
+            Some(&(last, _)) if last > key => group.late.push((key, event)),
+            _ => group.events.push((key, event)),
         }
     }
 
@@ -279,9 +373,9 @@ impl<E: Copy> EventQueue<E> {
         if self.head == self.current.len() && !self.advance() {
             return None;
         }
-        let (seq, event) = self.current[self.head];
+        let (key, event) = self.current[self.head];
         self.head += 1;
-        self.now_seq = seq;
+        self.now_key = key;
         self.processed += 1;
         Some((self.now, event))
     }
@@ -329,7 +423,7 @@ impl<E: Copy> EventQueue<E> {
         if group.late.is_empty() {
             std::mem::swap(&mut self.current, &mut group.events);
         } else {
-            merge_by_seq(&mut self.current, &group.events, &mut group.late);
+            merge_by_key(&mut self.current, &group.events, &mut group.late);
             group.events.clear();
             group.late.clear();
             // The group is free now: a list that held a burst gives its memory back.
@@ -359,10 +453,10 @@ impl<E: Copy> EventQueue<E> {
     pub fn now(&self) -> Ps {
         self.now
     }
-    /// Time and sequence number of the event popped last: an event reserved with a smaller
-    /// key would already have run.
+    /// Time and key of the event popped last: an event reserved with a smaller key would
+    /// already have run.
     pub fn current_key(&self) -> (Ps, u64) {
-        (self.now, self.now_seq)
+        (self.now, self.now_key)
     }
     pub fn processed(&self) -> u64 {
         self.processed
@@ -376,11 +470,14 @@ impl<E: Copy> EventQueue<E> {
 /// network and the runtime do not know about each other.
 pub trait Schedule<E> {
     fn at(&mut self, time: Ps, event: E);
-    /// Reserves a sequence number (see `EventQueue::reserve`).
-    fn reserve(&mut self) -> u64;
-    fn at_reserved(&mut self, time: Ps, seq: u64, event: E);
-    /// Time and sequence number of the event being handled (`EventQueue::current_key`).
+    /// Reserves a key for an event at `time` (see `EventQueue::reserve`).
+    fn reserve(&mut self, time: Ps) -> u64;
+    fn at_reserved(&mut self, time: Ps, key: u64, event: E);
+    /// Time and key of the event being handled (`EventQueue::current_key`).
     fn current_key(&self) -> (Ps, u64);
+    /// The entity in whose name events are scheduled from now on: the driver sets it
+    /// before each event, and start-up code for each entity it starts.
+    fn set_origin(&mut self, origin: u32);
 }
 
 #[cfg(test)]
@@ -404,11 +501,24 @@ mod tests {
     #[test]
     fn a_reserved_event_sorts_where_it_was_reserved() {
         let mut q = EventQueue::default();
-        let early = q.reserve();
+        let early = q.reserve(7);
         q.schedule(7, "second");
         q.schedule_reserved(7, early, "first");
         assert_eq!(q.pop().unwrap().1, "first");
         assert_eq!(q.pop().unwrap().1, "second");
+    }
+
+    #[test]
+    fn a_chain_too_deep_for_its_field_is_reported() {
+        let mut q = EventQueue::default();
+        q.schedule(0, 0);
+        let deepest = MAX_WHEN - MAX_DELAY;
+        for depth in 0..=deepest {
+            assert_eq!(q.pop(), Some((0, depth)));
+            assert!(q.overflow().is_none(), "reported at depth {depth}");
+            q.schedule(0, depth + 1);
+        }
+        assert!(q.overflow().is_some());
     }
 
     proptest! {
@@ -447,7 +557,7 @@ mod tests {
         /// The calendar's edges: several times in one slot, times just inside and just
         /// beyond the ring's reach (which wait far and move in as the clock nears them),
         /// times a whole ring apart (same slot, different rounds), and events with
-        /// reserved numbers pushed later at such times, against a sorted heap.
+        /// reserved keys pushed later at such times, against a sorted heap.
         #[test]
         fn calendar_edges_keep_the_order(steps in prop::collection::vec((0usize..5, 0u64..1000, 0usize..4, any::<bool>()), 1..400)) {
             let span = (SLOTS as u64) << SLOT_BITS;
@@ -460,23 +570,25 @@ mod tests {
             };
             let mut q = EventQueue::default();
             let mut reference = std::collections::BinaryHeap::new();
-            // Reserved numbers and the (kind, jitter) of the time they will be pushed at.
-            let mut held: Vec<(u64, usize, u64)> = Vec::new();
+            // Reserved keys and the times they are for.
+            let mut held: Vec<(u64, u64)> = Vec::new();
             for &(kind, jitter, pops, reserve) in &steps {
                 if reserve {
-                    held.push((q.reserve(), (kind + 1) % 4, jitter / 2));
+                    let t = q.now() + delta((kind + 1) % 4, jitter / 2);
+                    held.push((q.reserve(t), t));
                 }
-                let seq = q.reserve();
                 let t = q.now() + delta(kind, jitter);
-                q.schedule_reserved(t, seq, seq);
-                reference.push(std::cmp::Reverse((t, seq)));
+                let key = q.reserve(t);
+                q.schedule_reserved(t, key, key);
+                reference.push(std::cmp::Reverse((t, key)));
                 if held.len() > 2 || (!reserve && !held.is_empty()) {
-                    let (r, kind, jitter) = held.remove(0);
-                    // After the current event: strictly later unless reserved after it.
-                    let after = q.processed() > 0 && r > q.current_key().1;
-                    let t = q.now() + delta(kind, jitter).max(!after as u64);
-                    q.schedule_reserved(t, r, r);
-                    reference.push(std::cmp::Reverse((t, r)));
+                    let (r, t) = held.remove(0);
+                    // Pushed only if it still sorts after the current event, as a model
+                    // pushes a reserved event only while it is due.
+                    if q.processed() == 0 || (t, r) > q.current_key() {
+                        q.schedule_reserved(t, r, r);
+                        reference.push(std::cmp::Reverse((t, r)));
+                    }
                 }
                 for _ in 0..pops {
                     let want = reference.pop().map(|std::cmp::Reverse(x)| x);
@@ -491,29 +603,28 @@ mod tests {
             prop_assert!(q.is_empty());
         }
 
-        /// Reserved sequence numbers scheduled later (at any later time, the current one
-        /// included) sort where they were reserved, among groups of equal times.
+        /// Reserved keys scheduled later (the current time included) sort where they were
+        /// reserved, among groups of equal times.
         #[test]
         fn reserved_events_sort_by_their_reservation(steps in prop::collection::vec((0u64..4, 0usize..3, any::<bool>(), 0usize..3), 1..400)) {
             let mut q = EventQueue::default();
             let mut reference = std::collections::BinaryHeap::new();
-            let mut reserved: Vec<u64> = Vec::new();
+            let mut reserved: Vec<(u64, u64)> = Vec::new();
             for &(delta, pops, reserve, release) in &steps {
                 // Few distinct times, so that many events share one.
                 let t = q.now() + delta * 1000;
                 if reserve {
-                    reserved.push(q.reserve());
+                    reserved.push((q.reserve(t), t));
                 }
-                let seq = q.reserve();
-                q.schedule_reserved(t, seq, seq);
-                reference.push(std::cmp::Reverse((t, seq)));
+                let key = q.reserve(t);
+                q.schedule_reserved(t, key, key);
+                reference.push(std::cmp::Reverse((t, key)));
                 for _ in 0..release.min(reserved.len()) {
-                    let r = reserved.remove(0);
-                    // After the current event: the current time only if reserved after it.
-                    let after = q.processed() > 0 && r > q.current_key().1;
-                    let t = q.now() + if after { delta * 1000 } else { 1 + delta * 1000 };
-                    q.schedule_reserved(t, r, r);
-                    reference.push(std::cmp::Reverse((t, r)));
+                    let (r, t) = reserved.remove(0);
+                    if q.processed() == 0 || (t, r) > q.current_key() {
+                        q.schedule_reserved(t, r, r);
+                        reference.push(std::cmp::Reverse((t, r)));
+                    }
                 }
                 for _ in 0..pops {
                     let want = reference.pop().map(|std::cmp::Reverse((t, s))| (t, s));
@@ -527,6 +638,42 @@ mod tests {
                 prop_assert_eq!(q.pop(), Some(want));
             }
             prop_assert!(q.pop().is_none());
+        }
+
+        /// Events of several origins pop in the order of their keys, computed here as a
+        /// tuple: (time, scheduled earlier, zero-delay depth, origin, counter). An event
+        /// at the current time comes after the one that scheduled it whatever their
+        /// origins, and one origin's events keep their order.
+        #[test]
+        fn origins_order_events_by_scheduling_origin_and_counter(steps in prop::collection::vec((0u32..5, 0u64..3, 0usize..3), 1..400)) {
+            let mut q = EventQueue::new(5);
+            let mut reference = std::collections::BinaryHeap::new();
+            let mut counters = [0u64; 5];
+            // Depth of the event popped last (0 unless it was scheduled at its own time).
+            let mut depth = 0;
+            for (n, &(origin, delta, pops)) in steps.iter().enumerate() {
+                q.set_origin(origin);
+                let delay = delta * 100;
+                let t = q.now() + delay;
+                // A longer delay sorts first; a zero delay after every positive one.
+                let (zero, rank) = if delay > 0 { (false, u64::MAX - delay) } else { (true, depth + u64::from(q.processed() > 0)) };
+                let d = if zero { rank } else { 0 };
+                reference.push(std::cmp::Reverse((t, zero, rank, origin, counters[origin as usize], n, d)));
+                counters[origin as usize] += 1;
+                q.schedule(t, (n, d));
+                for _ in 0..pops {
+                    let want = reference.pop().map(|std::cmp::Reverse((t, .., n, d))| (t, (n, d)));
+                    let got = q.pop();
+                    prop_assert_eq!(got, want);
+                    if let Some((_, (_, d))) = got {
+                        depth = d;
+                    }
+                }
+            }
+            while let Some(std::cmp::Reverse((t, .., n, d))) = reference.pop() {
+                prop_assert_eq!(q.pop(), Some((t, (n, d))));
+            }
+            prop_assert!(q.overflow().is_none());
         }
     }
 }

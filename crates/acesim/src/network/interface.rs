@@ -141,6 +141,15 @@ pub trait Network {
         token: u64,
     );
 
+    /// The entities that handle the model's events (routers, NICs...), numbered
+    /// `0..entities()`.
+    fn entities(&self) -> u32;
+
+    /// The entity that handles `ev`: the events it schedules meanwhile are keyed by it (the
+    /// origin of `engine::queue`), which keeps their order independent of how a run is
+    /// split.
+    fn origin(&self, ev: Self::Event) -> u32;
+
     /// Handles one of the model's own events.
     fn handle(&mut self, q: &mut impl Schedule<Self::Event>, now: Ps, ev: Self::Event);
 

@@ -19,16 +19,20 @@ impl<NE: ModelEvent, O: Copy> Schedule<NE> for EventQueue<Event<NE, O>> {
         self.schedule(time, Event::Net(event));
     }
     #[inline]
-    fn reserve(&mut self) -> u64 {
-        EventQueue::reserve(self)
+    fn reserve(&mut self, time: Ps) -> u64 {
+        EventQueue::reserve(self, time)
     }
     #[inline]
-    fn at_reserved(&mut self, time: Ps, seq: u64, event: NE) {
-        self.schedule_reserved(time, seq, Event::Net(event));
+    fn at_reserved(&mut self, time: Ps, key: u64, event: NE) {
+        self.schedule_reserved(time, key, Event::Net(event));
     }
     #[inline]
     fn current_key(&self) -> (Ps, u64) {
         EventQueue::current_key(self)
+    }
+    #[inline]
+    fn set_origin(&mut self, origin: u32) {
+        EventQueue::set_origin(self, origin)
     }
 }
 
@@ -39,15 +43,19 @@ impl<NE: ModelEvent> Schedule<RtEvent> for EventQueue<Event<NE, RtEvent>> {
         self.schedule(time, Event::Own(event));
     }
     #[inline]
-    fn reserve(&mut self) -> u64 {
-        EventQueue::reserve(self)
+    fn reserve(&mut self, time: Ps) -> u64 {
+        EventQueue::reserve(self, time)
     }
     #[inline]
-    fn at_reserved(&mut self, time: Ps, seq: u64, event: RtEvent) {
-        self.schedule_reserved(time, seq, Event::Own(event));
+    fn at_reserved(&mut self, time: Ps, key: u64, event: RtEvent) {
+        self.schedule_reserved(time, key, Event::Own(event));
     }
     #[inline]
     fn current_key(&self) -> (Ps, u64) {
         EventQueue::current_key(self)
+    }
+    #[inline]
+    fn set_origin(&mut self, origin: u32) {
+        EventQueue::set_origin(self, origin)
     }
 }

@@ -18,10 +18,11 @@ enum Step {
 }
 
 impl Runtime {
-    /// Starts every rank at time 0.
+    /// Starts every rank at time 0, each in its own name (`origin`).
     pub fn start(&mut self, q: &mut impl Schedule<RtEvent>) {
         for rank in 0..self.program.ranks {
             let r = rank as usize;
+            q.set_origin(self.origin(RtEvent::Resume { rank }));
             if self.ranks[r].dag.is_some() {
                 let n = self.program.ops[r].len() as u32;
                 for op in 0..n {
@@ -38,6 +39,24 @@ impl Runtime {
                 }
             }
             q.at(0, RtEvent::Resume { rank });
+        }
+    }
+
+    /// The entities whose events the runtime handles: its ranks.
+    pub fn entities(&self) -> u32 {
+        self.program.ranks
+    }
+
+    /// The rank that handles `ev`: what it schedules meanwhile is keyed by it (the origin
+    /// of `engine::queue`).
+    #[inline]
+    pub fn origin(&self, ev: RtEvent) -> u32 {
+        match ev {
+            RtEvent::Resume { rank } => rank,
+            RtEvent::Submit { xfer } | RtEvent::Finish { xfer } | RtEvent::Local { xfer, .. } => {
+                self.xfers[xfer as usize].rank
+            }
+            RtEvent::RecvDone { recv } => self.recvs[recv as usize].rank,
         }
     }
 

@@ -46,6 +46,16 @@ impl Network for FlowNetwork {
         self.send_message(q, now, (src_nic, dst_nic), 0, token, Kind::Control);
     }
 
+    /// One: rates are solved over the whole network at once, so the model is one entity
+    /// and its events keep the order it scheduled them in.
+    fn entities(&self) -> u32 {
+        1
+    }
+
+    fn origin(&self, _: FlowEvent) -> u32 {
+        0
+    }
+
     fn handle(&mut self, q: &mut impl Schedule<FlowEvent>, now: Ps, ev: FlowEvent) {
         match ev {
             FlowEvent::Solve => self.on_solve(q, now),

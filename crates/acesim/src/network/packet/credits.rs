@@ -39,7 +39,7 @@ impl PacketNetwork {
         vc: u8,
         bytes: u32,
     ) {
-        let seq = q.reserve();
+        let seq = q.reserve(time);
         if self.eager_credits || self.links[link as usize].wait_len != 0 {
             let event = self.credit_event(link, vc, bytes);
             q.at_reserved(time, seq, event);

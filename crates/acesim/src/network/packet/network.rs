@@ -45,6 +45,36 @@ impl Network for PacketNetwork {
         self.send_control_message(q, now, src_nic, dst_nic, token);
     }
 
+    /// Routers, then NICs.
+    fn entities(&self) -> u32 {
+        self.topo.num_routers + self.topo.num_nics()
+    }
+
+    /// A router for what happens in it or on the links it sends on, a NIC for its DMA
+    /// engines, its injection link and what it receives.
+    #[inline(always)]
+    fn origin(&self, ev: PacketEvent) -> u32 {
+        let ports = &self.topo.ports;
+        let nic = |nic: u32| self.topo.num_routers + nic;
+        // A link is sent on by a router port's output, or by a NIC (links past the ports).
+        let sender = |link: u32| match ports.port_router.get(link as usize) {
+            Some(&router) => router,
+            None => nic(link - ports.port_router.len() as u32),
+        };
+        match ev {
+            PacketEvent::HeadArrive { pkt } | PacketEvent::RouteDone { pkt } => {
+                ports.port_router[self.packets[pkt as usize].port as usize]
+            }
+            PacketEvent::InputFree { port } => ports.port_router[port as usize],
+            PacketEvent::LinkFree { link } | PacketEvent::Credit { link, .. } => sender(link),
+            PacketEvent::BigCredit { slot } => sender(self.big_credits[slot as usize].0),
+            PacketEvent::NicTailArrive { pkt } | PacketEvent::RxDmaDone { pkt } => {
+                nic(self.packets[pkt as usize].dst_nic)
+            }
+            PacketEvent::TxDmaDone { nic: n } => nic(n),
+        }
+    }
+
     fn handle(&mut self, q: &mut impl Schedule<PacketEvent>, now: Ps, ev: PacketEvent) {
         match ev {
             PacketEvent::HeadArrive { pkt } => self.on_head_arrive(q, now, pkt),

@@ -356,7 +356,7 @@ impl PacketNetwork {
             }
         }
         let latency = kind.latency;
-        l.free_seq = q.reserve();
+        l.free_seq = q.reserve(tail_out);
         l.free_pending = l.wait_len != 0;
         if l.free_pending {
             q.at_reserved(tail_out, l.free_seq, PacketEvent::LinkFree { link });
@@ -378,7 +378,7 @@ impl PacketNetwork {
         } else {
             let input = &mut self.inputs[pkt.port as usize];
             input.xbar_free = tail_out;
-            input.free_seq = q.reserve();
+            input.free_seq = q.reserve(tail_out);
             // Needed now only if another VC of this input has a routed packet waiting.
             input.routed -= 1;
             input.free_pending = input.routed > 0;
