@@ -114,10 +114,15 @@ pub struct EventQueue<E> {
     last_push: (Ps, u32),
     /// The entity whose event is being handled: what is scheduled now has it as origin.
     origin: u32,
-    /// Per entity, the events it has scheduled (the low field of their keys).
+    /// The origin as it sits in a key, above the counter.
+    origin_field: u64,
+    /// Per entity, the events it has scheduled (the low field of their keys, wrapping);
+    /// the current origin's count is kept in `count` meanwhile.
     counters: Vec<u64>,
+    count: u64,
     /// Width of the counter field; the origin field sits above it.
     counter_bits: u32,
+    counter_mask: u64,
     /// What outgrew its field of the key, if anything did (see `overflow`).
     overflow: Option<&'static str>,
     now: Ps,
@@ -167,8 +172,11 @@ impl<E: Copy> EventQueue<E> {
             pending_times: 0,
             last_push: (0, NO_GROUP),
             origin: 0,
+            origin_field: 0,
             counters: vec![0; entities.max(1) as usize],
+            count: 0,
             counter_bits,
+            counter_mask: (1 << counter_bits) - 1,
             overflow: None,
             now: 0,
             now_key: 0,
@@ -186,7 +194,10 @@ impl<E: Copy> EventQueue<E> {
                 (origin as usize) < self.counters.len(),
                 "origin {origin} out of range"
             );
+            self.counters[self.origin as usize] = self.count;
+            self.count = self.counters[origin as usize];
             self.origin = origin;
+            self.origin_field = (u64::from(origin) << self.counter_bits) & ((1 << WHEN_SHIFT) - 1);
         }
     }
 
@@ -203,32 +214,31 @@ impl<E: Copy> EventQueue<E> {
     pub fn reserve(&mut self, time: Ps) -> u64 {
         let delay = time - self.now;
         let when = if delay > 0 {
-            MAX_DELAY - delay.min(MAX_DELAY)
+            MAX_DELAY.saturating_sub(delay)
         } else {
-            // One deeper than the current event (0 before the first event).
-            let current = self.now_key >> WHEN_SHIFT;
-            let depth = if self.processed == 0 {
-                0
-            } else {
-                current.saturating_sub(MAX_DELAY - 1)
-            };
-            MAX_DELAY + depth
+            self.zero_delay_when()
         };
-        if when > MAX_WHEN {
-            self.overflowed();
-        }
-        let counter = &mut self.counters[self.origin as usize];
-        let count = *counter & ((1 << self.counter_bits) - 1);
-        *counter = counter.wrapping_add(1);
-        when.min(MAX_WHEN) << WHEN_SHIFT
-            | (u64::from(self.origin) << self.counter_bits) & ((1 << WHEN_SHIFT) - 1)
-            | count
+        let count = self.count & self.counter_mask;
+        self.count = self.count.wrapping_add(1);
+        when << WHEN_SHIFT | self.origin_field | count
     }
 
+    /// The "when" field of an event at the current picosecond: one level deeper than the
+    /// current event (the first level before the first event).
     #[cold]
-    fn overflowed(&mut self) {
-        self.overflow
-            .get_or_insert("more zero-delay events followed one another at one picosecond than the event keys hold (8,388,608)");
+    fn zero_delay_when(&mut self) -> u64 {
+        let depth = if self.processed == 0 {
+            0
+        } else {
+            (self.now_key >> WHEN_SHIFT).saturating_sub(MAX_DELAY - 1)
+        };
+        let when = MAX_DELAY + depth;
+        if when > MAX_WHEN {
+            self.overflow.get_or_insert(
+                "more zero-delay events followed one another at one picosecond than the event keys hold (8,388,607)",
+            );
+        }
+        when.min(MAX_WHEN)
     }
 
     /// Why the order of events may be wrong, if it may: a key field outgrew its bits.

@@ -88,7 +88,7 @@ pub struct Options {
     /// Order events at one picosecond by their origins (the rank, router or NIC that
     /// scheduled them: `engine::queue`), the order a partitioned run needs, instead of by
     /// when they were scheduled alone. Off by default until the parallel engine exists: on
-    /// one thread it costs 8–13 % and moves tie-sensitive results (docs/performance.md).
+    /// one thread it costs 7–10 % and moves tie-sensitive results (docs/performance.md).
     #[doc(hidden)]
     pub partition_order: bool,
 }
