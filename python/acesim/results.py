@@ -182,6 +182,14 @@ class Result:
         return dict(p) if p else None
 
     @property
+    def partitions(self) -> dict[str, Any] | None:
+        """How the run would split among partitions, when measured
+        (``simulate(..., partitions=N)``): ``lookahead_ps``, ``windows``, ``events`` per
+        partition, ``cross_events``, ``critical_events``, ``speedup_bound``; else None."""
+        p = self.data.get("partitions")
+        return dict(p) if p else None
+
+    @property
     def model(self) -> str:
         """The network model of the run: ``"packet"`` or ``"flow"`` (summaries written
         before there was a choice are ``"packet"``)."""

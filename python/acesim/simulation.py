@@ -123,6 +123,7 @@ def simulate(
     jobs: int | str | None = None,
     max_message: str | int | None = None,
     collectives: str = "run",
+    partitions: int | None = None,
 ) -> Result:
     """Simulate ``program`` on ``machine`` and return the :class:`~acesim.Result`.
 
@@ -152,6 +153,10 @@ def simulate(
     communicator, ``max_message`` (``"64KiB"``) caps messages, ``collectives="skip"`` makes
     collectives take no time.
 
+    ``partitions=N`` measures how the run would split into N partitions of a parallel run
+    (as ``acesim run --partitions``): :attr:`Result.partitions` holds the lookahead, windows,
+    events crossing partitions and the speed-up they allow (docs/performance.md).
+
     Raises InputError (bad machine, program or model), ProgramError (the program failed or a rank
     recorded nothing for ``record_timeout``), DeadlockError (the program can never finish),
     MemoryError (the recorded program or the run does not fit in memory).
@@ -175,10 +180,15 @@ def simulate(
         max_events = operator.index(max_events)
         if max_events < 0:
             raise ValueError("simulate(): max_events must be >= 0")
+    if partitions is not None:
+        partitions = operator.index(partitions)
+        if partitions < 1:
+            raise ValueError("simulate(): partitions must be >= 1")
     try:
         r = core().simulate(
             m.to_toml(), m.name, text, name, fmt, ranks, args, bool(trace), bool(check),
             max_events, None if max_sim_time is None else str(max_sim_time), model, **replay,
+            partitions=partitions,
         )
     except KeyboardInterrupt as e:
         # Ctrl-C stops the run soon; what it has comes with the exception, marked partial.

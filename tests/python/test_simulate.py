@@ -208,6 +208,21 @@ def test_limits_give_partial_results_and_check_runs_clean(core) -> None:
         acesim.simulate("table1", many, 2, max_sim_time="soon")
 
 
+def test_partitions_measure_how_a_run_would_split(core) -> None:
+    torus = Machine.preset("table1").with_({"topology.kind": "torus", "topology.dims": [4, 2]})
+    r = acesim.simulate(torus, ring_put, 8, partitions=2)
+    p = r.partitions
+    assert p is not None and p["partitions"] == 2
+    assert sum(p["events"]) == r.events
+    assert 1.0 <= p["speedup_bound"] <= 2.0
+    assert p["cross_events_within_lookahead"] == 0
+    assert acesim.simulate(torus, ring_put, 8).partitions is None
+    with pytest.raises(ValueError, match="partitions must be >= 1"):
+        acesim.simulate(torus, ring_put, 8, partitions=0)
+    with pytest.raises(acesim.InputError, match="9 partitions for a torus of 8 router"):
+        acesim.simulate(torus, ring_put, 8, partitions=9)
+
+
 def test_ctrl_c_stops_simulate_promptly_with_the_partial_result(core) -> None:
     import os
     import signal

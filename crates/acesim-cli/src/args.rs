@@ -215,6 +215,11 @@ pub(crate) struct RunArgs {
     /// Run even if the estimated memory exceeds what the machine has available.
     #[arg(long = "ignore-memory-limit")]
     pub(crate) ignore_memory_limit: bool,
+    /// Measure how this run would split into N partitions (threads) of a parallel run:
+    /// lookahead, windows, events crossing partitions, balance and the speed-up they allow.
+    /// The run uses the event order a partitioned run needs (docs/performance.md).
+    #[arg(long, value_name = "N")]
+    pub(crate) partitions: Option<u32>,
     /// Stop recording a C or Python program when a rank makes no MGEN call (records no
     /// operation, for Python) for this long (default 60s, or $ACESIM_RECORD_TIMEOUT; 0:
     /// wait for ever).

@@ -79,6 +79,7 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
         interrupt: Some(interrupt),
         memory_check: !a.ignore_memory_limit,
         timeline: a.timeline.is_some(),
+        partitions: a.partitions,
         ..Default::default()
     };
     let results = acesim::run::simulate::simulate_with(&config, program, &options)?;

@@ -289,7 +289,7 @@ fn replay_args(
 /// Runs a program: `program_format` is "schedule" or "goal" (program_text is the text) or
 /// "c" (program_text is the path of the C file); `model` is "packet" or "flow".
 #[pyfunction]
-#[pyo3(signature = (machine_text, machine_name, program_text, program_name, program_format, ranks = None, args = Vec::new(), trace = false, check = false, max_events = None, max_sim_time = None, model = "packet".to_string(), ignore_calls = Vec::new(), compute_scale = None, compute_threshold = None, flops = None, jobs = None, max_message = None, collectives = None))]
+#[pyo3(signature = (machine_text, machine_name, program_text, program_name, program_format, ranks = None, args = Vec::new(), trace = false, check = false, max_events = None, max_sim_time = None, model = "packet".to_string(), ignore_calls = Vec::new(), compute_scale = None, compute_threshold = None, flops = None, jobs = None, max_message = None, collectives = None, partitions = None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate(
     py: Python<'_>,
@@ -312,6 +312,7 @@ fn simulate(
     jobs: Option<String>,
     max_message: Option<String>,
     collectives: Option<String>,
+    partitions: Option<u32>,
 ) -> PyResult<RunResult> {
     let replay = replay_args(
         ignore_calls,
@@ -349,6 +350,7 @@ fn simulate(
             // As the CLI: a run that cannot fit is refused (MemoryError) before it starts.
             memory_check: true,
             interrupt: Some(interrupt),
+            partitions,
             ..Default::default()
         };
         acesim::run::simulate::simulate_with(&machine, program, &options)

@@ -241,6 +241,21 @@ impl<E: Copy> EventQueue<E> {
         when.min(MAX_WHEN)
     }
 
+    /// The origin that scheduled the event of key `key`.
+    pub fn origin_of(&self, key: u64) -> u32 {
+        ((key & ((1 << WHEN_SHIFT) - 1)) >> self.counter_bits) as u32
+    }
+
+    /// How long before its time the event of key `key` was scheduled: `Some(0)` for the
+    /// current picosecond, `None` for `MAX_DELAY` or more.
+    pub fn delay_of(key: u64) -> Option<Ps> {
+        match key >> WHEN_SHIFT {
+            0 => None,
+            when if when < MAX_DELAY => Some(MAX_DELAY - when),
+            _ => Some(0),
+        }
+    }
+
     /// Why the order of events may be wrong, if it may: a key field outgrew its bits.
     pub fn overflow(&self) -> Option<&'static str> {
         self.overflow

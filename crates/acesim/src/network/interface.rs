@@ -4,6 +4,7 @@
 use crate::engine::Schedule;
 use crate::machine::topology::Topology;
 use crate::network::models::Model;
+use crate::network::partition::Partitioning;
 use crate::units::Ps;
 
 /// What the network tells the runtime. `token` is the runtime's own id for the message.
@@ -149,6 +150,14 @@ pub trait Network {
     /// origin of `engine::queue`), which keeps their order independent of how a run is
     /// split.
     fn origin(&self, ev: Self::Event) -> u32;
+
+    /// The router entity `entity` lives at (a partitioned run keeps them together), or
+    /// `None` for a model that is not split by routers.
+    fn entity_router(&self, entity: u32) -> Option<u32>;
+
+    /// How the model's network splits into `parts` partitions of a parallel run (`source`
+    /// names where the count came from, for errors).
+    fn partition(&self, parts: u32, source: &str) -> crate::error::Result<Partitioning>;
 
     /// Handles one of the model's own events.
     fn handle(&mut self, q: &mut impl Schedule<Self::Event>, now: Ps, ev: Self::Event);

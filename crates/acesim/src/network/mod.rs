@@ -14,6 +14,7 @@ pub mod interface;
 pub mod link_kinds;
 pub mod models;
 pub mod packet;
+pub mod partition;
 
 pub use interface::{LinkStats, ModelEvent, NetCounters, NetStats, Network, NicStats, Notice};
 pub use models::Model;

@@ -76,6 +76,7 @@ pub fn collect(
         trace: trace(rt),
         link_activity: net.link_activity().map(<[_]>::to_vec),
         all_links,
+        partitions: None,
         transfer_records,
     }
 }

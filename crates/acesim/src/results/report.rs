@@ -105,6 +105,9 @@ pub struct Results {
     /// All links, also when left out of the JSON (their rows are made when read).
     #[serde(skip)]
     pub all_links: LinkTable,
+    /// How the run would split into partitions, when measured (`--partitions`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partitions: Option<crate::run::partition_report::PartitionReport>,
     /// The most transfer records the runtime held at once: the program's own transfers
     /// and the collective steps in flight (a finished step's record is reused).
     #[serde(skip)]

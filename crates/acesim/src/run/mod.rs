@@ -1,10 +1,12 @@
 //! The drivers: a program on a machine (`simulate`), synthetic traffic on a network
 //! (`traffic`, with its `patterns`), and the memory admission both apply first; `compare`
-//! runs a program at both network levels and says how far apart they are.
+//! runs a program at both network levels and says how far apart they are; `partition_report`
+//! measures how a run would split among partitions.
 
 pub mod admission;
 pub mod compare;
 pub mod events;
+pub mod partition_report;
 pub mod patterns;
 pub mod simulate;
 pub mod traffic;

@@ -12,6 +12,7 @@ use crate::program::{OpKind, Program, NONE};
 use crate::results::{self, Results, StopReason};
 use crate::run::admission::{admit, estimate_run_memory, Tracing};
 use crate::run::events::Event;
+use crate::run::partition_report::PartitionCounter;
 use crate::runtime::{RtEvent, RtParams, Runtime};
 use crate::units::Ps;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -91,6 +92,9 @@ pub struct Options {
     /// one thread it costs 7–10 % and moves tie-sensitive results (docs/performance.md).
     #[doc(hidden)]
     pub partition_order: bool,
+    /// Measure how the run would split into this many partitions (`--partitions`): the
+    /// run then uses the order a partitioned run needs (`partition_order`).
+    pub partitions: Option<u32>,
 }
 
 impl Options {
@@ -169,9 +173,14 @@ fn drive<N: Network>(
     // Origins of event keys: the ranks, then the network's entities; one origin (the order
     // events were scheduled in) unless asked.
     let ranks = rt.entities();
-    let origins = options.partition_order;
+    let origins = ranks + net.entities();
+    let mut partitions = match options.partitions {
+        Some(parts) => Some(partition_counter(&net, &rt, parts)?),
+        None => None,
+    };
+    let by_origin = options.partition_order || partitions.is_some();
     let mut q: EventQueue<Event<N::Event, RtEvent>> =
-        EventQueue::new(if origins { ranks + net.entities() } else { 1 });
+        EventQueue::new(if by_origin { origins } else { 1 });
     rt.start(&mut q);
     let mut notices = Vec::new();
     let max_events = options.max_events.unwrap_or(u64::MAX);
@@ -203,19 +212,19 @@ fn drive<N: Network>(
             stopped = Some((StopReason::Interrupted, now));
             break;
         }
+        if by_origin {
+            let origin = match ev {
+                Event::Net(e) => ranks + net.origin(e),
+                Event::Own(e) => rt.origin(e),
+            };
+            q.set_origin(origin);
+            if let Some(p) = &mut partitions {
+                p.count(&q, now, q.current_key().1, origin);
+            }
+        }
         match ev {
-            Event::Net(e) => {
-                if origins {
-                    q.set_origin(ranks + net.origin(e));
-                }
-                net.handle(&mut q, now, e)
-            }
-            Event::Own(e) => {
-                if origins {
-                    q.set_origin(rt.origin(e));
-                }
-                rt.handle(&mut q, &mut net, now, e)
-            }
+            Event::Net(e) => net.handle(&mut q, now, e),
+            Event::Own(e) => rt.handle(&mut q, &mut net, now, e),
         }
         // Reacting to a notice may produce more (a same-node ack arrives at once).
         while !net.notices().is_empty() {
@@ -238,7 +247,9 @@ fn drive<N: Network>(
         let events = q.processed().saturating_sub(1);
         drop(q);
         net.release_run_state();
-        return Ok(results::collect(&net, &mut rt, events, wall, Some(partial)));
+        let mut r = results::collect(&net, &mut rt, events, wall, Some(partial));
+        r.partitions = partitions.map(PartitionCounter::finish);
+        return Ok(r);
     }
     // What happened after the last event without being one (credits that woke nothing)
     // ends the run as its event would have.
@@ -252,5 +263,27 @@ fn drive<N: Network>(
     let events = q.processed();
     drop(q);
     net.release_run_state();
-    Ok(results::collect(&net, &mut rt, events, wall, None))
+    let mut r = results::collect(&net, &mut rt, events, wall, None);
+    r.partitions = partitions.map(PartitionCounter::finish);
+    Ok(r)
+}
+
+/// Counts the run's events for `parts` partitions of `net`: a rank lives at the router of
+/// its node's first NIC, a network entity where the model says.
+fn partition_counter<N: Network>(net: &N, rt: &Runtime, parts: u32) -> Result<PartitionCounter> {
+    let split = net.partition(parts, "command line")?;
+    let (ranks, topo) = (rt.entities(), net.topology());
+    let router = |origin: u32| {
+        if origin < ranks {
+            let node = rt.placement.node[origin as usize];
+            topo.nic_router(topo.node_nic(node, 0))
+        } else {
+            net.entity_router(origin - ranks).unwrap_or(0)
+        }
+    };
+    Ok(PartitionCounter::new(
+        &split,
+        ranks + net.entities(),
+        router,
+    ))
 }

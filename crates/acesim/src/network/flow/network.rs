@@ -6,6 +6,7 @@ use crate::engine::Schedule;
 use crate::machine::topology::Topology;
 use crate::network::interface::{NetStats, Network, Notice};
 use crate::network::models::Model;
+use crate::network::partition::Partitioning;
 use crate::units::Ps;
 
 impl Network for FlowNetwork {
@@ -54,6 +55,17 @@ impl Network for FlowNetwork {
 
     fn origin(&self, _: FlowEvent) -> u32 {
         0
+    }
+
+    fn entity_router(&self, _: u32) -> Option<u32> {
+        None
+    }
+
+    fn partition(&self, _: u32, source: &str) -> crate::error::Result<Partitioning> {
+        Err(crate::error::Error::input(
+            crate::error::Location::file(source).with_field("partitions"),
+            "partitions are measured at packet level (--model packet): the flow model solves its rates over the whole network at once".to_string(),
+        ))
     }
 
     fn handle(&mut self, q: &mut impl Schedule<FlowEvent>, now: Ps, ev: FlowEvent) {

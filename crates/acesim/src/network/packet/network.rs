@@ -4,7 +4,9 @@ use super::state::*;
 use crate::engine::Schedule;
 use crate::machine::topology::Topology;
 use crate::network::interface::{NetStats, Network, Notice};
+
 use crate::network::models::Model;
+use crate::network::partition::{partition, Partitioning};
 use crate::units::Ps;
 
 impl Network for PacketNetwork {
@@ -73,6 +75,20 @@ impl Network for PacketNetwork {
             }
             PacketEvent::TxDmaDone { nic: n } => nic(n),
         }
+    }
+
+    fn entity_router(&self, entity: u32) -> Option<u32> {
+        let routers = self.topo.num_routers;
+        Some(if entity < routers {
+            entity
+        } else {
+            self.topo.nic_router(entity - routers)
+        })
+    }
+
+    fn partition(&self, parts: u32, source: &str) -> crate::error::Result<Partitioning> {
+        let latency = |link: u32| self.kinds[self.topo.link_class(link) as usize].latency;
+        partition(&self.topo, parts, latency, source)
     }
 
     fn handle(&mut self, q: &mut impl Schedule<PacketEvent>, now: Ps, ev: PacketEvent) {
