@@ -44,6 +44,12 @@ impl Rng {
         Rng(state)
     }
 
+    /// Stream `stream` of the family of generators seeded by `seed`: one per router, so
+    /// that what a router draws depends on its own events alone, however a run is split.
+    pub fn stream(seed: u64, stream: u64) -> Rng {
+        Rng::new(seed ^ stream.wrapping_add(1).wrapping_mul(0xD1B5_4A32_D192_ED03))
+    }
+
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         let s = &mut self.0;

@@ -84,6 +84,7 @@ impl PacketNetwork {
         let nics = vec![Nic::default(); topo.num_nics() as usize];
         let topo_nics = topo.num_nics() as usize;
         let params_seed = params.routing_seed;
+        let topo_routers = topo.num_routers;
         let deterministic =
             !matches!(topo.shape, Shape::Dragonfly(_)) && params.routing != Routing::RandomUp;
         let node_mem_free = vec![0; topo.num_nodes as usize];
@@ -109,7 +110,14 @@ impl PacketNetwork {
             free_messages: Vec::new(),
             notices: Vec::new(),
             live_packets: 0,
-            rng: crate::rng::Rng::new(params_seed),
+            // Only routing that draws needs them (Valiant, UGAL, random up ports).
+            rngs: if deterministic {
+                Vec::new()
+            } else {
+                (0..topo_routers)
+                    .map(|r| crate::rng::Rng::stream(params_seed, u64::from(r)))
+                    .collect()
+            },
             checks: None,
             eager_credits: false,
             deterministic,

@@ -25,7 +25,12 @@ impl PacketNetwork {
             }
             Shape::FatTree(f) if self.params.routing == Routing::RandomUp => {
                 let hop = self.topo.route_between(router, src, dst, dst_nic);
-                f.random_up(&self.topo.ports, router, hop, &mut self.rng)
+                f.random_up(
+                    &self.topo.ports,
+                    router,
+                    hop,
+                    &mut self.rngs[router as usize],
+                )
             }
             Shape::FatTree(_) | Shape::Crossbar | Shape::Grid(_) | Shape::LeafSpine(_) => {
                 self.topo.route_between(router, src, dst, dst_nic)
@@ -53,7 +58,7 @@ impl PacketNetwork {
         }
         let at_source = pkt.hops == 0 && d.has_intermediate(here, dst_group);
         if at_source && self.params.routing != Routing::Minimal {
-            let v = d.draw_intermediate(here, dst_group, &mut self.rng);
+            let v = d.draw_intermediate(here, dst_group, &mut self.rngs[router as usize]);
             via = match self.params.routing {
                 Routing::Valiant => v,
                 Routing::Ugal { threshold } => {

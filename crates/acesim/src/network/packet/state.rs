@@ -236,7 +236,9 @@ pub struct PacketNetwork {
     pub live_packets: u64,
     /// What it counted: links, NICs, bytes in and out, link activity.
     pub stats: NetStats,
-    pub(super) rng: Rng,
+    /// Per router, the random draws of its routing decisions (empty when routing draws
+    /// nothing).
+    pub(super) rngs: Vec<Rng>,
     /// Model invariants checked as the run goes (`--check`, and always in debug builds).
     pub(super) checks: Option<Box<Checks>>,
     /// Every credit an event (`every_credit_an_event`).
