@@ -4,7 +4,7 @@
 
 use acesim::frontends::schedule;
 use acesim::network::Model;
-use acesim::run::partition_report::PartitionReport;
+use acesim::results::partitions::PartitionReport;
 use acesim::run::simulate::{simulate_with, Options};
 use acesim::{Machine, MachineSource, Results};
 use proptest::prelude::*;

@@ -3,7 +3,7 @@
 //!
 //! `collect` builds [`Results`] (`report`) from the runtime and the network at the end of a
 //! run, a concept a file: `ranks`, `operations`, `regions`, `collectives`, `links`, `nics`,
-//! `topology`. What is written from them: the JSON (`report`), the human `summary`, the
+//! `topology`, `partitions`. What is written from them: the JSON (`report`), the human `summary`, the
 //! per-link `tables` and the `timeline`.
 
 pub mod collect;
@@ -11,6 +11,7 @@ pub mod collectives;
 pub mod links;
 pub mod nics;
 pub mod operations;
+pub mod partitions;
 pub mod ranks;
 pub mod regions;
 pub mod report;

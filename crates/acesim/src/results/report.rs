@@ -107,7 +107,7 @@ pub struct Results {
     pub all_links: LinkTable,
     /// How the run would split into partitions, when measured (`--partitions`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub partitions: Option<crate::run::partition_report::PartitionReport>,
+    pub partitions: Option<crate::results::partitions::PartitionReport>,
     /// The most transfer records the runtime held at once: the program's own transfers
     /// and the collective steps in flight (a finished step's record is reused).
     #[serde(skip)]
