@@ -1,6 +1,6 @@
 //! How a network splits among the partitions of a parallel run: contiguous blocks of
 //! routers (slabs of a torus, groups of a dragonfly, pods of a fat tree), balanced by the
-//! nodes they serve, and the lookahead: the smallest latency of a link between two
+//! ports they have, and the lookahead: the smallest latency of a link between two
 //! partitions, the window by which conservative partitions can advance together.
 
 use crate::error::{Error, Location, Result};
@@ -37,14 +37,14 @@ pub fn partition(
             topo.kind()
         )));
     }
-    // Routers in the order blocks are cut from, each with its work: one for the router and
-    // one per NIC it serves (the NICs' events and their ranks').
+    // Routers in the order blocks are cut from, each with its work: its ports (links to
+    // other routers and to NICs), which a switch that serves no node has too.
     let mut order: Vec<u32> = (0..routers).collect();
     order.sort_by_key(|&r| (position(topo, r), r));
-    let mut work = vec![1u64; routers as usize];
-    for nic in 0..topo.num_nics() {
-        work[topo.nic_router(nic) as usize] += 1;
-    }
+    let base = &topo.ports.port_base;
+    let work: Vec<u64> = (0..routers as usize)
+        .map(|r| u64::from(base[r + 1] - base[r]).max(1))
+        .collect();
     let total: u64 = work.iter().sum();
     let mut of_router = vec![0u32; routers as usize];
     let (mut done, mut part) = (0u64, 0u32);
