@@ -162,6 +162,11 @@ pub(crate) struct TrafficArgs {
     /// Check the model's invariants as each load runs and when it stops (README "Safety").
     #[arg(long)]
     pub(crate) check: bool,
+    /// Measure how each load would split into N partitions (threads) of a parallel run
+    /// (as `acesim run --partitions`); the loads then run in the order a partitioned run
+    /// uses.
+    #[arg(long, value_name = "N")]
+    pub(crate) partitions: Option<u32>,
     #[arg(long, short)]
     pub(crate) quiet: bool,
 }

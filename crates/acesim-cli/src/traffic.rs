@@ -43,6 +43,7 @@ pub(crate) fn traffic(a: TrafficArgs) -> acesim::Result<()> {
     };
     let base = TrafficConfig {
         check: a.check,
+        partitions: a.partitions,
         ..TrafficConfig::with_defaults(
             &config,
             pattern,
@@ -73,6 +74,11 @@ pub(crate) fn traffic(a: TrafficArgs) -> acesim::Result<()> {
     write_all(writes)?;
     if !a.quiet {
         out!("{}", points_table(&points));
+        for p in &points {
+            if let Some(split) = &p.partitions {
+                out!("load {:.3}: {}", p.load, split.describe());
+            }
+        }
         let best = saturation_throughput(&points).unwrap_or(0.0);
         if !points.iter().any(|p| p.saturated) {
             outln!(

@@ -135,6 +135,7 @@ fn runs(c: &mut Criterion) {
         drain: 400_000_000,
         seed: 1,
         check: false,
+        partitions: None,
     };
     let hops = run_point(&torus, &cfg).expect("traffic runs").packet_hops;
     let mut g = c.benchmark_group("runs");

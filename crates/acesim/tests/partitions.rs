@@ -70,6 +70,39 @@ fn what_cannot_be_split_is_refused() {
     assert!(e.contains("measured at packet level"), "{e}");
 }
 
+#[test]
+fn synthetic_traffic_is_measured_per_load() {
+    // Uniform traffic on a 4x4 torus at half load, in 2 and 4 slabs.
+    use acesim::run::patterns::Pattern;
+    use acesim::run::traffic::{run_point, TrafficConfig};
+    let m = load("[topology]\nkind='torus'\ndims=[4,4]");
+    for parts in [2, 4] {
+        let cfg = TrafficConfig {
+            load: 0.5,
+            check: true,
+            partitions: Some(parts),
+            ..TrafficConfig::with_defaults(
+                &m,
+                Pattern::parse("uniform").unwrap(),
+                2048,
+                None,
+                acesim::run::traffic::Injection::Bernoulli,
+                Some(100_000),
+                Some(1_000_000),
+                None,
+                1,
+            )
+            .unwrap()
+        };
+        let point = run_point(&m, &cfg).expect("runs");
+        let p = point.partitions.as_ref().expect("measured");
+        assert_eq!(p.events.iter().sum::<u64>(), point.events);
+        assert_eq!(p.cross_events_within_lookahead, 0);
+        assert!(p.cross_events > 0, "uniform traffic crosses");
+        assert!(p.speedup_bound > 1.0 && p.speedup_bound <= f64::from(parts));
+    }
+}
+
 fn workload() -> impl Strategy<Value = (u32, Vec<(u32, u32, u64)>)> {
     (4u32..12).prop_flat_map(|ranks| {
         let op = (

@@ -28,6 +28,7 @@ fn point(m: &Machine, pattern: &str, load: f64) -> TrafficPoint {
         drain: 6000 * packet_time,
         seed: 7,
         check: true,
+        partitions: None,
     };
     let p = run_point(m, &cfg).expect("traffic runs");
     assert!(
@@ -223,6 +224,7 @@ fn bad_traffic_and_dragonfly_input_is_refused() {
         drain: 1_000_000,
         seed: 1,
         check: false,
+        partitions: None,
     };
     let err = |c: TrafficConfig| run_point(&m, &c).unwrap_err().to_string();
     assert!(
@@ -287,6 +289,7 @@ fn periodic_injection_on_the_flit_clock_keeps_the_offered_rate() {
             drain: 20_000 * packet_time,
             seed: 3,
             check: true,
+            partitions: None,
         };
         let p = run_point(&m, &cfg).expect("traffic runs");
         assert!(
@@ -322,6 +325,7 @@ fn flit_point(m: &Machine, pattern: &str, load: f64) -> TrafficPoint {
         drain: 50_000_000,
         seed: 1,
         check: false,
+        partitions: None,
     };
     run_point(m, &cfg).expect("traffic runs")
 }

@@ -1,7 +1,7 @@
 //! How a run would split among the partitions of a parallel run (`--partitions`), as
 //! `run::partition_report` measures it.
 
-use crate::units::Ps;
+use crate::units::{format_time, Ps};
 use serde::Serialize;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -26,4 +26,25 @@ pub struct PartitionReport {
     /// Events over critical events: the speed-up the partitioning allows before any cost
     /// of synchronisation or of messages between partitions.
     pub speedup_bound: f64,
+}
+
+impl PartitionReport {
+    /// Two lines for a human: the windows, what crosses, the balance and the bound.
+    pub fn describe(&self) -> String {
+        let total: u64 = self.events.iter().sum();
+        let share = 100.0 * self.cross_events as f64 / total.max(1) as f64;
+        let busiest = self.events.iter().copied().max().unwrap_or(0);
+        let mean = total as f64 / f64::from(self.partitions.max(1));
+        format!(
+            "partitions: {}   lookahead: {}   windows: {}   events per window: {:.1}\n  crossing partitions: {} events ({share:.2} %), {} within the lookahead   busiest partition: {:.2}x the mean   speed-up bound: {:.2}x\n",
+            self.partitions,
+            format_time(self.lookahead_ps),
+            self.windows,
+            total as f64 / self.windows.max(1) as f64,
+            self.cross_events,
+            self.cross_events_within_lookahead,
+            busiest as f64 / mean.max(1.0),
+            self.speedup_bound
+        )
+    }
 }

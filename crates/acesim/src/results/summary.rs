@@ -19,28 +19,9 @@ impl Results {
 
     /// How the run would split among partitions, when measured.
     fn write_partitions(&self, s: &mut String) {
-        let Some(p) = &self.partitions else { return };
-        let total: u64 = p.events.iter().sum();
-        let share = |n: u64| 100.0 * n as f64 / total.max(1) as f64;
-        let busiest = p.events.iter().copied().max().unwrap_or(0);
-        let mean = total as f64 / f64::from(p.partitions.max(1));
-        let _ = writeln!(
-            s,
-            "partitions: {}   lookahead: {}   windows: {}   events per window: {:.1}",
-            p.partitions,
-            format_time(p.lookahead_ps),
-            p.windows,
-            total as f64 / p.windows.max(1) as f64
-        );
-        let _ = writeln!(
-            s,
-            "  crossing partitions: {} events ({:.2} %), {} within the lookahead   busiest partition: {:.2}x the mean   speed-up bound: {:.2}x",
-            p.cross_events,
-            share(p.cross_events),
-            p.cross_events_within_lookahead,
-            busiest as f64 / mean.max(1.0),
-            p.speedup_bound
-        );
+        if let Some(p) = &self.partitions {
+            s.push_str(&p.describe());
+        }
     }
 
     /// Whether the run was stopped, its time, the machine and the size of the run.

@@ -4,7 +4,9 @@
 //! The busiest partition of each window bounds what a conservative parallel run can gain.
 
 use crate::engine::EventQueue;
+use crate::error::Result;
 use crate::network::partition::Partitioning;
+use crate::network::Network;
 use crate::results::partitions::PartitionReport;
 use crate::units::Ps;
 
@@ -42,6 +44,27 @@ impl PartitionCounter {
                 speedup_bound: 1.0,
             },
         }
+    }
+
+    /// A counter for `parts` partitions of `net`, in a queue whose origins are the
+    /// driver's `own` entities (ranks, generators), living at the routers `own_router`
+    /// gives, then the network's. `source` names where `parts` came from, for errors.
+    pub fn for_network<N: Network>(
+        net: &N,
+        parts: u32,
+        source: &str,
+        own: u32,
+        own_router: impl Fn(u32) -> u32,
+    ) -> Result<Self> {
+        let split = net.partition(parts, source)?;
+        let router = |origin: u32| {
+            if origin < own {
+                own_router(origin)
+            } else {
+                net.entity_router(origin - own).unwrap_or(0)
+            }
+        };
+        Ok(PartitionCounter::new(&split, own + net.entities(), router))
     }
 
     /// An event of key `key` at `now`, handled by origin `handler`.

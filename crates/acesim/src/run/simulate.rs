@@ -269,21 +269,12 @@ fn drive<N: Network>(
 }
 
 /// Counts the run's events for `parts` partitions of `net`: a rank lives at the router of
-/// its node's first NIC, a network entity where the model says.
+/// its node's first NIC.
 fn partition_counter<N: Network>(net: &N, rt: &Runtime, parts: u32) -> Result<PartitionCounter> {
-    let split = net.partition(parts, "command line")?;
-    let (ranks, topo) = (rt.entities(), net.topology());
-    let router = |origin: u32| {
-        if origin < ranks {
-            let node = rt.placement.node[origin as usize];
-            topo.nic_router(topo.node_nic(node, 0))
-        } else {
-            net.entity_router(origin - ranks).unwrap_or(0)
-        }
+    let topo = net.topology();
+    let rank_router = |rank: u32| {
+        let node = rt.placement.node[rank as usize];
+        topo.nic_router(topo.node_nic(node, 0))
     };
-    Ok(PartitionCounter::new(
-        &split,
-        ranks + net.entities(),
-        router,
-    ))
+    PartitionCounter::for_network(net, parts, "command line", rt.entities(), rank_router)
 }

@@ -45,6 +45,9 @@ pub struct TrafficConfig {
     /// Check the model's invariants as the run goes and when it stops (`--check`; always
     /// on in debug builds).
     pub check: bool,
+    /// Measure how each point would split into this many partitions of a parallel run
+    /// (`--partitions`; the point then runs in the order a partitioned run uses).
+    pub partitions: Option<u32>,
 }
 
 impl TrafficConfig {
@@ -84,6 +87,7 @@ impl TrafficConfig {
             drain: drain.unwrap_or(10 * measure),
             seed,
             check: false,
+            partitions: None,
         })
     }
 

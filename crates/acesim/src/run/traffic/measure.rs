@@ -49,6 +49,9 @@ pub struct TrafficPoint {
     /// byte-identical for the same inputs).
     #[serde(skip)]
     pub wall_seconds: f64,
+    /// How the run would split among partitions, when measured (`--partitions`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partitions: Option<crate::results::partitions::PartitionReport>,
 }
 
 /// The window `[warmup, end)` and what it measured so far. Packets are known by their
@@ -189,6 +192,7 @@ impl Measurement {
             packet_hops: net.counters().packet_hops,
             packets_delivered: delivered,
             wall_seconds: started.elapsed().as_secs_f64(),
+            partitions: None,
         }
     }
 

@@ -7,7 +7,9 @@ use crate::machine::loaded::Machine;
 use crate::machine::topology::{Shape as TopoShape, Topology};
 use crate::network::packet::PacketNetwork;
 use crate::network::{Network, Notice};
+use crate::results::partitions::PartitionReport;
 use crate::run::events::Event;
+use crate::run::partition_report::PartitionCounter;
 use crate::run::patterns::{Shape, Traffic};
 use crate::run::traffic::config::{check_load, check_packet, command_line, TrafficConfig};
 use crate::run::traffic::injection::{Gen, Injector};
@@ -24,8 +26,10 @@ pub fn run_point(machine: &Machine, cfg: &TrafficConfig) -> Result<TrafficPoint>
     let mut window = Measurement::new(cfg, bandwidth, topo.num_nodes);
     let payload = cfg.packet - machine.nic.header.0;
     let mut net = PacketNetwork::new(topo, machine);
-    let (last, events) = drive(&mut net, cfg, traffic, injector, &mut window, payload)?;
-    Ok(window.point(cfg, &net, last, events, started))
+    let (last, events, partitions) = drive(&mut net, cfg, traffic, injector, &mut window, payload)?;
+    let mut point = window.point(cfg, &net, last, events, started);
+    point.partitions = partitions;
+    Ok(point)
 }
 
 /// Checks the point against the machine, and returns what it runs on: the topology, and
@@ -83,8 +87,8 @@ pub fn pattern_shape(topo: &Topology) -> Shape {
 /// Runs the generator against network model `net`: every node offers packets of
 /// `payload` bytes to the pattern's destinations, through its NICs in turn, until the end
 /// of the window; then the run goes on until `window` has seen every measured packet
-/// arrive, or the drain limit passes. Returns when the last event happened, and how many
-/// events there were.
+/// arrive, or the drain limit passes. Returns when the last event happened, how many
+/// events there were and, with `cfg.partitions`, how the run would split among them.
 fn drive<N: Network>(
     net: &mut N,
     cfg: &TrafficConfig,
@@ -92,15 +96,33 @@ fn drive<N: Network>(
     mut injector: Injector,
     window: &mut Measurement,
     payload: u64,
-) -> Result<(Ps, u64)> {
+) -> Result<(Ps, u64, Option<PartitionReport>)> {
     if cfg.check || cfg!(debug_assertions) {
         net.enable_checks();
     }
     let nodes = net.topology().num_nodes;
     let nics = net.topology().nics_per_node();
     let limit = window.end() + cfg.drain;
-    let mut q: EventQueue<Event<N::Event, Gen>> = EventQueue::default();
+    // Origins of event keys (the generators, then the network's entities) only when the
+    // partitions are measured: otherwise the order events were scheduled in.
+    let topo = net.topology();
+    let mut partitions = match cfg.partitions {
+        Some(parts) => Some(PartitionCounter::for_network(
+            net,
+            parts,
+            "command line",
+            nodes,
+            |node| topo.nic_router(topo.node_nic(node, 0)),
+        )?),
+        None => None,
+    };
+    let mut q: EventQueue<Event<N::Event, Gen>> = EventQueue::new(if partitions.is_some() {
+        nodes + net.entities()
+    } else {
+        1
+    });
     for node in 0..nodes {
+        q.set_origin(node);
         q.schedule(injector.first(node), Event::Own(Gen { node }));
     }
     let mut nic_next = vec![0u32; nodes as usize];
@@ -116,6 +138,14 @@ fn drive<N: Network>(
             break;
         }
         last = now;
+        if let Some(p) = &mut partitions {
+            let origin = match ev {
+                Event::Own(Gen { node }) => node,
+                Event::Net(e) => nodes + net.origin(e),
+            };
+            q.set_origin(origin);
+            p.count(&q, now, q.current_key().1, origin);
+        }
         match ev {
             Event::Own(Gen { node }) => {
                 if now >= window.end() {
@@ -149,5 +179,9 @@ fn drive<N: Network>(
     // the drain limit): bytes injected = bytes delivered + bytes still in the network.
     net.check_stopped(last)
         .map_err(|v| Error::Internal(format!("model invariant broken: {v}")))?;
-    Ok((last, q.processed()))
+    Ok((
+        last,
+        q.processed(),
+        partitions.map(PartitionCounter::finish),
+    ))
 }
