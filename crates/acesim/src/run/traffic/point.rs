@@ -178,6 +178,7 @@ fn drive<N: Network>(
     // The run stops with packets still in the network (warm-up ones, or measured ones at
     // the drain limit): bytes injected = bytes delivered + bytes still in the network.
     net.check_stopped(last)
+        .and_then(|()| q.overflow().map_or(Ok(()), |v| Err(v.to_string())))
         .map_err(|v| Error::Internal(format!("model invariant broken: {v}")))?;
     Ok((
         last,
