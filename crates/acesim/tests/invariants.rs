@@ -2,6 +2,8 @@
 //! they catch a broken state, and random workloads on every topology and routing keep
 //! them. Results do not depend on seeds that should not matter.
 
+mod common;
+
 use acesim::engine::EventQueue;
 use acesim::frontends::schedule;
 use acesim::machine::topology::Topology;
@@ -10,14 +12,9 @@ use acesim::network::Network;
 use acesim::run::events::Event;
 use acesim::run::simulate::{simulate_with, Options};
 use acesim::runtime::RtEvent;
-use acesim::{simulate, Machine, MachineSource};
+use acesim::simulate;
+use common::{load, puts_text, workload};
 use proptest::prelude::*;
-
-fn load(toml: &str) -> Machine {
-    MachineSource::from_text("i.toml", toml)
-        .load()
-        .expect("machine loads")
-}
 
 #[test]
 fn a_credit_beyond_the_buffer_is_reported() {
@@ -82,47 +79,6 @@ fn a_stopped_run_counts_the_bytes_still_in_the_network() {
     assert_eq!(net.check_end(now), Ok(()));
 }
 
-/// Random puts between random ranks; every rank polls what it is sent.
-fn workload() -> impl Strategy<Value = (u32, Vec<(u32, u32, u64)>)> {
-    (2u32..12).prop_flat_map(|ranks| {
-        let op = (
-            0..ranks,
-            0..ranks,
-            prop::sample::select(vec![0u64, 100, 2048, 9000, 40_000]),
-        );
-        (Just(ranks), prop::collection::vec(op, 1..30))
-    })
-}
-
-fn text(ranks: u32, ops: &[(u32, u32, u64)]) -> String {
-    let mut per = vec![String::new(); ranks as usize];
-    let mut polls = vec![0usize; ranks as usize];
-    for &(a, b, size) in ops {
-        per[a as usize] += &format!("put {b} {size} tag=3\n");
-        polls[b as usize] += 1;
-    }
-    let mut t = format!("ranks {ranks}\n");
-    for r in 0..ranks as usize {
-        t += &format!("rank {r}\n{}{}", per[r], "poll 3\n".repeat(polls[r]));
-    }
-    t
-}
-
-/// The same puts, each completed before the next is issued.
-fn serial_text(ranks: u32, ops: &[(u32, u32, u64)]) -> String {
-    let mut per = vec![String::new(); ranks as usize];
-    let mut polls = vec![0usize; ranks as usize];
-    for &(a, b, size) in ops {
-        per[a as usize] += &format!("put {b} {size} tag=3 handle=1\ncomplete 1\n");
-        polls[b as usize] += 1;
-    }
-    let mut t = format!("ranks {ranks}\n");
-    for r in 0..ranks as usize {
-        t += &format!("rank {r}\n{}{}", per[r], "poll 3\n".repeat(polls[r]));
-    }
-    t
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(40))]
 
@@ -138,7 +94,7 @@ proptest! {
             "[topology]\nkind='dragonfly'\np=1\na=3\nh=1\ng=4\narrangement='{}'\n[router]\nrouting='{routing}'\nvcs=3\nbuffer_per_vc='4 KiB'",
             if palm { "palmtree" } else { "consecutive" }
         ));
-        let t = text(ranks, &ops);
+        let t = puts_text(ranks, &ops, false);
         let run = || simulate(&m, schedule::parse("w", &t).unwrap()).expect("finishes with checks on");
         let a = run();
         prop_assert_eq!(a.unpolled_puts.len(), 0);
@@ -165,7 +121,7 @@ proptest! {
         ]),
     ) {
         let m = load(machine);
-        let t = text(ranks, &ops);
+        let t = puts_text(ranks, &ops, false);
         let run = |eager: bool| {
             let options = Options { every_credit_an_event: eager, ..Default::default() };
             let mut r = simulate_with(&m, schedule::parse("w", &t).unwrap(), &options).expect("finishes");
@@ -183,7 +139,7 @@ proptest! {
         ops in prop::collection::vec((0u32..6, 0u32..6, prop::sample::select(vec![70_000u64, 150_000, 300_000])), 2..16),
     ) {
         let m = load("[topology]\nkind='torus'\ndims=[2,3]\n[router]\nvcs=2\nbuffer_per_vc='200 KiB'\n[nic]\nmtu='96 KiB'");
-        let t = text(6, &ops);
+        let t = puts_text(6, &ops, false);
         let run = |eager: bool| {
             let options = Options { every_credit_an_event: eager, check: true, ..Default::default() };
             let mut r = simulate_with(&m, schedule::parse("w", &t).unwrap(), &options).expect("finishes");
@@ -214,7 +170,7 @@ proptest! {
             r.wall_seconds = 0.0;
             r
         };
-        let t = text(ranks, &ops);
+        let t = puts_text(ranks, &ops, false);
         let (by_origin, by_schedule) = (run(&t, true), run(&t, false));
         let transfers = |r: &acesim::Results| {
             let mut v: Vec<(u32, u32, u32, u64)> = r.operations.iter().map(|o| (o.rank, o.src, o.dst, o.size)).collect();
@@ -225,7 +181,7 @@ proptest! {
         prop_assert_eq!(by_origin.to_json(), run(&t, true).to_json());
         // Rank 0 alone, each put completed before the next: nothing happens at once.
         let alone: Vec<(u32, u32, u64)> = ops.iter().map(|&(_, dst, size)| (0, dst, size)).collect();
-        let t = serial_text(ranks, &alone);
+        let t = puts_text(ranks, &alone, true);
         prop_assert_eq!(run(&t, true).to_json(), run(&t, false).to_json());
     }
 
@@ -237,7 +193,7 @@ proptest! {
         seed_a in any::<u32>(),
         seed_b in any::<u32>(),
     ) {
-        let t = text(ranks, &ops);
+        let t = puts_text(ranks, &ops, false);
         let run = |seed: u32| {
             let m = load(&format!(
                 "[topology]\nkind='torus'\ndims=[3,4]\n[router]\nrouting_seed={seed}\n[placement]\npolicy='block'\nseed={seed}"
@@ -263,7 +219,11 @@ fn dragonfly_hops_stay_within_the_route_bound() {
         let m = load(&format!(
             "[topology]\nkind='dragonfly'\np=1\na=3\nh=1\ng=4\n[router]\nrouting='{routing}'\nvcs=3"
         ));
-        let r = simulate(&m, schedule::parse("w", &text(ranks, &ops)).unwrap()).unwrap();
+        let r = simulate(
+            &m,
+            schedule::parse("w", &puts_text(ranks, &ops, false)).unwrap(),
+        )
+        .unwrap();
         assert!(
             r.mean_hops > 0.0 && r.mean_hops <= max_mean,
             "{routing}: {}",

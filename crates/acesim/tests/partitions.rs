@@ -2,18 +2,15 @@
 //! counts add up, no event crosses partitions sooner than the lookahead (the link latency
 //! is a sound window), and a run with nothing crossing splits perfectly.
 
+mod common;
+
 use acesim::frontends::schedule;
 use acesim::network::Model;
 use acesim::results::partitions::PartitionReport;
 use acesim::run::simulate::{simulate_with, Options};
-use acesim::{Machine, MachineSource, Results};
+use acesim::{Machine, Results};
+use common::{load, puts_text, workload};
 use proptest::prelude::*;
-
-fn load(toml: &str) -> Machine {
-    MachineSource::from_text("p.toml", toml)
-        .load()
-        .expect("machine loads")
-}
 
 fn run(m: &Machine, text: &str, parts: u32) -> Results {
     let options = Options {
@@ -103,31 +100,6 @@ fn synthetic_traffic_is_measured_per_load() {
     }
 }
 
-fn workload() -> impl Strategy<Value = (u32, Vec<(u32, u32, u64)>)> {
-    (4u32..12).prop_flat_map(|ranks| {
-        let op = (
-            0..ranks,
-            0..ranks,
-            prop::sample::select(vec![0u64, 100, 2048, 9000, 40_000]),
-        );
-        (Just(ranks), prop::collection::vec(op, 1..30))
-    })
-}
-
-fn text(ranks: u32, ops: &[(u32, u32, u64)]) -> String {
-    let mut per = vec![String::new(); ranks as usize];
-    let mut polls = vec![0usize; ranks as usize];
-    for &(a, b, size) in ops {
-        per[a as usize] += &format!("put {b} {size} tag=3\n");
-        polls[b as usize] += 1;
-    }
-    let mut t = format!("ranks {ranks}\n");
-    for r in 0..ranks as usize {
-        t += &format!("rank {r}\n{}{}", per[r], "poll 3\n".repeat(polls[r]));
-    }
-    t
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
@@ -145,7 +117,7 @@ proptest! {
         ]),
     ) {
         let m = load(machine);
-        let t = text(ranks, &ops);
+        let t = puts_text(ranks, &ops, false);
         let r = run(&m, &t, parts);
         let p = report(&r);
         prop_assert_eq!(p.events.iter().sum::<u64>(), r.events);
