@@ -80,6 +80,8 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
         memory_check: !a.ignore_memory_limit,
         timeline: a.timeline.is_some(),
         partitions: a.partitions,
+        // The summary counts operations; only the JSON and the timeline list them.
+        summary_only: json_out.is_none() && a.timeline.is_none(),
         ..Default::default()
     };
     let results = acesim::run::simulate::simulate_with(&config, program, &options)?;

@@ -33,7 +33,9 @@ pub fn collect(
     let (mean_hops, minimal_fraction) = nics::over_all(nic_stats);
     // The receives and collectives read the transfers' records; then the records of the
     // user's own transfers become the operations (moved, not copied).
-    let receives = Receives::new(&rt.recvs, &rt.xfers);
+    // A run that kept no records (their slots were reused) lists none.
+    let keeps = rt.keeps_records();
+    let receives = Receives::new(if keeps { &rt.recvs } else { &[] }, &rt.xfers);
     let collectives = collectives(rt);
     let unmatched_messages = rt.unmatched_messages();
     let transfer_records = rt.xfers.len();
@@ -50,7 +52,12 @@ pub fn collect(
         bytes_injected: net.counters().bytes_injected,
         wall_seconds: wall,
         per_rank: per_rank(rt, predicted),
-        operations: Operations::new(std::mem::take(&mut rt.xfers)),
+        operation_count: rt.program_transfers,
+        operations: Operations::new(if keeps {
+            std::mem::take(&mut rt.xfers)
+        } else {
+            Vec::new()
+        }),
         regions: regions(rt),
         unpolled_puts: rt.unpolled(),
         unmatched_messages,

@@ -73,6 +73,12 @@ pub struct Results {
     #[serde(skip)]
     pub wall_seconds: f64,
     pub per_rank: Vec<RankResult>,
+    /// The program's own transfers (puts, gets, messages; collective steps excluded) that
+    /// were issued, also when their records were not kept.
+    #[serde(skip)]
+    pub operation_count: u64,
+    /// One row per transfer of the program, unless the run kept none
+    /// (`Options::summary_only`).
     pub operations: Operations,
     /// Receives of user messages (collective-internal ones are summarised in `collectives`).
     pub receives: Receives,

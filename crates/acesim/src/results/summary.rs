@@ -63,7 +63,7 @@ impl Results {
             s,
             "ranks: {}   operations: {}{in_collectives}   events: {}   packet-hops: {}   wall: {:.3} s",
             self.ranks,
-            self.operations.len(),
+            self.operation_count,
             self.events,
             self.packet_hops,
             self.wall_seconds

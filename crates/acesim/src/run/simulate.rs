@@ -95,6 +95,10 @@ pub struct Options {
     /// Measure how the run would split into this many partitions (`--partitions`): the
     /// run then uses the order a partitioned run needs (`partition_order`).
     pub partitions: Option<u32>,
+    /// Keep no per-operation records: the results count the operations but list none, and
+    /// a replayed trace holds the requests in flight rather than one record per message.
+    /// For runs whose outputs do not show them (the command line without `--json`).
+    pub summary_only: bool,
 }
 
 impl Options {
@@ -165,6 +169,9 @@ fn drive<N: Network>(
     if options.trace {
         rt.enable_trace();
         net.enable_trace();
+    }
+    if options.summary_only {
+        rt.keep_no_records();
     }
     if options.check || cfg!(debug_assertions) {
         net.enable_checks();

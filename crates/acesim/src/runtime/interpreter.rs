@@ -294,20 +294,7 @@ impl Runtime {
     /// its records are at hand, not when the wait passes: the wait passes once all are done.
     fn consume(&mut self, r: usize, h: u32, e: u32) {
         self.ranks[r].handles[h as usize] = NONE;
-        let xfer = if e == NONE {
-            return;
-        } else if e & RECV_BIT != 0 {
-            let x = self.recvs[(e & !RECV_BIT) as usize].xfer;
-            if x == NONE {
-                return;
-            }
-            self.xfers[x as usize].receiver_waited = true;
-            x
-        } else {
-            self.xfers[e as usize].sender_waited = true;
-            e
-        };
-        self.try_retire(xfer);
+        self.release_request(e);
     }
 
     /// A blocking send or receive already issued: done when its request is.
@@ -319,6 +306,9 @@ impl Runtime {
         }
         self.ranks[r].inflight = NONE;
         self.ranks[r].advance();
+        if self.summary_only {
+            self.release_request(e);
+        }
         Step::Next
     }
 
@@ -357,8 +347,32 @@ impl Runtime {
 
     pub(super) fn set_handle(&mut self, r: usize, handle: u32, e: u32) {
         if handle != NONE {
-            self.ranks[r].handles[handle as usize] = e;
+            let old = std::mem::replace(&mut self.ranks[r].handles[handle as usize], e);
+            if self.summary_only {
+                self.release_request(old);
+            }
         }
+    }
+
+    /// Request `e` can no longer be named (its wait in a collective passed, its handle was
+    /// reused, or its blocking call returned): its transfer is retired once its other end
+    /// is done too, unless it is a record the results keep (`try_retire`).
+    fn release_request(&mut self, e: u32) {
+        if e == NONE {
+            return;
+        }
+        let xfer = if e & RECV_BIT != 0 {
+            let x = self.recvs[(e & !RECV_BIT) as usize].xfer;
+            if x == NONE {
+                return; // never matched: it stays posted
+            }
+            self.xfers[x as usize].receiver_waited = true;
+            x
+        } else {
+            self.xfers[e as usize].sender_waited = true;
+            e
+        };
+        self.try_retire(xfer);
     }
 
     pub(super) fn done(&mut self, rank: u32, now: Ps) {

@@ -32,8 +32,9 @@ impl Runtime {
             op,
         };
         // A collective step's receive (odd contexts) takes the slot of a finished one; the
-        // program's own stay in posting order (they are the results' receives).
-        let free = if ctx % 2 == 1 {
+        // program's own stay in posting order (they are the results' receives) unless no
+        // records are kept.
+        let free = if ctx % 2 == 1 || self.summary_only {
             self.free_recvs.pop()
         } else {
             None

@@ -420,6 +420,12 @@ pub struct Runtime {
     pub unfinished: Vec<UnfinishedRequests>,
     /// The runtime's invariants, checked as the run goes (`--check`, debug builds).
     pub(super) checks: Option<Box<CpuChecks>>,
+    /// Keep no per-operation records (`summary_only`): the program's own transfers and
+    /// receives are retired like a collective's steps once nothing refers to them, so a
+    /// long trace holds the requests in flight, not one record per message.
+    pub(super) summary_only: bool,
+    /// The program's own transfers issued (collective steps excluded), kept or not.
+    pub program_transfers: u64,
 }
 
 /// What the runtime checks of every CPU: it runs one computation or overhead at a time,
@@ -504,7 +510,20 @@ impl Runtime {
             trace: None,
             unfinished: Vec::new(),
             checks: None,
+            summary_only: false,
+            program_transfers: 0,
         }
+    }
+
+    /// Keeps no per-operation records: the results count the program's operations but list
+    /// none (and no receives). For runs whose outputs do not show them.
+    pub fn keep_no_records(&mut self) {
+        self.summary_only = true;
+    }
+
+    /// Whether the program's transfers and receives are kept for the results.
+    pub fn keeps_records(&self) -> bool {
+        !self.summary_only
     }
 
     pub fn ranks_finished(&self) -> u32 {

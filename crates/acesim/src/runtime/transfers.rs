@@ -82,10 +82,11 @@ impl Runtime {
             sender_waited: false,
             receiver_waited: false,
         };
-        // A collective step takes the slot of a finished one (the program's own transfers
-        // stay in issue order: they are the results' operations).
+        // A collective step takes the slot of a finished one; the program's own transfers
+        // stay in issue order (they are the results' operations) unless none are kept.
         let free = if coll == NONE {
-            None
+            self.program_transfers += 1;
+            self.summary_only.then(|| self.free_xfers.pop()).flatten()
         } else {
             let c = &mut self.colls[coll as usize];
             c.messages += 1;
@@ -95,16 +96,19 @@ impl Runtime {
         crate::ids::place(&mut self.xfers, free, x)
     }
 
-    /// Collective transfer `id` is retired if it is complete and the waits of both its
-    /// ends have passed: its record and its receive's are free for later steps.
+    /// Transfer `id` of a collective (or of the program, when no records are kept) is
+    /// retired if it is complete and both its ends are done with it: its record and its
+    /// receive's are free for later transfers.
     pub(super) fn try_retire(&mut self, id: u32) {
         let x = &self.xfers[id as usize];
-        if x.coll == NONE || x.complete.is_none() || !x.sender_waited {
+        let kept = x.coll == NONE && !self.summary_only;
+        if kept || x.complete.is_none() || !x.sender_waited {
             return;
         }
         match x.kind {
             // Acknowledged: it has landed, and its target's polls count tags, not records.
-            XferKind::Put => {}
+            // A get's data is in its issuer's memory; its target holds no record of it.
+            XferKind::Put | XferKind::Get => {}
             // Its receive completed and the receiver's wait consumed it: the data is in memory.
             XferKind::Msg if x.receiver_waited && x.recv != NONE => {
                 self.free_recvs.push(x.recv);

@@ -42,3 +42,31 @@ pub fn puts_text(ranks: u32, ops: &[(u32, u32, u64)], serial: bool) -> String {
     }
     t
 }
+
+/// Runs `program` keeping the per-operation records and keeping none
+/// (`Options::summary_only`), checks that both runs agree on everything but the listed
+/// operations and receives, and returns both.
+pub fn with_and_without_records(
+    machine: &Machine,
+    program: acesim::Program,
+) -> (acesim::Results, acesim::Results) {
+    use acesim::run::simulate::{simulate_with, Options};
+    let kept = simulate_with(machine, program.clone(), &Options::default()).expect("runs");
+    let options = Options {
+        summary_only: true,
+        ..Default::default()
+    };
+    let bare = simulate_with(machine, program, &options).expect("runs without records");
+    let json = |r: &acesim::Results| {
+        let mut v: serde_json::Value = serde_json::from_str(&r.to_json()).expect("JSON");
+        let o = v.as_object_mut().expect("an object");
+        o.remove("operations");
+        o.remove("receives");
+        v
+    };
+    assert_eq!(json(&kept), json(&bare));
+    assert_eq!(kept.operation_count, bare.operation_count);
+    assert_eq!(kept.operation_count, kept.operations.len() as u64);
+    assert!(bare.operations.is_empty() && bare.receives.is_empty());
+    (kept, bare)
+}

@@ -96,6 +96,9 @@ pub struct RankConverter<'a, R> {
     /// Records per label, added to the summary's counts by name at the end (a lookup by
     /// name per record cost a tenth of the reading).
     label_counts: Vec<u64>,
+    /// Request handles whose requests completed, taken again by later requests: a rank
+    /// uses as many handles as it has requests in flight, not one per request.
+    free_handles: Vec<u32>,
 }
 
 impl<'a, R: Read + Seek> RankConverter<'a, R> {
@@ -124,6 +127,15 @@ impl<'a, R: Read + Seek> RankConverter<'a, R> {
             first_start: None,
             finalize_start: None,
             label_counts: Vec::new(),
+            free_handles: Vec::new(),
+        }
+    }
+
+    /// A request handle: one freed by an earlier completion, or a new one.
+    fn handle(&mut self) -> u32 {
+        match self.free_handles.pop() {
+            Some(h) => h,
+            None => self.prog.new_handle(self.rank),
         }
     }
 
@@ -271,7 +283,7 @@ impl<'a, R: Read + Seek> RankConverter<'a, R> {
         id: i32,
         persistent: Option<(bool, i64, u64, i64, u32)>,
     ) -> Result<u32> {
-        let handle = self.prog.new_handle(self.rank);
+        let handle = self.handle();
         let at = self.file.records;
         if let Some(old) = self.requests.get(&id) {
             if old.active.is_some() && persistent.is_none() && old.persistent.is_none() {
@@ -353,6 +365,8 @@ impl<'a, R: Read + Seek> RankConverter<'a, R> {
                 });
             }
         }
+        // After their wait, the handles can name later requests.
+        self.free_handles.extend(handles.iter().rev());
         Ok(())
     }
 
@@ -460,20 +474,26 @@ impl<'a, R: Read + Seek> RankConverter<'a, R> {
                 let comm = self.p2p_comm(comm)?;
                 let (ss, dst) = (self.bytes(send.0, send.1)?, self.dest(send.2)?);
                 let (rs, src) = (self.bytes(recv.0, recv.1)?, self.source(recv.2)?);
-                let a = self.prog.new_handle(self.rank);
-                let b = self.prog.new_handle(self.rank);
+                let a = self.handle();
+                let b = self.handle();
                 self.message(true, i64::from(dst), ss, i64::from(send.3), comm, Some(a));
                 self.message(false, src, rs, Self::tag(recv.3), comm, Some(b));
                 let list = self.prog.req_list(&[a, b]);
                 self.push(OpKind::WaitAll { list, count: 2 });
+                self.free_handles.extend([b, a]);
             }
             Call::Complete { requests } => self.complete(&requests)?,
             Call::RequestFree { request } => match self.requests.get_mut(&request) {
                 Some(r) if r.persistent.is_some() => {
                     self.requests.remove(&request);
                 }
-                // The operation still runs; nobody waits for it.
-                Some(r) if r.active.is_some() => r.active = None,
+                // The operation still runs; nobody waits for it, and its handle can name
+                // a later request.
+                Some(r) if r.active.is_some() => {
+                    if let Some(h) = r.active.take() {
+                        self.free_handles.push(h);
+                    }
+                }
                 _ => {
                     return Err(self.error(format!(
                         "request {request} is freed but was never started or is already complete"
@@ -738,6 +758,33 @@ mod tests {
             .filter(|op| matches!(op.kind, OpKind::Wait { .. }))
             .count();
         assert_eq!(waits, 2);
+    }
+
+    #[test]
+    fn handles_are_taken_again_once_their_requests_completed() {
+        // 100 rounds of two requests in flight use two handles, not 200.
+        let mut calls = Vec::new();
+        for i in 10..110 {
+            calls.extend([isend(i), isend(1000 + i), wait(i), wait(1000 + i)]);
+        }
+        let prog = convert(calls).unwrap();
+        assert_eq!(prog.handles[0], 2);
+        // Each round's sends name the two handles.
+        let sends: Vec<u32> = prog.ops[0]
+            .iter()
+            .filter_map(|op| match op.kind {
+                OpKind::Isend { req, .. } => Some(req),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(sends.len(), 200);
+        assert!(
+            sends.chunks(2).all(|c| c.contains(&0) && c.contains(&1)),
+            "{sends:?}"
+        );
+        // Two requests still in flight keep their handles: a third is new.
+        let prog = convert(vec![isend(11), isend(12), wait(11), isend(13), isend(14)]).unwrap();
+        assert_eq!(prog.handles[0], 3);
     }
 
     #[test]
