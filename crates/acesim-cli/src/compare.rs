@@ -29,6 +29,7 @@ pub(crate) fn compare_models(a: CompareArgs) -> acesim::Result<i32> {
         timeout_s: record_timeout_arg(a.record_timeout.as_deref())?,
         memory_check: !a.ignore_memory_limit,
         trace: crate::inputs::trace_options(&a.trace_args)?,
+        stream_traces: true,
     };
     let program = load_program(
         &a.program,

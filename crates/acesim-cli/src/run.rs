@@ -47,6 +47,8 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
         timeout_s: record_timeout_arg(a.record_timeout.as_deref())?,
         memory_check: !a.ignore_memory_limit,
         trace: crate::inputs::trace_options(&a.trace_args)?,
+        // The schedule text is the whole program as read.
+        stream_traces: a.schedule_out.is_none(),
     };
     let program = load_program(
         &a.program,

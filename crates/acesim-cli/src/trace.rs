@@ -36,7 +36,8 @@ fn info(path: &Path, json: Option<&Path>, args: &crate::args::TraceArgs) -> aces
     // What the trace holds does not depend on the host's speed: compute in flops needs none.
     options.flops.get_or_insert(1e9);
     let (_, summary) = match format {
-        Format::Dumpi => dumpi::read(path, &options)?,
+        // Read as a replay reads it first: every record checked, only its skeleton kept.
+        Format::Dumpi => dumpi::read_streamed(path, &options)?,
         Format::Ti => ti::read(path, &options)?,
         Format::Otf2 => acesim::frontends::otf2::read(path, &options)?,
         _ => {

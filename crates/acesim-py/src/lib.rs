@@ -258,6 +258,7 @@ fn load_program(
         interrupt: Some(interrupt.clone()),
         memory_check: true,
         trace: replay.trace_options(&PYTHON)?,
+        stream_traces: true,
         ..Default::default()
     };
     let program = frontends::load(source, format, ranks, args, &options, &PYTHON_ARGUMENTS)?;

@@ -294,3 +294,63 @@ fn a_replay_that_keeps_no_records_is_the_same_run_and_holds_the_requests_in_flig
         }
     }
 }
+
+#[test]
+fn a_trace_read_as_the_run_goes_is_the_same_run() {
+    use acesim::program::adjust;
+    use acesim::program::stream::is_structural;
+    use acesim::Program;
+    let m = MachineSource::from_text("table1.toml", TABLE1)
+        .load()
+        .unwrap();
+    type LayOut = fn(Program) -> Program;
+    let layouts: [(&str, LayOut); 3] = [
+        ("as traced", |p| p),
+        ("3 jobs, messages capped at 1 KiB", |p| {
+            let mut p = adjust::repeat_jobs(&p, 3).unwrap();
+            adjust::cap_messages(&mut p, 1024);
+            p
+        }),
+        ("collectives skipped", |mut p| {
+            adjust::skip_collectives(&mut p);
+            p
+        }),
+    ];
+    let opts = TraceOptions {
+        compute_scale: 0.5,
+        ..Default::default()
+    };
+    for meta in [testbgp(), testtrace()] {
+        let (whole, whole_summary) = dumpi::read(&meta, &opts).unwrap();
+        let (streamed, summary) = dumpi::read_streamed(&meta, &opts).unwrap();
+        assert_eq!(summary, whole_summary);
+        // Before the run, the program holds its collectives and creations only.
+        assert!(streamed
+            .ops
+            .iter()
+            .flatten()
+            .all(|o| is_structural(&o.kind)));
+        assert!(streamed.total_ops() < whole.total_ops() / 4);
+        for (name, lay_out) in layouts {
+            let a = simulate(&m, lay_out(whole.clone())).unwrap();
+            let b = simulate(&m, lay_out(streamed.clone())).unwrap();
+            assert_eq!(a.to_json(), b.to_json(), "{}, {name}", meta.display());
+        }
+    }
+}
+
+#[test]
+fn a_rank_file_that_changed_after_it_was_read_stops_the_run_with_its_error() {
+    let meta = broken_copy("changed", 0, |_| {});
+    let (prog, _) = dumpi::read_streamed(&meta, &TraceOptions::default()).unwrap();
+    let file = meta.with_file_name("testbgp-0005.bin");
+    let bytes = std::fs::read(&file).unwrap();
+    std::fs::write(&file, &bytes[..bytes.len() - 20]).unwrap();
+    let m = MachineSource::from_text("table1.toml", TABLE1)
+        .load()
+        .unwrap();
+    let e = simulate(&m, prog).unwrap_err();
+    assert_eq!(e.exit_code(), 2, "{e}");
+    let e = e.to_string();
+    assert!(e.contains("testbgp-0005.bin") && e.contains("index"), "{e}");
+}

@@ -96,7 +96,11 @@ pub fn load(
             if crate::frontends::format::starts_with_dumpi(path) {
                 crate::frontends::binary::check_not_binary(path)?;
             }
-            dumpi::read(path, &options.trace)?.0
+            if options.stream_traces {
+                dumpi::read_streamed(path, &options.trace)?.0
+            } else {
+                dumpi::read(path, &options.trace)?.0
+            }
         }
         Format::Otf2 => match source {
             Source::File(path) => otf2::read(path, &options.trace)?.0,

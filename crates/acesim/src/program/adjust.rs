@@ -21,6 +21,9 @@ pub fn cap_messages(prog: &mut Program, max: u64) {
             }
         }
     }
+    if let Some(s) = &mut prog.stream {
+        s.cap = Some(s.cap.map_or(max, |c| c.min(max)));
+    }
     for call in &mut prog.coll_calls {
         call.size = call.size.min(max);
         for s in &mut call.sizes {

@@ -6,5 +6,6 @@ pub mod collective_defaults;
 pub mod collectives;
 pub mod link;
 pub mod ops;
+pub mod stream;
 
 pub use ops::*;

@@ -480,6 +480,9 @@ pub struct Program {
     /// When the program is a job repeated side by side (`program::adjust::repeat_jobs`):
     /// the ranks of one job, each job's world communicator (handle 0) holding its own.
     pub job_ranks: Option<u32>,
+    /// For a program read as the run goes (a trace): where its operations come from;
+    /// `ops` then holds its skeleton (`program::stream`).
+    pub stream: Option<crate::program::stream::Streamed>,
 }
 
 /// The index of `name` in `table`, added at the end if it is new.

@@ -241,6 +241,10 @@ fn drive<N: Network>(
             }
         }
     }
+    // A trace read as the run goes that turned out unreadable ends it with its error.
+    if let Some(e) = rt.stream_error() {
+        return Err(e);
+    }
     if let Some(v) = net.violation().or(rt.violation()).or(q.overflow()) {
         return Err(Error::Internal(format!("model invariant broken: {v}")));
     }

@@ -116,7 +116,12 @@ impl Runtime {
                 }
                 continue;
             }
-            let op = *self.program.ops[r].get(self.ranks[r].pc)?;
+            let Some(&op) = self.program.ops[r].get(self.ranks[r].pc) else {
+                if self.refill(r) {
+                    continue;
+                }
+                return None;
+            };
             match op.kind {
                 OpKind::Collective { id, call, me } => {
                     self.enter_collective(r, (id, call, me), op.loc, now)
@@ -124,6 +129,19 @@ impl Runtime {
                 kind => return Some(kind),
             }
         }
+    }
+
+    /// Rank `r` of a streamed program is past its window: the next one, from its start.
+    #[cold]
+    fn refill(&mut self, r: usize) -> bool {
+        let Some(streams) = self.streams.as_mut() else {
+            return false;
+        };
+        let mut window = std::mem::take(&mut self.program.ops[r]);
+        let more = streams.refill(&self.program, r, &mut window);
+        self.program.ops[r] = window;
+        self.ranks[r].pc = 0;
+        more
     }
 
     /// The operation rank `r` is at: a step of its collective, or of its program.
@@ -425,7 +443,10 @@ impl Runtime {
     fn request_lists(&self, r: usize) -> &[u32] {
         match self.ranks[r].in_coll.as_deref() {
             Some(c) => &c.lists,
-            None => &self.program.req_lists,
+            None => match &self.streams {
+                Some(s) => &s.lists[r],
+                None => &self.program.req_lists,
+            },
         }
     }
 

@@ -426,6 +426,8 @@ pub struct Runtime {
     pub(super) summary_only: bool,
     /// The program's own transfers issued (collective steps excluded), kept or not.
     pub program_transfers: u64,
+    /// A streamed program's open streams (`program::stream`).
+    pub(super) streams: Option<crate::program::stream::StreamState>,
 }
 
 /// What the runtime checks of every CPU: it runs one computation or overhead at a time,
@@ -449,7 +451,8 @@ pub struct UnfinishedRequests {
 }
 
 impl Runtime {
-    pub fn new(program: Program, p: RtParams, placement: Placement) -> Runtime {
+    pub fn new(mut program: Program, p: RtParams, placement: Placement) -> Runtime {
+        let streams = crate::program::stream::StreamState::start(&mut program);
         let ranks = (0..program.ranks as usize)
             .map(|r| RankState {
                 pc: 0,
@@ -512,6 +515,7 @@ impl Runtime {
             checks: None,
             summary_only: false,
             program_transfers: 0,
+            streams,
         }
     }
 
@@ -519,6 +523,11 @@ impl Runtime {
     /// none (and no receives). For runs whose outputs do not show them.
     pub fn keep_no_records(&mut self) {
         self.summary_only = true;
+    }
+
+    /// The first error a streamed program's reading met (the run cannot go on).
+    pub fn stream_error(&mut self) -> Option<crate::error::Error> {
+        self.streams.as_mut().and_then(|s| s.error.take())
     }
 
     /// Whether the program's transfers and receives are kept for the results.

@@ -47,6 +47,18 @@ impl<R: Read + Seek> Bytes<R> {
         })
     }
 
+    /// Lets go of the buffer and tells the reader where to resume, so that a run streaming
+    /// thousands of rank files holds neither their buffers nor their descriptors between
+    /// two reads (`inner` may then close its file: `stream::Reopen`).
+    pub fn park(&mut self) -> Result<&mut R> {
+        self.inner
+            .seek(SeekFrom::Start(self.pos))
+            .map_err(|e| Error::io(&self.name, e))?;
+        (self.at, self.end) = (0, 0);
+        self.buf = Box::default();
+        Ok(&mut self.inner)
+    }
+
     pub fn file_len(&self) -> u64 {
         self.len
     }
@@ -117,6 +129,9 @@ impl<R: Read + Seek> Bytes<R> {
         };
         if self.pos + need as u64 > self.len {
             return Err(truncated(self));
+        }
+        if self.buf.is_empty() {
+            self.buf = vec![0; BUFFER].into_boxed_slice(); // after `park`
         }
         self.buf.copy_within(self.at..self.end, 0);
         (self.end, self.at) = (self.end - self.at, 0);

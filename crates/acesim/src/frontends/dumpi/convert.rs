@@ -62,6 +62,19 @@ pub struct TraceSummary {
     pub format: &'static str,
 }
 
+impl TraceSummary {
+    /// Adds what one rank's reading counted (its window after those before it).
+    pub fn add(&mut self, rank: TraceSummary) {
+        for (name, n) in rank.calls {
+            *self.calls.entry(name).or_default() += n;
+        }
+        self.p2p_bytes += rank.p2p_bytes;
+        self.collective_calls += rank.collective_calls;
+        self.comms_created += rank.comms_created;
+        self.windows.extend(rank.windows);
+    }
+}
+
 /// A request of the trace: the acesim handle while it runs, and for a persistent request
 /// the operation each start makes.
 struct Req {
@@ -77,15 +90,68 @@ struct Group {
     ranks: Option<Vec<i32>>,
 }
 
-/// Converts the records of rank `rank` into `prog`.
-pub struct RankConverter<'a, R> {
+/// Where a rank's operations go: the whole program, read at once (`Program`), only its
+/// collectives and communicator creations (`stream::Skeleton`), or the window of a rank
+/// streamed as the run goes (`stream::Window`).
+pub trait Sink {
+    fn push(&mut self, rank: u32, op: Op);
+    /// Stores a request list, returning where it starts.
+    fn req_list(&mut self, reqs: &[u32]) -> u32;
+    fn new_handle(&mut self, rank: u32) -> u32;
+    /// Stores a collective call, returning its index.
+    fn coll_call(&mut self, call: CollCall) -> u32;
+    fn new_comm_handle(&mut self, rank: u32) -> u32;
+}
+
+impl Sink for Program {
+    fn push(&mut self, rank: u32, op: Op) {
+        self.ops[rank as usize].push(op);
+    }
+    fn req_list(&mut self, reqs: &[u32]) -> u32 {
+        Program::req_list(self, reqs)
+    }
+    fn new_handle(&mut self, rank: u32) -> u32 {
+        Program::new_handle(self, rank)
+    }
+    fn coll_call(&mut self, call: CollCall) -> u32 {
+        self.coll_calls.push(call);
+        self.coll_calls.len() as u32 - 1
+    }
+    fn new_comm_handle(&mut self, rank: u32) -> u32 {
+        let h = self.comm_handles[rank as usize];
+        self.comm_handles[rank as usize] += 1;
+        h
+    }
+}
+
+impl<T: Sink + ?Sized> Sink for &mut T {
+    fn push(&mut self, rank: u32, op: Op) {
+        (**self).push(rank, op)
+    }
+    fn req_list(&mut self, reqs: &[u32]) -> u32 {
+        (**self).req_list(reqs)
+    }
+    fn new_handle(&mut self, rank: u32) -> u32 {
+        (**self).new_handle(rank)
+    }
+    fn coll_call(&mut self, call: CollCall) -> u32 {
+        (**self).coll_call(call)
+    }
+    fn new_comm_handle(&mut self, rank: u32) -> u32 {
+        (**self).new_comm_handle(rank)
+    }
+}
+
+/// Converts the records of rank `rank` into operations for `sink`, counting what it reads
+/// in `summary`.
+pub struct RankConverter<R, S> {
     pub file: RankFile<R>,
-    prog: &'a mut Program,
-    summary: &'a mut TraceSummary,
+    pub sink: S,
+    pub summary: TraceSummary,
     rank: u32,
     file_id: u32,
-    opts: &'a TraceOptions,
-    ignore: &'a HashSet<u16>,
+    opts: TraceOptions,
+    ignore: HashSet<u16>,
     requests: HashMap<i32, Req>,
     comms: HashMap<u16, u32>,
     comm_ranks: HashMap<u16, i32>,
@@ -101,24 +167,24 @@ pub struct RankConverter<'a, R> {
     free_handles: Vec<u32>,
 }
 
-impl<'a, R: Read + Seek> RankConverter<'a, R> {
+impl<R: Read + Seek, S: Sink> RankConverter<R, S> {
+    /// `file_id` names the rank's file in the operations' locations.
     pub fn new(
         file: RankFile<R>,
-        prog: &'a mut Program,
-        summary: &'a mut TraceSummary,
+        sink: S,
         rank: u32,
-        opts: &'a TraceOptions,
-        ignore: &'a HashSet<u16>,
+        file_id: u32,
+        opts: &TraceOptions,
+        ignore: &HashSet<u16>,
     ) -> Self {
-        let file_id = prog.file_id(&file.bytes.name.clone());
         RankConverter {
             file,
-            prog,
-            summary,
+            sink,
+            summary: TraceSummary::default(),
             rank,
             file_id,
-            opts,
-            ignore,
+            opts: opts.clone(),
+            ignore: ignore.clone(),
             requests: HashMap::default(),
             comms: HashMap::from_iter([(COMM_WORLD, 0)]),
             comm_ranks: HashMap::from_iter([(COMM_WORLD, rank as i32)]),
@@ -135,28 +201,40 @@ impl<'a, R: Read + Seek> RankConverter<'a, R> {
     fn handle(&mut self) -> u32 {
         match self.free_handles.pop() {
             Some(h) => h,
-            None => self.prog.new_handle(self.rank),
+            None => self.sink.new_handle(self.rank),
         }
     }
 
-    /// Reads every record of the rank.
-    pub fn run(mut self) -> Result<()> {
-        while let Some(rec) = self.file.next_record()? {
-            self.record(rec)?;
+    /// Reads every record of the rank; what it read is in `summary`.
+    pub fn run(&mut self) -> Result<()> {
+        while self.convert_next()? {}
+        self.finish();
+        Ok(())
+    }
+
+    /// Converts the next record; false at the end of the rank's records.
+    pub fn convert_next(&mut self) -> Result<bool> {
+        match self.file.next_record()? {
+            Some(rec) => self.record(rec).map(|()| true),
+            None => Ok(false),
         }
+    }
+
+    /// Adds the calls counted and the rank's traced window to `summary`.
+    pub fn finish(&mut self) {
         for (label, &n) in self.label_counts.iter().enumerate() {
             if n > 0 {
                 let name = labels::name(label as u16).unwrap_or("?");
                 *self.summary.calls.entry(name).or_default() += n;
             }
         }
+        self.label_counts.clear();
         let end = self.finalize_start.or(self.last_stop);
         let window = match (self.first_start, end) {
             (Some(a), Some(b)) if b > a => (b - a) as Ps * 1000,
             _ => 0,
         };
         self.summary.windows.push(window);
-        Ok(())
     }
 
     fn error(&self, message: impl Into<String>) -> Error {
@@ -168,7 +246,7 @@ impl<'a, R: Read + Seek> RankConverter<'a, R> {
             file: self.file_id,
             line: self.file.records as u32,
         };
-        self.prog.ops[self.rank as usize].push(Op { kind, loc });
+        self.sink.push(self.rank, Op { kind, loc });
     }
 
     fn record(&mut self, rec: Record) -> Result<()> {
@@ -358,7 +436,7 @@ impl<'a, R: Read + Seek> RankConverter<'a, R> {
             [] => {}
             [h] => self.push(OpKind::Wait { req: *h }),
             hs => {
-                let list = self.prog.req_list(hs);
+                let list = self.sink.req_list(hs);
                 self.push(OpKind::WaitAll {
                     list,
                     count: hs.len() as u32,
@@ -380,8 +458,7 @@ impl<'a, R: Read + Seek> RankConverter<'a, R> {
             ))
         })?;
         self.summary.collective_calls += 1;
-        let call = self.prog.coll_calls.len() as u32;
-        self.prog.coll_calls.push(CollCall {
+        let call = self.sink.coll_call(CollCall {
             kind: kind.to_string(),
             algorithm: String::new(),
             transport: String::new(),
@@ -404,8 +481,7 @@ impl<'a, R: Read + Seek> RankConverter<'a, R> {
     }
 
     fn new_comm(&mut self, new: u16) -> u32 {
-        let h = self.prog.comm_handles[self.rank as usize];
-        self.prog.comm_handles[self.rank as usize] += 1;
+        let h = self.sink.new_comm_handle(self.rank);
         if new != COMM_NULL {
             self.comms.insert(new, h);
             self.summary.comms_created += 1;
@@ -478,7 +554,7 @@ impl<'a, R: Read + Seek> RankConverter<'a, R> {
                 let b = self.handle();
                 self.message(true, i64::from(dst), ss, i64::from(send.3), comm, Some(a));
                 self.message(false, src, rs, Self::tag(recv.3), comm, Some(b));
-                let list = self.prog.req_list(&[a, b]);
+                let list = self.sink.req_list(&[a, b]);
                 self.push(OpKind::WaitAll { list, count: 2 });
                 self.free_handles.extend([b, a]);
             }
@@ -708,10 +784,9 @@ mod tests {
         let bytes = std::fs::read(path).expect("testbgp is in the repository");
         let file = RankFile::open(BufReader::new(Cursor::new(bytes)), "testbgp-0000.bin")?;
         let mut prog = Program::new(4);
-        let mut summary = TraceSummary::default();
         let opts = TraceOptions::default();
         let ignore = HashSet::new();
-        let mut c = RankConverter::new(file, &mut prog, &mut summary, 0, &opts, &ignore);
+        let mut c = RankConverter::new(file, &mut prog, 0, 0, &opts, &ignore);
         for (name, call) in calls {
             c.file.records += 1;
             c.file.bytes.record = c.file.records;

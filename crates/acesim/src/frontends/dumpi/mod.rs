@@ -7,6 +7,7 @@ pub mod convert;
 pub mod labels;
 pub mod meta;
 pub mod records;
+pub mod stream;
 
 pub use convert::{TraceOptions, TraceSummary};
 pub use meta::Meta;
@@ -21,6 +22,17 @@ use std::path::Path;
 
 /// Reads the trace whose `.meta` file is `path`.
 pub fn read(path: &Path, opts: &TraceOptions) -> Result<(Program, TraceSummary)> {
+    read_as(path, opts, false)
+}
+
+/// Reads the trace whose `.meta` file is `path` for its skeleton, checking every record;
+/// the run reads each rank's operations again as it reaches them (`stream`), so that a
+/// replay holds the requests in flight, not the whole trace.
+pub fn read_streamed(path: &Path, opts: &TraceOptions) -> Result<(Program, TraceSummary)> {
+    read_as(path, opts, true)
+}
+
+fn read_as(path: &Path, opts: &TraceOptions, streamed: bool) -> Result<(Program, TraceSummary)> {
     let meta = Meta::parse(path, &read_text(path)?)?;
     let ignore = ignored_labels(opts)?;
     let mut prog = Program::new(meta.ranks);
@@ -29,36 +41,68 @@ pub fn read(path: &Path, opts: &TraceOptions) -> Result<(Program, TraceSummary)>
         ..Default::default()
     };
     let mut first_version: Option<([u8; 3], String)> = None;
+    let mut file_ids = Vec::with_capacity(meta.ranks as usize);
     for r in 0..meta.ranks {
-        let file = meta.rank_file(r);
-        let name = file.display().to_string();
-        let f = std::fs::File::open(&file).map_err(|e| {
-            Error::input(
-                Location::file(path.display().to_string()).with_field("fileprefix"),
-                format!(
-                    "rank {r}'s file {name} cannot be opened ({e}): numprocs={} needs {}-0000.bin to {}-{:04}.bin beside the .meta file",
-                    meta.ranks, meta.prefix, meta.prefix, meta.ranks - 1
-                ),
-            )
-        })?;
-        // The reader buffers the file itself.
-        let rank_file = RankFile::open(f, &name)?;
-        match &first_version {
-            None => first_version = Some((rank_file.version, name.clone())),
-            Some((v, first)) if *v != rank_file.version => {
-                return Err(rank_file.bytes.error(format!(
-                    "DUMPI version {} but {first} is version {}: the rank files come from different traces",
-                    dotted(rank_file.version),
-                    dotted(*v)
-                )))
-            }
-            _ => {}
-        }
+        let (rank_file, name) = open_rank(path, &meta, r, &mut first_version)?;
         summary.version = rank_file.version;
-        RankConverter::new(rank_file, &mut prog, &mut summary, r, opts, &ignore).run()?;
+        let file_id = prog.file_id(&name);
+        file_ids.push(file_id);
+        let rank_summary = if streamed {
+            let sink = stream::Skeleton(&mut prog);
+            convert_rank(RankConverter::new(
+                rank_file, sink, r, file_id, opts, &ignore,
+            ))?
+        } else {
+            convert_rank(RankConverter::new(
+                rank_file, &mut prog, r, file_id, opts, &ignore,
+            ))?
+        };
+        summary.add(rank_summary);
     }
     prog.traced_windows = Some(summary.windows.clone());
+    if streamed {
+        prog.stream = Some(stream::streamed(meta, opts, &ignore, file_ids));
+    }
     Ok((prog, summary))
+}
+
+/// Runs a rank's converter to its end: what it read.
+fn convert_rank<S: convert::Sink>(mut c: RankConverter<std::fs::File, S>) -> Result<TraceSummary> {
+    c.run()?;
+    Ok(c.summary)
+}
+
+/// Opens rank `r`'s file of the trace of `meta` (whose `.meta` is `path`); all ranks must
+/// be of the version of the first.
+fn open_rank(
+    path: &Path,
+    meta: &Meta,
+    r: u32,
+    first_version: &mut Option<([u8; 3], String)>,
+) -> Result<(RankFile<std::fs::File>, String)> {
+    let file = meta.rank_file(r);
+    let name = file.display().to_string();
+    let f = std::fs::File::open(&file).map_err(|e| {
+        Error::input(
+            Location::file(path.display().to_string()).with_field("fileprefix"),
+            format!(
+                "rank {r}'s file {name} cannot be opened ({e}): numprocs={} needs {}-0000.bin to {}-{:04}.bin beside the .meta file",
+                meta.ranks, meta.prefix, meta.prefix, meta.ranks - 1
+            ),
+        )
+    })?;
+    // The reader buffers the file itself.
+    let rank_file = RankFile::open(f, &name)?;
+    match first_version {
+        None => *first_version = Some((rank_file.version, name.clone())),
+        Some((v, first)) if *v != rank_file.version => return Err(rank_file.bytes.error(format!(
+            "DUMPI version {} but {first} is version {}: the rank files come from different traces",
+            dotted(rank_file.version),
+            dotted(*v)
+        ))),
+        _ => {}
+    }
+    Ok((rank_file, name))
 }
 
 /// Reads one rank's file from any seekable source (the fuzz target's way in).
@@ -70,9 +114,9 @@ pub fn read_rank<R: std::io::Read + std::io::Seek>(
 ) -> Result<Program> {
     let ignore = ignored_labels(opts)?;
     let mut prog = Program::new(ranks.max(1));
-    let mut summary = TraceSummary::default();
     let file = RankFile::open(inner, name)?;
-    RankConverter::new(file, &mut prog, &mut summary, 0, opts, &ignore).run()?;
+    let file_id = prog.file_id(name);
+    RankConverter::new(file, &mut prog, 0, file_id, opts, &ignore).run()?;
     Ok(prog)
 }
 

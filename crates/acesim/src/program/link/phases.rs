@@ -17,7 +17,14 @@ pub fn link(prog: &mut Program, config: &CollectivesConfig) -> Result<()> {
     let calls = to_world_ranks(prog, &comms)?;
     let matched = match_calls(prog, &comms, &calls, config)?;
     expand(prog, &comms, &matched);
-    prog.comms = comms.list;
+    match &mut prog.stream {
+        // A streamed program's messages are translated as the run reads them.
+        Some(s) => {
+            prog.comms = comms.list.clone();
+            s.comms = Some(std::sync::Arc::new(comms));
+        }
+        None => prog.comms = comms.list,
+    }
     prog.collectives = matched.collectives;
     prog.linked = true;
     Ok(())

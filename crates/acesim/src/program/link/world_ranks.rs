@@ -64,7 +64,7 @@ fn rank_to_world(
 }
 
 /// A message of rank `r` with its peer a world rank and its communicator a context.
-fn to_world(
+pub(crate) fn to_world(
     prog: &Program,
     comms: &Communicators,
     r: usize,
