@@ -294,3 +294,79 @@ fn test_and_leftover_requests() {
         OpKind::WaitAll { count: 1, .. }
     ));
 }
+
+/// A trace of one file per rank, written to a temporary folder: `rounds` rounds of a ring
+/// exchange (isend, irecv, compute, wait both) with an allreduce every 100 rounds and a
+/// waitall of two sends every 7; more lines than a window of the streamed reading.
+fn long_ring_trace(name: &str, ranks: u32, rounds: u32) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("acesim-ti-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut list = String::new();
+    for r in 0..ranks {
+        let (next, prev) = ((r + 1) % ranks, (r + ranks - 1) % ranks);
+        let mut t = format!("# rank {r}\n{r} init\n");
+        for i in 0..rounds {
+            t += &format!(
+                "{r} isend {next} {i} {}\n{r} irecv {prev} {i} {}\n",
+                64 + i % 9,
+                64 + i % 9
+            );
+            t += &format!("{r} compute {}\n", 1000 + 10 * (r + i % 5));
+            t += &format!("{r} wait {r} {next} {i}\n{r} wait {prev} {r} {i}\n");
+            if i % 7 == 0 {
+                t += &format!("{r} isend {next} 1 8\n{r} isend {next} 2 8\n{r} recv {prev} 1 8\n{r} recv {prev} 2 8\n{r} waitall\n");
+            }
+            if i % 100 == 99 {
+                t += &format!("\n{r} allreduce 128 1000\n");
+            }
+        }
+        t += &format!("{r} finalize\n");
+        std::fs::write(dir.join(format!("rank{r}.txt")), t).unwrap();
+        list += &format!("rank{r}.txt\n");
+    }
+    std::fs::write(dir.join("list"), list).unwrap();
+    dir.join("list")
+}
+
+#[test]
+fn a_trace_read_as_the_run_goes_is_the_same_run() {
+    let m = MachineSource::open("table1").unwrap().load().unwrap();
+    let list = long_ring_trace("stream", 4, 1500);
+    let (whole, whole_summary) = ti::read(&list, &gflops()).unwrap();
+    let (streamed, summary) = ti::read_streamed(&list, &gflops()).unwrap();
+    assert_eq!(summary, whole_summary);
+    // Before the run: the allreduces only, and one handle per request in flight.
+    assert_eq!(streamed.total_ops(), 4 * 15);
+    assert!(
+        streamed.handles.iter().all(|&h| h == 2),
+        "{:?}",
+        streamed.handles
+    );
+    let a = simulate(&m, whole).unwrap();
+    let b = simulate(&m, streamed.clone()).unwrap();
+    assert_eq!(a.to_json(), b.to_json());
+    // The sends are the transfers: 1500 isends and 215 x 2 more a rank.
+    assert_eq!(a.operation_count, 4 * (1500 + 2 * 215));
+    // The shared form is read whole, and gives the same program.
+    let dir = list.parent().unwrap();
+    let all: String = (0..4)
+        .map(|r| std::fs::read_to_string(dir.join(format!("rank{r}.txt"))).unwrap())
+        .collect();
+    std::fs::write(dir.join("all.txt"), all).unwrap();
+    let (shared, _) = ti::read_streamed(&dir.join("all.txt"), &gflops()).unwrap();
+    assert!(shared.stream.is_none());
+    // A rank file changed after the first reading: the run stops at its line, counted
+    // from the file's start, not the window's.
+    let r2 = dir.join("rank2.txt");
+    let mut text = std::fs::read_to_string(&r2).unwrap();
+    let cut = text.match_indices('\n').nth(5999).unwrap().0 + 1;
+    text.insert_str(cut, "2 sned 3 0 10\n");
+    std::fs::write(&r2, text).unwrap();
+    let Err(Error::Input { location, message }) = simulate(&m, streamed) else {
+        panic!("a changed file must stop the run")
+    };
+    assert_eq!(location.line, Some(6001), "{message}");
+    assert!(location.file.ends_with("rank2.txt"), "{}", location.file);
+    let _ = std::fs::remove_dir_all(dir);
+}

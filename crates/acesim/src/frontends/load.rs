@@ -107,6 +107,9 @@ pub fn load(
             Source::Text { text, .. } => otf2::read(Path::new(text), &options.trace)?.0,
         },
         Format::Ti => match source {
+            Source::File(path) if options.stream_traces => {
+                ti::read_streamed(path, &options.trace)?.0
+            }
             Source::File(path) => ti::read(path, &options.trace)?.0,
             Source::Text { name, text } => ti::parse(name, text, &options.trace)?.0,
         },

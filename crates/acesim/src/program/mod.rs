@@ -6,6 +6,7 @@ pub mod collective_defaults;
 pub mod collectives;
 pub mod link;
 pub mod ops;
+pub mod sink;
 pub mod stream;
 
 pub use ops::*;

@@ -4,7 +4,8 @@
 use crate::error::{Error, Result};
 use crate::frontends::dumpi::labels;
 use crate::frontends::dumpi::records::{Call, RankFile, Record};
-use crate::program::ops::{CollCall, Op, OpKind, Program, SrcLoc, ANY, UNDEFINED};
+use crate::program::ops::{CollCall, Op, OpKind, SrcLoc, ANY, UNDEFINED};
+use crate::program::sink::Sink;
 use crate::units::Ps;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::{BTreeMap, HashSet};
@@ -88,58 +89,6 @@ struct Req {
 struct Group {
     base: u16,
     ranks: Option<Vec<i32>>,
-}
-
-/// Where a rank's operations go: the whole program, read at once (`Program`), only its
-/// collectives and communicator creations (`stream::Skeleton`), or the window of a rank
-/// streamed as the run goes (`stream::Window`).
-pub trait Sink {
-    fn push(&mut self, rank: u32, op: Op);
-    /// Stores a request list, returning where it starts.
-    fn req_list(&mut self, reqs: &[u32]) -> u32;
-    fn new_handle(&mut self, rank: u32) -> u32;
-    /// Stores a collective call, returning its index.
-    fn coll_call(&mut self, call: CollCall) -> u32;
-    fn new_comm_handle(&mut self, rank: u32) -> u32;
-}
-
-impl Sink for Program {
-    fn push(&mut self, rank: u32, op: Op) {
-        self.ops[rank as usize].push(op);
-    }
-    fn req_list(&mut self, reqs: &[u32]) -> u32 {
-        Program::req_list(self, reqs)
-    }
-    fn new_handle(&mut self, rank: u32) -> u32 {
-        Program::new_handle(self, rank)
-    }
-    fn coll_call(&mut self, call: CollCall) -> u32 {
-        self.coll_calls.push(call);
-        self.coll_calls.len() as u32 - 1
-    }
-    fn new_comm_handle(&mut self, rank: u32) -> u32 {
-        let h = self.comm_handles[rank as usize];
-        self.comm_handles[rank as usize] += 1;
-        h
-    }
-}
-
-impl<T: Sink + ?Sized> Sink for &mut T {
-    fn push(&mut self, rank: u32, op: Op) {
-        (**self).push(rank, op)
-    }
-    fn req_list(&mut self, reqs: &[u32]) -> u32 {
-        (**self).req_list(reqs)
-    }
-    fn new_handle(&mut self, rank: u32) -> u32 {
-        (**self).new_handle(rank)
-    }
-    fn coll_call(&mut self, call: CollCall) -> u32 {
-        (**self).coll_call(call)
-    }
-    fn new_comm_handle(&mut self, rank: u32) -> u32 {
-        (**self).new_comm_handle(rank)
-    }
 }
 
 /// Converts the records of rank `rank` into operations for `sink`, counting what it reads
@@ -772,6 +721,7 @@ impl<R: Read + Seek, S: Sink> RankConverter<R, S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::program::ops::Program;
     use std::io::{BufReader, Cursor};
 
     /// Feeds `calls` (by name) to a converter for rank 0 of testbgp (its header and

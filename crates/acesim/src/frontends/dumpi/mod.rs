@@ -48,7 +48,7 @@ fn read_as(path: &Path, opts: &TraceOptions, streamed: bool) -> Result<(Program,
         let file_id = prog.file_id(&name);
         file_ids.push(file_id);
         let rank_summary = if streamed {
-            let sink = stream::Skeleton(&mut prog);
+            let sink = crate::program::sink::Skeleton(&mut prog);
             convert_rank(RankConverter::new(
                 rank_file, sink, r, file_id, opts, &ignore,
             ))?
@@ -67,7 +67,9 @@ fn read_as(path: &Path, opts: &TraceOptions, streamed: bool) -> Result<(Program,
 }
 
 /// Runs a rank's converter to its end: what it read.
-fn convert_rank<S: convert::Sink>(mut c: RankConverter<std::fs::File, S>) -> Result<TraceSummary> {
+fn convert_rank<S: crate::program::sink::Sink>(
+    mut c: RankConverter<std::fs::File, S>,
+) -> Result<TraceSummary> {
     c.run()?;
     Ok(c.summary)
 }
@@ -95,11 +97,13 @@ fn open_rank(
     let rank_file = RankFile::open(f, &name)?;
     match first_version {
         None => *first_version = Some((rank_file.version, name.clone())),
-        Some((v, first)) if *v != rank_file.version => return Err(rank_file.bytes.error(format!(
+        Some((v, first)) if *v != rank_file.version => {
+            return Err(rank_file.bytes.error(format!(
             "DUMPI version {} but {first} is version {}: the rank files come from different traces",
             dotted(rank_file.version),
             dotted(*v)
-        ))),
+        )))
+        }
         _ => {}
     }
     Ok((rank_file, name))

@@ -20,20 +20,30 @@ pub struct Line<'a> {
     pub number: u32,
 }
 
-/// Where errors of one file point.
+/// Where errors of one file point: its text, or a part of it that starts after line
+/// `first_line` (a window of a trace read as the run goes).
 #[derive(Debug, Clone, Copy)]
 pub struct FileText<'a> {
     pub name: &'a str,
     pub text: &'a str,
+    pub first_line: u32,
 }
 
-impl FileText<'_> {
+impl<'a> FileText<'a> {
+    /// The whole text of file `name`.
+    pub fn whole(name: &'a str, text: &'a str) -> Self {
+        FileText {
+            name,
+            text,
+            first_line: 0,
+        }
+    }
+
     /// An error at `word`, about `field`.
     pub fn error(&self, word: Word, field: &str, message: impl Into<String>) -> Error {
-        Error::input(
-            Location::in_text(self.name, self.text, word.offset, word.text.len()).with_field(field),
-            message,
-        )
+        let mut at = Location::in_text(self.name, self.text, word.offset, word.text.len());
+        at.line = at.line.map(|l| l + self.first_line as usize);
+        Error::input(at.with_field(field), message)
     }
 
     /// The lines with an action, as SimGrid reads them: surrounding white space is trimmed,
@@ -82,7 +92,7 @@ impl FileText<'_> {
             out.push(Line {
                 rank,
                 words,
-                number: (i + 1) as u32,
+                number: self.first_line + (i + 1) as u32,
             });
         }
         Ok(out)

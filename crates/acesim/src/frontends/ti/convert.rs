@@ -5,6 +5,7 @@ use crate::error::Result;
 use crate::frontends::dumpi::{TraceOptions, TraceSummary};
 use crate::frontends::ti::actions::{Action, Dt, FileText, Line, Word};
 use crate::program::ops::{CollCall, Message, Op, OpKind, Program, SrcLoc};
+use crate::program::sink::Sink;
 use crate::units::Ps;
 use std::collections::VecDeque;
 
@@ -22,6 +23,9 @@ pub struct RankState {
     requests: Vec<((i64, i64, i64), VecDeque<u32>)>,
     /// Where the rank's last action was (its final wait's location).
     last: Option<SrcLoc>,
+    /// Handles of completed requests, taken again by later ones: a rank uses as many as
+    /// it has requests pending, not one per request.
+    free_handles: Vec<u32>,
 }
 
 impl RankState {
@@ -41,25 +45,64 @@ impl RankState {
     }
 }
 
-/// Converts the lines of the trace's files into one program.
-pub struct Converter<'a> {
-    pub prog: Program,
+/// Converts the lines of the trace's files into operations for `sink` (by default a whole
+/// program).
+pub struct Converter<S = Program> {
+    pub prog: S,
     pub summary: TraceSummary,
-    opts: &'a TraceOptions,
+    opts: TraceOptions,
+    /// Each rank's state; only the one rank's, when converting one (`one_rank`).
     ranks: Vec<RankState>,
+    one_rank: Option<u32>,
 }
 
-impl<'a> Converter<'a> {
-    pub fn new(ranks: u32, opts: &'a TraceOptions) -> Self {
+impl Converter {
+    pub fn new(ranks: u32, opts: &TraceOptions) -> Self {
+        Converter::with_sink(ranks, opts, Program::new(ranks))
+    }
+}
+
+impl<S: Sink> Converter<S> {
+    /// A converter of rank `rank` alone, of a trace of `ranks` ranks, writing to `sink`
+    /// (a rank read as the run goes holds its own state, not every rank's).
+    pub fn one_rank(rank: u32, ranks: u32, opts: &TraceOptions, sink: S) -> Self {
         Converter {
-            prog: Program::new(ranks),
+            prog: sink,
+            summary: TraceSummary {
+                ranks,
+                ..Default::default()
+            },
+            opts: opts.clone(),
+            ranks: vec![RankState::default()],
+            one_rank: Some(rank),
+        }
+    }
+
+    fn state(&mut self, r: u32) -> &mut RankState {
+        let i = self.slot(r);
+        &mut self.ranks[i]
+    }
+
+    /// Where rank `r`'s state is.
+    fn slot(&self, r: u32) -> usize {
+        match self.one_rank {
+            Some(_) => 0,
+            None => r as usize,
+        }
+    }
+
+    /// A converter of a trace of `ranks` ranks writing to `sink`.
+    pub fn with_sink(ranks: u32, opts: &TraceOptions, sink: S) -> Self {
+        Converter {
+            prog: sink,
             summary: TraceSummary {
                 ranks,
                 windows: vec![0; ranks as usize],
                 ..Default::default()
             },
-            opts,
+            opts: opts.clone(),
             ranks: (0..ranks).map(|_| RankState::default()).collect(),
+            one_rank: None,
         }
     }
 
@@ -70,7 +113,7 @@ impl<'a> Converter<'a> {
             file: self.prog.file_id(file.name),
             line: line.number,
         };
-        self.ranks[r as usize].last = Some(loc);
+        self.state(r).last = Some(loc);
         let name = line.words[1].text;
         if let Some(n) = crate::frontends::ti::actions::NAMES
             .iter()
@@ -95,7 +138,7 @@ impl<'a> Converter<'a> {
     ) -> Result<()> {
         let r = c.rank;
         match action {
-            Action::Init { double } => self.ranks[r as usize].double = double,
+            Action::Init { double } => self.state(r).double = double,
             Action::Nothing => {}
             Action::Send {
                 blocking,
@@ -118,7 +161,7 @@ impl<'a> Converter<'a> {
                 self.message_kept(c, false, src, size, tag, !blocking);
             }
             Action::Wait { src, dst, tag } => {
-                let state = &mut self.ranks[r as usize];
+                let state = self.state(r);
                 let pending = state.pending();
                 let req = state.queue((src, dst, tag)).pop_front();
                 state.requests.retain(|(_, q)| !q.is_empty());
@@ -136,11 +179,12 @@ impl<'a> Converter<'a> {
                     ));
                 };
                 self.push(c, OpKind::Wait { req });
+                self.state(r).free_handles.push(req);
             }
             Action::Test { src, dst, tag } => {
                 // A test of a request that is not pending does nothing (as in SimGrid); a
                 // tested request stays pending for a later wait.
-                let state = &mut self.ranks[r as usize];
+                let state = self.state(r);
                 let front = state
                     .requests
                     .iter()
@@ -166,6 +210,7 @@ impl<'a> Converter<'a> {
                 let b = self.message(c, false, src, rs, 0, true);
                 let list = self.prog.req_list(&[a, b]);
                 self.push(c, OpKind::WaitAll { list, count: 2 });
+                self.state(r).free_handles.extend([b, a]);
             }
             Action::Compute { flops } => self.flops(c, flops, at(2))?,
             Action::Sleep { seconds } => {
@@ -294,28 +339,34 @@ impl<'a> Converter<'a> {
 
     /// Ends every rank: the requests still pending are waited for (as SimGrid's replay
     /// does after a rank's last action).
-    pub fn finish(mut self) -> (Program, TraceSummary) {
-        for r in 0..self.ranks.len() {
-            if let Some(loc) = self.ranks[r].last {
-                let file = FileText { name: "", text: "" };
-                let c = Ctx {
-                    file: &file,
-                    loc,
-                    rank: r as u32,
-                };
-                self.wait_all(&c);
-            }
+    pub fn finish(mut self) -> (S, TraceSummary) {
+        match self.one_rank {
+            Some(r) => self.end_rank(r),
+            None => (0..self.ranks.len() as u32).for_each(|r| self.end_rank(r)),
         }
         (self.prog, self.summary)
     }
 
+    /// Ends rank `r`: its pending requests are waited for after its last action.
+    pub fn end_rank(&mut self, r: u32) {
+        if let Some(loc) = self.state(r).last {
+            let file = FileText::whole("", "");
+            let c = Ctx {
+                file: &file,
+                loc,
+                rank: r,
+            };
+            self.wait_all(&c);
+        }
+    }
+
     fn push(&mut self, c: &Ctx, kind: OpKind) {
-        self.prog.ops[c.rank as usize].push(Op { kind, loc: c.loc });
+        self.prog.push(c.rank, Op { kind, loc: c.loc });
     }
 
     /// Bytes of `count` elements of `dt` (the rank's default when not given).
     fn bytes(&self, c: &Ctx, count: u64, dt: Dt, word: Word) -> Result<u64> {
-        let size = dt.unwrap_or(if self.ranks[c.rank as usize].double {
+        let size = dt.unwrap_or(if self.ranks[self.slot(c.rank)].double {
             8
         } else {
             1
@@ -349,7 +400,10 @@ impl<'a> Converter<'a> {
         if send {
             self.summary.p2p_bytes = self.summary.p2p_bytes.saturating_add(size);
         }
-        let req = nonblocking.then(|| self.prog.new_handle(c.rank));
+        let req = nonblocking.then(|| match self.state(c.rank).free_handles.pop() {
+            Some(h) => h,
+            None => self.prog.new_handle(c.rank),
+        });
         let m = Message {
             send,
             peer: i64::from(peer),
@@ -381,12 +435,12 @@ impl<'a> Converter<'a> {
             } else {
                 (i64::from(peer), me, tag)
             };
-            self.ranks[c.rank as usize].queue(key).push_back(h);
+            self.state(c.rank).queue(key).push_back(h);
         }
     }
 
     fn wait_all(&mut self, c: &Ctx) {
-        let state = &mut self.ranks[c.rank as usize];
+        let state = self.state(c.rank);
         let hs: Vec<u32> = state
             .requests
             .drain(..)
@@ -401,6 +455,7 @@ impl<'a> Converter<'a> {
                     count: hs.len() as u32,
                 },
             );
+            self.state(c.rank).free_handles.extend(hs.iter().rev());
         }
     }
 
@@ -435,8 +490,7 @@ impl<'a> Converter<'a> {
 
     fn coll(&mut self, c: &Ctx, kind: &str, size: u64, root: u32, sizes: Vec<u64>) {
         self.summary.collective_calls += 1;
-        let call = self.prog.coll_calls.len() as u32;
-        self.prog.coll_calls.push(CollCall {
+        let call = self.prog.coll_call(CollCall {
             kind: kind.to_string(),
             algorithm: String::new(),
             transport: String::new(),

@@ -12,8 +12,10 @@ use std::path::Path;
 #[derive(Debug, Clone)]
 pub struct TraceFile {
     pub name: String,
+    /// Empty when the files are only checked (`trace_files_checked`): read when needed.
     pub text: String,
     pub rank: Option<u32>,
+    pub path: std::path::PathBuf,
 }
 
 /// Whether `text` is a list of trace files rather than a trace: its first line that is not
@@ -50,6 +52,16 @@ pub fn looks_like_ti(head: &str) -> bool {
 
 /// The trace files that `path` names: itself, or the files its list names.
 pub fn trace_files(path: &Path) -> Result<Vec<TraceFile>> {
+    trace_files_with(path, true)
+}
+
+/// The same, but the files a list names are checked and not kept (their text is read
+/// again when needed: a trace streamed as the run goes).
+pub fn trace_files_checked(path: &Path) -> Result<Vec<TraceFile>> {
+    trace_files_with(path, false)
+}
+
+fn trace_files_with(path: &Path, keep: bool) -> Result<Vec<TraceFile>> {
     let name = path.display().to_string();
     crate::frontends::binary::check_not_binary(path)?;
     let text = read_text(path)?;
@@ -58,6 +70,7 @@ pub fn trace_files(path: &Path) -> Result<Vec<TraceFile>> {
             name,
             text,
             rank: None,
+            path: path.to_path_buf(),
         }]);
     }
     let dir = path.parent().unwrap_or(Path::new(""));
@@ -104,8 +117,9 @@ pub fn trace_files(path: &Path) -> Result<Vec<TraceFile>> {
         }
         files.push(TraceFile {
             name: file.display().to_string(),
-            text: body,
+            text: if keep { body } else { String::new() },
             rank: many.then_some(r as u32),
+            path: file,
         });
     }
     if files.is_empty() {

@@ -6,8 +6,10 @@
 pub mod actions;
 pub mod convert;
 pub mod files;
+pub mod stream;
 
 pub use files::looks_like_ti;
+pub use stream::read_streamed;
 
 use crate::error::{Error, Location, Result};
 use crate::frontends::dumpi::{TraceOptions, TraceSummary};
@@ -29,6 +31,7 @@ pub fn parse(name: &str, text: &str, opts: &TraceOptions) -> Result<(Program, Tr
             name: name.to_string(),
             text: text.to_string(),
             rank: None,
+            path: Path::new(name).to_path_buf(),
         }],
         opts,
     )
@@ -38,10 +41,7 @@ pub fn parse(name: &str, text: &str, opts: &TraceOptions) -> Result<(Program, Tr
 fn convert_files(trace: &[TraceFile], opts: &TraceOptions) -> Result<(Program, TraceSummary)> {
     let texts: Vec<FileText> = trace
         .iter()
-        .map(|f| FileText {
-            name: &f.name,
-            text: &f.text,
-        })
+        .map(|f| FileText::whole(&f.name, &f.text))
         .collect();
     let mut lines = Vec::with_capacity(texts.len());
     for t in &texts {
@@ -79,17 +79,8 @@ fn convert_files(trace: &[TraceFile], opts: &TraceOptions) -> Result<(Program, T
         }
         _ => trace.len() as u32,
     };
-    for (f, ls) in trace.iter().zip(&lines) {
-        if let (Some(r), Some(l)) = (f.rank, ls.iter().find(|l| Some(l.rank) != f.rank)) {
-            return Err(Error::input(
-                Location::in_text(&f.name, &f.text, l.words[0].offset, l.words[0].text.len())
-                    .with_field("rank"),
-                format!(
-                    "a line for rank {} in rank {r}'s trace file (the list gives one file per rank, in rank order)",
-                    l.rank
-                ),
-            ));
-        }
+    for (t, (f, ls)) in texts.iter().zip(trace.iter().zip(&lines)) {
+        only_its_rank(t, f.rank, ls)?;
     }
     let mut conv = convert::Converter::new(ranks, opts);
     for (t, ls) in texts.iter().zip(&lines) {
@@ -99,6 +90,21 @@ fn convert_files(trace: &[TraceFile], opts: &TraceOptions) -> Result<(Program, T
         }
     }
     Ok(conv.finish())
+}
+
+/// Every line of rank `rank`'s own file (`None`: a shared file) is for that rank.
+fn only_its_rank(t: &FileText, rank: Option<u32>, lines: &[actions::Line]) -> Result<()> {
+    if let (Some(r), Some(l)) = (rank, lines.iter().find(|l| Some(l.rank) != rank)) {
+        return Err(t.error(
+            l.words[0],
+            "rank",
+            format!(
+                "a line for rank {} in rank {r}'s trace file (the list gives one file per rank, in rank order)",
+                l.rank
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Flop/s in a host speed written as SimGrid does (`1Gf`, `100Mf`, `2.5gigaflops`), or as
