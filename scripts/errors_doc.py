@@ -264,7 +264,8 @@ t("""## C and Python programs
 
 Exit code 2. A C program is compiled with the shipped `mgen.h` and recorder runtime (`$CC`,
 default `cc`), then run once per rank, each rank in a fresh process; a Python program is
-recorded by the `acesim` Python package (`$ACESIM_PYTHON`, default `python3`).
+recorded by the `acesim` Python package (`$ACESIM_PYTHON`; else the project's
+`.venv/bin/python3` beside the binary's build, which `scripts/setup` makes; else `python3`).
 
 **The C compiler fails.** Its messages follow, with file:line:column.""")
 ex({"p.c": C_HEAD + "int MGEN_Main(int argc, char **argv) {\n  MGEN_Comp(10)\n  return 0;\n}\n"}, "acesim run p.c --ranks 2")
@@ -307,8 +308,8 @@ default, `--record-timeout`, `$ACESIM_RECORD_TIMEOUT`) is stopped and named with
 call and how many operations it recorded; the Python process is stopped whatever the rank
 is doing. A program file that does not finish loading in that time is named as such.""")
 ex({"p.py": "def program(ctx):\n    ctx.compute(1)\n    while True:\n        pass\n"}, "acesim run p.py --ranks 2 --record-timeout 1s")
-t("""Without the Python package installed:""")
-ex({"p.py": "def program(ctx):\n    pass\n"}, "acesim run p.py --ranks 2", env={"PYTHONPATH": ""})
+t("""With a Python that does not have the package (here `ACESIM_PYTHON=python3`, the system's):""")
+ex({"p.py": "def program(ctx):\n    pass\n"}, "acesim run p.py --ranks 2", env={"PYTHONPATH": "", "ACESIM_PYTHON": "python3"})
 
 t("""## Command line
 

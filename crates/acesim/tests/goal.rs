@@ -163,12 +163,9 @@ fn loggopsim_example_computes_what_it_says() {
     // LogGOPSim's own example: about 2.89 s of calc per rank (sweep of its calc lines).
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/traces/goal/loggopsim2_schedule.goal"
+        "/../../tests/data/goal/loggopsim2_schedule.goal"
     );
-    let Ok(text) = std::fs::read_to_string(path) else {
-        eprintln!("skipped: {path} not found");
-        return;
-    };
+    let text = std::fs::read_to_string(path).expect("tests/data/goal is in the repository");
     let r = run_goal(&machine(&[]), &text);
     for rank in &r.per_rank {
         assert!(rank.compute_ps > 2_800_000 * US / 1000, "{rank:?}");

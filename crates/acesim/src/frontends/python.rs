@@ -15,9 +15,25 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// The Python interpreter that has the `acesim` package ($ACESIM_PYTHON, else python3).
+/// The Python interpreter that has the `acesim` package: $ACESIM_PYTHON; else the project
+/// venv that `scripts/setup` made beside the binary's build (`target/release/acesim` finds
+/// `.venv/bin/python3` two folders up), so that nobody has to activate it; else python3.
 pub fn interpreter() -> String {
-    std::env::var("ACESIM_PYTHON").unwrap_or_else(|_| "python3".to_string())
+    if let Ok(py) = std::env::var("ACESIM_PYTHON") {
+        return py;
+    }
+    let exe = std::env::current_exe().ok();
+    let beside = exe.as_deref().and_then(|exe| {
+        exe.ancestors()
+            .skip(1)
+            .take(4)
+            .map(|dir| dir.join(".venv/bin/python3"))
+            .find(|py| py.is_file())
+    });
+    match beside {
+        Some(py) => py.display().to_string(),
+        None => "python3".to_string(),
+    }
 }
 
 /// How a Python process that ended early without a word is reported (then the rank it was
