@@ -72,7 +72,12 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
         "command line",
         "max-sim-time",
     )?;
+    // Where the run is, on a terminal unless --quiet (cleared before the summary).
+    let terminal = (!a.quiet)
+        .then(acesim::run::progress::Terminal::on_stderr)
+        .flatten();
     let options = acesim::run::simulate::Options {
+        progress: terminal.as_ref().map(|t| t.progress()),
         model,
         trace,
         check: a.check,
@@ -86,7 +91,11 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
         summary_only: json_out.is_none() && a.timeline.is_none(),
         ..Default::default()
     };
-    let results = acesim::run::simulate::simulate_with(&config, program, &options)?;
+    let results = acesim::run::simulate::simulate_with(&config, program, &options);
+    if let Some(t) = &terminal {
+        t.clear();
+    }
+    let results = results?;
     let timeline = match &a.timeline {
         Some(_) => {
             let spec = if a.timeline_links.is_empty() {

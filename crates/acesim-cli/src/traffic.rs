@@ -56,7 +56,15 @@ pub(crate) fn traffic(a: TrafficArgs) -> acesim::Result<()> {
             a.seed,
         )?
     };
-    let points = run_loads(&config, &base, &loads, a.all_loads)?;
+    // Where each point is, on a terminal unless --quiet (cleared before the table).
+    let terminal = (!a.quiet)
+        .then(acesim::run::progress::Terminal::on_stderr)
+        .flatten();
+    let progress = terminal.as_ref().map(|t| t.progress());
+    let points = run_loads(&config, &base, &loads, a.all_loads, progress.as_ref());
+    drop(progress);
+    drop(terminal);
+    let points = points?;
     let csv = points_csv(&points);
     let json_text = match &json_out {
         Some(_) => {

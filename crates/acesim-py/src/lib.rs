@@ -325,6 +325,7 @@ fn simulate(
         collectives,
     );
     let run = move |interrupt: Arc<AtomicBool>| -> Result<acesim::Results, Error> {
+        let terminal = acesim::run::progress::Terminal::on_stderr();
         let model = model_arg(&model)?;
         let machine = load_machine(&machine_text, &machine_name, &[])?;
         let program = load_program(
@@ -352,6 +353,8 @@ fn simulate(
             memory_check: true,
             interrupt: Some(interrupt),
             partitions,
+            // Where the run is, when stderr is a terminal (not in a notebook or a pipe).
+            progress: terminal.as_ref().map(|t| t.progress()),
             ..Default::default()
         };
         acesim::run::simulate::simulate_with(&machine, program, &options)
@@ -510,7 +513,9 @@ fn traffic(
                 &machine, pattern, packet, flit, injection, warmup, measure, drain, seed,
             )?
         };
-        let points = run_loads(&machine, &base, &loads, all_loads)?;
+        let terminal = acesim::run::progress::Terminal::on_stderr();
+        let progress = terminal.as_ref().map(|t| t.progress());
+        let points = run_loads(&machine, &base, &loads, all_loads, progress.as_ref())?;
         serde_json::to_string(&points).map_err(|e| Error::Internal(e.to_string()))
     };
     py.detach(run).map_err(to_py)

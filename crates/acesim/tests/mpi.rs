@@ -724,3 +724,75 @@ fn collectives_are_linked_not_expanded_before_the_run() {
     assert_eq!(messages, 200 * 16 * 15 + 100 * 2 * 15 * 16);
     assert!(res.unmatched_messages.is_empty() && res.unfinished_requests.is_empty());
 }
+
+#[test]
+fn progress_is_told_where_the_run_is_as_it_goes() {
+    use acesim::run::progress::{Progress, Status};
+    use acesim::run::simulate::{simulate_with, Options};
+    use std::sync::{Arc, Mutex};
+    // 16 ranks, 200 ring allreduces: some ten thousand events, reported every 4,096.
+    let mut sched = "ranks 16\n".to_string();
+    for r in 0..16 {
+        sched += &format!("rank {r}\n{}", "allreduce 4096 algo=ring\n".repeat(200));
+    }
+    let prog = schedule::parse("t.sched", &sched).unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let s2 = Arc::clone(&seen);
+    let mut progress = Progress::new(move |s| s2.lock().unwrap().push(s));
+    progress.every = std::time::Duration::ZERO;
+    let options = Options {
+        progress: Some(progress),
+        ..Default::default()
+    };
+    let res = simulate_with(&machine(TABLE1, &[]), prog, &options).unwrap();
+    let seen = seen.lock().unwrap();
+    assert_eq!(
+        seen.len() as u64,
+        res.events / 4096,
+        "one report per 4,096 events"
+    );
+    let mut last = (0, 0, 0);
+    for s in seen.iter() {
+        let Status::Run {
+            sim_ps,
+            events,
+            ranks_finished,
+            ranks,
+        } = *s
+        else {
+            panic!("{s:?}")
+        };
+        assert_eq!(ranks, 16);
+        assert!(sim_ps <= res.predicted_time_ps);
+        assert!(
+            (sim_ps, events, ranks_finished) >= last,
+            "{s:?} after {last:?}"
+        );
+        last = (sim_ps, events, ranks_finished);
+    }
+}
+
+#[test]
+fn a_stopped_run_does_not_give_calls_that_never_finished_a_mean_of_zero() {
+    use acesim::run::simulate::{simulate_with, Options};
+    let sched = "ranks 4\nrank 0\nbarrier\ncompute 10us\nallreduce 1024\nrank 1\nbarrier\ncompute 10us\nallreduce 1024\nrank 2\nbarrier\ncompute 10us\nallreduce 1024\nrank 3\nbarrier\ncompute 10us\nallreduce 1024\n";
+    let prog = schedule::parse("t.sched", sched).unwrap();
+    let options = Options {
+        max_sim_time: Some(5_000_000),
+        ..Default::default()
+    };
+    let res = simulate_with(&machine(TABLE1, &[]), prog, &options).unwrap();
+    assert!(res.partial.is_some());
+    let text = res.summary();
+    assert!(
+        text.contains(
+            "allreduce (recursive_doubling): 1 calls, none finished when the run stopped"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("mean 0 ps"), "{text}");
+    assert!(
+        text.contains("barrier (recursive_doubling): 1 calls, mean"),
+        "{text}"
+    );
+}

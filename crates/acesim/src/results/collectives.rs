@@ -23,6 +23,9 @@ pub struct CollectiveResult {
     /// Messages (or puts) its algorithm sent, and their bytes.
     pub messages: u64,
     pub bytes: u64,
+    /// Every member left the call (false in a run stopped early).
+    #[serde(skip)]
+    pub finished: bool,
 }
 
 /// Every collective call of the program, in program order.
@@ -42,7 +45,9 @@ pub fn collectives(rt: &Runtime) -> Vec<CollectiveResult> {
                     rec.sum_ps as f64 / rec.ranks as f64,
                 )
             };
+            let members = rt.program.comms.get(c.comm as usize);
             CollectiveResult {
+                finished: members.is_some_and(|m| rec.ranks as usize == m.members.len()),
                 kind: c.kind.clone(),
                 algorithm: c.algorithm.clone(),
                 comm: rt

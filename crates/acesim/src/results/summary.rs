@@ -108,18 +108,27 @@ impl Results {
                 format_time(r.max_ps)
             );
         }
-        let mut by: BTreeMap<(&str, &str), (u64, Ps)> = BTreeMap::new();
+        // Calls finished, their time, and calls a stopped run left unfinished.
+        let mut by: BTreeMap<(&str, &str), (u64, Ps, u64)> = BTreeMap::new();
         for c in &self.collectives {
-            let e = by.entry((&c.kind, &c.algorithm)).or_insert((0, 0));
-            e.0 += 1;
-            e.1 += c.duration_ps;
+            let e = by.entry((&c.kind, &c.algorithm)).or_insert((0, 0, 0));
+            if c.finished {
+                e.0 += 1;
+                e.1 += c.duration_ps;
+            } else {
+                e.2 += 1;
+            }
         }
-        for ((kind, algo), (n, total)) in by {
-            let _ = writeln!(
-                s,
-                "{kind} ({algo}): {n} calls, mean {}",
-                format_time(total / n)
-            );
+        for ((kind, algo), (n, total, unfinished)) in by {
+            let _ = match (n, unfinished) {
+                (0, u) => writeln!(s, "{kind} ({algo}): {u} calls, none finished when the run stopped"),
+                (n, 0) => writeln!(s, "{kind} ({algo}): {n} calls, mean {}", format_time(total / n)),
+                (n, u) => writeln!(
+                    s,
+                    "{kind} ({algo}): {n} calls, mean {} ({u} more not finished when the run stopped)",
+                    format_time(total / n)
+                ),
+            };
         }
     }
 

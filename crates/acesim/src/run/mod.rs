@@ -8,5 +8,6 @@ pub mod compare;
 pub mod events;
 pub mod partition_report;
 pub mod patterns;
+pub mod progress;
 pub mod simulate;
 pub mod traffic;

@@ -13,6 +13,7 @@ use crate::results::{self, Results, StopReason};
 use crate::run::admission::{admit, estimate_run_memory, Tracing};
 use crate::run::events::Event;
 use crate::run::partition_report::PartitionCounter;
+use crate::run::progress::{Reporter, Status};
 use crate::runtime::{RtEvent, RtParams, Runtime};
 use crate::units::Ps;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -99,6 +100,8 @@ pub struct Options {
     /// a replayed trace holds the requests in flight rather than one record per message.
     /// For runs whose outputs do not show them (the command line without `--json`).
     pub summary_only: bool,
+    /// Told where the run is every quarter of a second (`run::progress`).
+    pub progress: Option<crate::run::progress::Progress>,
 }
 
 impl Options {
@@ -194,6 +197,7 @@ fn drive<N: Network>(
     let max_time = options.max_sim_time.unwrap_or(Ps::MAX);
     let mut stopped: Option<(StopReason, Ps)> = None;
     let mut last_time = 0;
+    let mut reporter = Reporter::new(options.progress.as_ref());
     while let Some((now, ev)) = q.pop() {
         if now < last_time {
             return Err(Error::Internal(format!(
@@ -218,6 +222,14 @@ fn drive<N: Network>(
         {
             stopped = Some((StopReason::Interrupted, now));
             break;
+        }
+        if processed.is_multiple_of(INTERRUPT_POLL) && reporter.due() {
+            reporter.report(Status::Run {
+                sim_ps: now,
+                events: processed,
+                ranks_finished: rt.ranks_finished(),
+                ranks: rt.program.ranks,
+            });
         }
         if by_origin {
             let origin = match ev {

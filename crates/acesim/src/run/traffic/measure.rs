@@ -138,6 +138,12 @@ impl Measurement {
         }
     }
 
+    /// Measured packets arrived, and those created in the window so far.
+    pub fn measured(&self) -> (u64, u64) {
+        let arrived = self.latencies.len() as u64;
+        (arrived, arrived + self.outstanding)
+    }
+
     /// Past the window with every measured packet arrived: nothing is left to measure.
     #[inline]
     pub fn complete(&self, now: Ps) -> bool {

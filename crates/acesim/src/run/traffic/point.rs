@@ -11,14 +11,27 @@ use crate::results::partitions::PartitionReport;
 use crate::run::events::Event;
 use crate::run::partition_report::PartitionCounter;
 use crate::run::patterns::{Shape, Traffic};
+use crate::run::progress::{Progress, Reporter, Status};
 use crate::run::traffic::config::{check_load, check_packet, command_line, TrafficConfig};
 use crate::run::traffic::injection::{Gen, Injector};
 use crate::run::traffic::measure::{Measurement, TrafficPoint};
 use crate::units::Ps;
 use std::time::Instant;
 
+/// How often (in events) the progress clock is looked at.
+const PROGRESS_POLL: u64 = 4096;
+
 /// Runs one load point.
 pub fn run_point(machine: &Machine, cfg: &TrafficConfig) -> Result<TrafficPoint> {
+    run_point_with(machine, cfg, None)
+}
+
+/// Runs one load point, telling `progress` where it is.
+pub fn run_point_with(
+    machine: &Machine,
+    cfg: &TrafficConfig,
+    progress: Option<&Progress>,
+) -> Result<TrafficPoint> {
     let started = Instant::now();
     let (topo, traffic) = check_point(machine, cfg)?;
     let bandwidth = machine.nic_link().bandwidth.0;
@@ -26,7 +39,9 @@ pub fn run_point(machine: &Machine, cfg: &TrafficConfig) -> Result<TrafficPoint>
     let mut window = Measurement::new(cfg, bandwidth, topo.num_nodes);
     let payload = cfg.packet - machine.nic.header.0;
     let mut net = PacketNetwork::new(topo, machine);
-    let (last, events, partitions) = drive(&mut net, cfg, traffic, injector, &mut window, payload)?;
+    let mut reporter = Reporter::new(progress);
+    let run = (traffic, injector, &mut window, &mut reporter);
+    let (last, events, partitions) = drive(&mut net, cfg, run, payload)?;
     let mut point = window.point(cfg, &net, last, events, started);
     point.partitions = partitions;
     Ok(point)
@@ -92,9 +107,12 @@ pub fn pattern_shape(topo: &Topology) -> Shape {
 fn drive<N: Network>(
     net: &mut N,
     cfg: &TrafficConfig,
-    mut traffic: Traffic,
-    mut injector: Injector,
-    window: &mut Measurement,
+    (mut traffic, mut injector, window, reporter): (
+        Traffic,
+        Injector,
+        &mut Measurement,
+        &mut Reporter,
+    ),
     payload: u64,
 ) -> Result<(Ps, u64, Option<PartitionReport>)> {
     if cfg.check || cfg!(debug_assertions) {
@@ -173,6 +191,17 @@ fn drive<N: Network>(
         // Past the window, stop as soon as every measured packet has arrived.
         if window.complete(now) {
             break;
+        }
+        if q.processed().is_multiple_of(PROGRESS_POLL) && reporter.due() {
+            let (measured, needed) = window.measured();
+            reporter.report(Status::Traffic {
+                load: cfg.load,
+                sim_ps: now,
+                window_end_ps: window.end(),
+                events: q.processed(),
+                measured,
+                needed,
+            });
         }
     }
     // The run stops with packets still in the network (warm-up ones, or measured ones at

@@ -3,16 +3,19 @@
 
 use crate::error::Result;
 use crate::machine::loaded::Machine;
+use crate::run::progress::Progress;
 use crate::run::traffic::config::{check_load, command_line, TrafficConfig};
 use crate::run::traffic::measure::TrafficPoint;
-use crate::run::traffic::point::run_point;
+use crate::run::traffic::point::run_point_with;
 
-/// Runs `base` at each load: all of them, or (by default) stopping after two saturated.
+/// Runs `base` at each load: all of them, or (by default) stopping after two saturated;
+/// `progress` is told where each point is.
 pub fn run_loads(
     machine: &Machine,
     base: &TrafficConfig,
     loads: &[f64],
     all: bool,
+    progress: Option<&Progress>,
 ) -> Result<Vec<TrafficPoint>> {
     if loads.is_empty() {
         return Err(command_line("load", "give at least one load".into()));
@@ -23,10 +26,10 @@ pub fn run_loads(
     if all {
         loads
             .iter()
-            .map(|&load| run_point(machine, &base.at_load(load)))
+            .map(|&load| run_point_with(machine, &base.at_load(load), progress))
             .collect()
     } else {
-        run_curve(machine, base, loads)
+        run_curve(machine, base, loads, progress)
     }
 }
 
@@ -35,11 +38,12 @@ pub fn run_curve(
     machine: &Machine,
     base: &TrafficConfig,
     loads: &[f64],
+    progress: Option<&Progress>,
 ) -> Result<Vec<TrafficPoint>> {
     let mut out = Vec::new();
     let mut saturated = 0;
     for &load in loads {
-        let p = run_point(machine, &base.at_load(load))?;
+        let p = run_point_with(machine, &base.at_load(load), progress)?;
         saturated += p.saturated as u32;
         out.push(p);
         if saturated >= 2 {
