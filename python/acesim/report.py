@@ -1,4 +1,5 @@
-"""A self-contained HTML report of one run (``acesim report RESULT.json``)."""
+"""A self-contained HTML report of one run or of a traffic sweep (``acesim report
+RESULT.json``)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,12 @@ __all__ = ["ReportError", "write_report"]
 
 # Fields every ``acesim run --json`` summary has; a JSON file without them is something else.
 _REQUIRED = ("predicted_time_ps", "ranks", "per_rank")
+# ... and every load point of ``acesim traffic --json``.
+_TRAFFIC_REQUIRED = ("pattern", "load", "accepted", "latency_mean_ns", "latency_p99_ns", "saturated")
+_WHAT = (
+    "expected the JSON of `acesim run --json` (an object with predicted_time_ps, ranks and "
+    "per_rank) or of `acesim traffic --json` (a list of load points)"
+)
 
 
 class ReportError(ValueError):
@@ -53,25 +60,82 @@ def _table(df: pd.DataFrame) -> str:
     return df.to_html(index=False, border=0, na_rep="") + note
 
 
-def _load(path: str) -> Result:
-    """The summary in ``path``, or a :class:`ReportError` that says where it went wrong."""
+def _load(path: str) -> Result | pd.DataFrame:
+    """The summary in ``path`` (a run's, or a traffic sweep's points as a DataFrame), or a
+    :class:`ReportError` that says where it went wrong."""
+    import pandas as pd
+
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
     except UnicodeDecodeError as e:
-        raise ReportError(f"{path}: not UTF-8 text (byte {e.start}); expected the JSON of acesim run --json") from None
+        raise ReportError(f"{path}: not UTF-8 text (byte {e.start}); {_WHAT}") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise ReportError(f"{path}:{e.lineno}:{e.colno}: not valid JSON: {e.msg}") from None
+    if isinstance(data, list):
+        for i, point in enumerate(data):
+            missing = [f for f in _TRAFFIC_REQUIRED if not isinstance(point, dict) or f not in point]
+            if missing:
+                raise ReportError(
+                    f"{path}: not an acesim traffic result: point {i} has no {', '.join(missing)}; {_WHAT}"
+                )
+        if not data:
+            raise ReportError(f"{path}: an empty list: no load point to report; {_WHAT}")
+        return pd.DataFrame(data)
     if not isinstance(data, dict):
+        raise ReportError(f"{path}: not an acesim result: the JSON is a {type(data).__name__}; {_WHAT}")
+    missing = [f for f in _REQUIRED if f not in data]
+    if missing:
+        has = ", ".join(list(data)[:5]) or "nothing"
         raise ReportError(
-            f"{path}: not an acesim result (acesim run --json): the JSON is {type(data).__name__}, not an object"
+            f"{path}: not an acesim result: it has no {', '.join(missing)} (it has {has}); {_WHAT}"
         )
-    for field in _REQUIRED:
-        if field not in data:
-            raise ReportError(f"{path}: not an acesim result (acesim run --json): missing field `{field}`")
     return Result(data)
+
+
+def _traffic_images(points: pd.DataFrame) -> list[tuple[str, str, bytes]]:
+    """Latency (mean, p50, p99) against offered load, and mean latency against accepted
+    throughput, one line per pattern."""
+    from .plots import _axes
+
+    out = []
+    fig, ax = _axes(None, (7, 4.5))
+    for pattern, g in points.groupby("pattern", sort=True):
+        g = g.sort_values("load")
+        for col, style in (("latency_mean_ns", "-"), ("latency_p50_ns", "--"), ("latency_p99_ns", ":")):
+            if col in g:
+                ax.plot(g["load"], g[col], style, marker="o", markersize=3, label=f"{pattern} {col[8:-3]}")
+    ax.set_xlabel("offered load (fraction of the injection bandwidth)")
+    ax.set_ylabel("packet latency (ns)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small")
+    out.append(("latency.png", "Latency against offered load", _png(fig)))
+    fig, ax = _axes(None, (7, 4.5))
+    for pattern, g in points.groupby("pattern", sort=True):
+        g = g.sort_values("load")
+        ax.plot(g["accepted"], g["latency_mean_ns"], marker="o", markersize=3, label=str(pattern))
+    ax.set_xlabel("accepted throughput (fraction of the injection bandwidth)")
+    ax.set_ylabel("mean packet latency (ns)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small")
+    out.append(("throughput.png", "Latency against accepted throughput", _png(fig)))
+    return out
+
+
+def _traffic_summary(points: pd.DataFrame) -> str:
+    """What the sweep says, a line per pattern: loads run, saturation, best throughput."""
+    lines = []
+    for pattern, g in points.groupby("pattern", sort=True):
+        g = g.sort_values("load")
+        sat = g[g["saturated"]]
+        where = f"saturated from load {sat['load'].iloc[0]:g}" if len(sat) else f"no saturation up to load {g['load'].max():g}"
+        lines.append(
+            f"{pattern}: {len(g)} loads, {where}; best accepted throughput {g['accepted'].max():.4f}; "
+            f"lowest mean latency {g['latency_mean_ns'].min():.1f} ns"
+        )
+    return "\n".join(lines)
 
 
 def _new_folder(parent: str, base: str) -> str:
@@ -93,8 +157,12 @@ def write_report(result_json_path: str | os.PathLike[str], out_dir: str | os.Pat
 
     All or nothing: the files are made in a temporary folder beside ``out_dir``, which then
     becomes ``out_dir`` (or, when ``out_dir`` exists, whose files replace their namesakes in
-    it). A result that is not an acesim JSON summary raises :class:`ReportError` (located:
-    file, line and column, or the missing field) and leaves nothing behind."""
+    it). A traffic sweep (``acesim traffic --json``) gets ``latency.png`` (latency against
+    offered load) and ``throughput.png`` (latency against accepted throughput) and its
+    points. A result that is neither raises :class:`ReportError` (located: file, line and
+    column, or what is missing) and leaves nothing behind."""
+    import pandas as pd
+
     from .plots import plot_collectives, plot_links, plot_timeline
 
     src = os.fspath(result_json_path)
@@ -109,7 +177,12 @@ def write_report(result_json_path: str | os.PathLike[str], out_dir: str | os.Pat
     tmp = _new_folder(parent, base)
     try:
         try:
-            images: list[tuple[str, str, bytes]] = [
+            if isinstance(result, pd.DataFrame):
+                summary = _traffic_summary(result)
+                images = _traffic_images(result)
+                tables = [("Load points", _table(result))]
+                return _write_html(src, tmp, out_dir, given, summary, images, tables)
+            images = [
                 ("links.png", "Link load", _png(plot_links(result))),
                 ("timeline.png", "Timeline", _png(plot_timeline(result))),
             ]
@@ -120,35 +193,48 @@ def write_report(result_json_path: str | os.PathLike[str], out_dir: str | os.Pat
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
             what = f"missing field `{e.args[0]}`" if isinstance(e, KeyError) and e.args else f"{type(e).__name__}: {e}"
             raise ReportError(f"{src}: not a readable acesim result (acesim run --json): {what}") from None
-        for name, _, data in images:
-            with open(os.path.join(tmp, name), "wb") as f:
-                f.write(data)
-
-        title = f"acesim report: {os.path.basename(src)}"
-        parts = [
-            "<!DOCTYPE html>",
-            '<html lang="en"><head><meta charset="utf-8">',
-            f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
-            f"<h1>{html.escape(title)}</h1>",
-            f"<pre>{html.escape(summary)}</pre>",
-        ]
-        for _, caption, data in images:
-            b64 = base64.b64encode(data).decode("ascii")
-            parts.append(f"<h2>{caption}</h2>")
-            parts.append(f'<img alt="{caption}" src="data:image/png;base64,{b64}">')
-        for caption, table in tables:
-            parts.append(f"<h2>{caption}</h2>" + table)
-        parts.append("</body></html>\n")
-        with open(os.path.join(tmp, "report.html"), "w", encoding="utf-8") as f:
-            f.write("\n".join(parts))
-        if os.path.lexists(out_dir):
-            # Fill the existing folder file by file, each replaced in one rename.
-            for name in sorted(os.listdir(tmp)):
-                os.replace(os.path.join(tmp, name), os.path.join(out_dir, name))
-            os.rmdir(tmp)
-        else:
-            os.rename(tmp, out_dir)
+        return _write_html(src, tmp, out_dir, given, summary, images, tables)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def _write_html(
+    src: str,
+    tmp: str,
+    out_dir: str,
+    given: str,
+    summary: str,
+    images: list[tuple[str, str, bytes]],
+    tables: list[tuple[str, str]],
+) -> str:
+    """Writes the images and report.html into ``tmp``, which then becomes ``out_dir`` (or
+    fills it, file by file, when it exists)."""
+    for name, _, data in images:
+        with open(os.path.join(tmp, name), "wb") as f:
+            f.write(data)
+    title = f"acesim report: {os.path.basename(src)}"
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{html.escape(title)}</h1>",
+        f"<pre>{html.escape(summary)}</pre>",
+    ]
+    for _, caption, data in images:
+        b64 = base64.b64encode(data).decode("ascii")
+        parts.append(f"<h2>{caption}</h2>")
+        parts.append(f'<img alt="{caption}" src="data:image/png;base64,{b64}">')
+    for caption, table in tables:
+        parts.append(f"<h2>{caption}</h2>" + table)
+    parts.append("</body></html>\n")
+    with open(os.path.join(tmp, "report.html"), "w", encoding="utf-8") as f:
+        f.write("\n".join(parts))
+    if os.path.lexists(out_dir):
+        # Fill the existing folder file by file, each replaced in one rename.
+        for name in sorted(os.listdir(tmp)):
+            os.replace(os.path.join(tmp, name), os.path.join(out_dir, name))
+        os.rmdir(tmp)
+    else:
+        os.rename(tmp, out_dir)
     return os.path.join(given, "report.html")

@@ -52,7 +52,10 @@ def test_report_on_json_that_is_not_a_result_names_the_missing_field(tmp_path) -
 
     src = tmp_path / "r.json"
     src.write_text('{"ranks": 2}')
-    with pytest.raises(ReportError, match="missing field `predicted_time_ps`"):
+    with pytest.raises(ReportError, match=r"not an acesim result: it has no predicted_time_ps, per_rank \(it has ranks\); expected"):
+        write_report(src, tmp_path / "out")
+    src.write_text('[{"load": 0.1}]')
+    with pytest.raises(ReportError, match="not an acesim traffic result: point 0 has no pattern, accepted"):
         write_report(src, tmp_path / "out")
     data = sample_summary(with_extras=False)
     data["per_rank"] = "nonsense"
@@ -71,3 +74,22 @@ def test_report_into_an_existing_folder_replaces_its_files(tmp_path, summary_pat
     assert (out / "report.html").read_text().startswith("<!DOCTYPE html>")
     assert (out / "notes.txt").read_text() == "mine"
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_report_on_a_traffic_sweep(tmp_path) -> None:
+    # Two patterns' load points, as `acesim traffic --json` writes them.
+    points = [
+        {"pattern": p, "load": load, "offered": load, "accepted": min(load, cap),
+         "latency_mean_ns": 400 + 5000 * max(0.0, load - cap), "latency_p50_ns": 380.0,
+         "latency_p99_ns": 900.0, "saturated": load > cap}
+        for p, cap in (("uniform", 0.6), ("tornado", 0.3)) for load in (0.1, 0.3, 0.5, 0.7)
+    ]
+    src = tmp_path / "t.json"
+    src.write_text(json.dumps(points))
+    out = tmp_path / "rep"
+    write_report(src, out)
+    assert sorted(p.name for p in out.iterdir()) == ["latency.png", "report.html", "throughput.png"]
+    html = (out / "report.html").read_text()
+    assert "tornado: 4 loads, saturated from load 0.5; best accepted throughput 0.3000" in html
+    assert "uniform: 4 loads, saturated from load 0.7; best accepted throughput 0.6000" in html
+    assert html.count("data:image/png;base64,") == 2

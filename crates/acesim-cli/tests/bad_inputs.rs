@@ -395,6 +395,22 @@ fn set_bad_unit() {
 }
 
 #[test]
+fn a_bare_number_where_a_quantity_is_expected_says_how_to_write_it() {
+    fails(
+        &[("r.sched", RING)],
+        &["run", "r.sched", "--set", "link.bandwidth=10"],
+        2,
+        &["--set link.bandwidth=10: invalid type: integer `10`, expected a string: `link.bandwidth` takes a quantity with its unit, as a string, e.g. \"25 GB/s\" or \"200 Gb/s\""],
+    );
+    fails(
+        &[("r.sched", RING), ("m.toml", "[router]\nswitch_latency = 2.5\n")],
+        &["run", "r.sched", "--machine", "m.toml"],
+        2,
+        &["m.toml:2:18: invalid type: floating point `2.5`, expected a string: `switch_latency` takes a quantity with its unit, as a string, e.g. \"100ns\""],
+    );
+}
+
+#[test]
 fn set_without_equals() {
     fails(
         &[("r.sched", RING)],
@@ -541,7 +557,7 @@ fn schedule_bad_size_unit() {
 fn schedule_time_without_unit() {
     schedule_fails(
         "ranks 2\nrank 0\ncompute 10\n",
-        &["x.sched:3:9: field `time`: '10' has no unit: write the time with a unit, e.g. '10 ns' (ps, ns, us, ms, s)"],
+        &["x.sched:3:9: field `time`: '10' has no unit: write the time with a unit, e.g. 10ns (ps, ns, us, ms, s)"],
     );
 }
 

@@ -510,7 +510,7 @@ fn report_on_a_bad_result_is_located_and_leaves_no_folder() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("other.json: not an acesim result (acesim run --json): missing field `predicted_time_ps`"),
+        err.contains("other.json: not an acesim result: it has no predicted_time_ps"),
         "{err}"
     );
     assert_eq!(names(d), ["bad.json", "other.json", "r.sched"]);

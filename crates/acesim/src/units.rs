@@ -124,7 +124,7 @@ pub fn parse_time(s: &str) -> Result<Ps, String> {
     }
     if unit.is_empty() {
         return Err(format!(
-            "'{s}' has no unit: write the time with a unit, e.g. '{s} ns' (ps, ns, us, ms, s)"
+            "'{s}' has no unit: write the time with a unit, e.g. {s}ns (ps, ns, us, ms, s)"
         ));
     }
     let factor = time_unit(unit).ok_or_else(|| {
@@ -170,23 +170,43 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     Ok(bytes)
 }
 
-/// Parses a bandwidth such as `"4 GB/s"` or `"2.8GB/s"` into bytes per second.
+/// Bits per second of a bandwidth unit in bits (`Gb/s`, `Gbit/s`: vendors quote links so).
+fn bit_unit(u: &str) -> Option<u128> {
+    Some(match u {
+        "b" | "bit" => 1,
+        "Kb" | "kb" | "Kbit" | "kbit" => 1_000,
+        "Mb" | "Mbit" => 1_000_000,
+        "Gb" | "Gbit" => 1_000_000_000,
+        "Tb" | "Tbit" => 1_000_000_000_000,
+        _ => return None,
+    })
+}
+
+/// Parses a bandwidth such as `"4 GB/s"`, `"2.8GB/s"` or `"200 Gb/s"` (bits) into bytes
+/// per second (bits rounded to whole bytes).
 pub fn parse_bandwidth(s: &str) -> Result<u64, String> {
+    const UNITS: &str = "B/s, KB/s, MB/s, GB/s, GiB/s; in bits Gb/s or Gbit/s, Mb/s, Tb/s";
     let (num, unit) = split_number_unit(s);
     let per = unit
         .strip_suffix("/s")
         .filter(|_| !num.is_empty())
         .ok_or_else(|| {
-            format!(
-                "'{s}' is not a bandwidth: write it like '4 GB/s' (B/s, KB/s, MB/s, GB/s, GiB/s)"
-            )
+            format!("'{s}' is not a bandwidth: write it like '4 GB/s' or '200 Gb/s' ({UNITS})")
         })?;
-    let factor = size_unit(per.trim())
-        .filter(|_| !per.is_empty())
-        .ok_or_else(|| {
-            format!("'{unit}' is not a bandwidth unit (B/s, KB/s, MB/s, GB/s, GiB/s)")
-        })?;
-    let bw = Decimal::parse(num)?.times_whole(factor, "bytes per second", s.trim())?;
+    let per = per.trim();
+    // `b/s` is bits, as `Gb/s` (a size's `b` is a byte).
+    let bytes_unit = size_unit(per).filter(|_| !per.is_empty() && per != "b");
+    let bw = match (bytes_unit, bit_unit(per)) {
+        (Some(factor), _) => {
+            Decimal::parse(num)?.times_whole(factor, "bytes per second", s.trim())?
+        }
+        (None, Some(factor)) => {
+            let bits = Decimal::parse(num)?.times_whole(factor, "bits per second", s.trim())?;
+            // Rounded to the nearest byte per second.
+            bits / 8 + u64::from(bits % 8 >= 4)
+        }
+        (None, None) => return Err(format!("'{unit}' is not a bandwidth unit ({UNITS})")),
+    };
     if bw == 0 {
         return Err(format!("bandwidth '{s}' must be greater than zero"));
     }
@@ -415,6 +435,22 @@ impl Serialize for SwitchRate {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn bandwidths_in_bits_as_vendors_quote_them() {
+        assert_eq!(parse_bandwidth("200 Gb/s"), Ok(25_000_000_000)); // HDR InfiniBand
+        assert_eq!(parse_bandwidth("100Gbit/s"), Ok(12_500_000_000));
+        assert_eq!(parse_bandwidth("10 Mb/s"), Ok(1_250_000));
+        assert_eq!(parse_bandwidth("1.6 Tb/s"), Ok(200_000_000_000));
+        assert_eq!(parse_bandwidth("12 b/s"), Ok(2)); // 1.5 bytes, to the nearest
+        assert!(parse_bandwidth("1 b/s")
+            .unwrap_err()
+            .contains("greater than zero"));
+        // Bytes stay bytes.
+        assert_eq!(parse_bandwidth("25 GB/s"), Ok(25_000_000_000));
+        assert!(parse_bandwidth("4 gb/s").unwrap_err().contains("Gbit/s"));
+    }
+
     use super::*;
 
     #[test]

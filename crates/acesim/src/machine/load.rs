@@ -73,7 +73,10 @@ impl MachineSource {
             config = toml::from_str(&text).map_err(|e| {
                 Error::input(
                     Location::file("command line").with_field(override_key(ov)),
-                    format!("--set {ov}: {}", explain_serde_message(e.message())),
+                    format!(
+                        "--set {ov}: {}",
+                        explain_serde_message(e.message(), override_key(ov))
+                    ),
                 )
             })?;
         }
@@ -109,17 +112,29 @@ impl MachineSource {
 
 fn parse_toml<T: serde::de::DeserializeOwned>(name: &str, text: &str) -> Result<T> {
     toml::from_str(text).map_err(|e| {
-        let loc = match e.span() {
-            Some(span) => Location::in_text(name, text, span.start, span.len()),
-            None => Location::file(name),
+        let (loc, key) = match e.span() {
+            Some(span) => {
+                // The key of `key = value` on the line where the value is.
+                let line_start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+                let before = text.get(line_start..span.start).unwrap_or("");
+                let key = before.split('=').next().unwrap_or("").trim();
+                (Location::in_text(name, text, span.start, span.len()), key)
+            }
+            None => (Location::file(name), ""),
         };
-        Error::input(loc, explain_serde_message(e.message().trim()))
+        Error::input(loc, explain_serde_message(e.message().trim(), key))
     })
 }
 
 /// serde's "unknown field `vc`, expected one of `vcs`, ..." with the likely intended name
-/// first: "unknown field `vc`; did you mean `vcs`? (expected one of ...)".
-fn explain_serde_message(message: &str) -> String {
+/// first: "unknown field `vc`; did you mean `vcs`? (expected one of ...)"; a number where a
+/// quantity with its unit is expected says how to write it for field `key`.
+fn explain_serde_message(message: &str, key: &str) -> String {
+    let bare_number = message.starts_with("invalid type: integer")
+        || message.starts_with("invalid type: floating point");
+    if bare_number && message.contains("expected a string") {
+        return format!("{message}: {}", unit_hint(key));
+    }
     for what in ["unknown field", "unknown variant"] {
         let Some(rest) = message.strip_prefix(what) else {
             continue;
@@ -136,6 +151,40 @@ fn explain_serde_message(message: &str) -> String {
         return format!("{what} `{word}`{hint} ({expected})");
     }
     message.to_string()
+}
+
+/// How to write a quantity for field `key` (its last part decides: `bandwidth`, a time, a
+/// size).
+fn unit_hint(key: &str) -> String {
+    let name = key.rsplit('.').next().unwrap_or(key);
+    let example = if name.contains("bandwidth") {
+        "\"25 GB/s\" or \"200 Gb/s\""
+    } else if [
+        "latency", "delay", "overhead", "time", "period", "drain", "measure", "warmup",
+    ]
+    .iter()
+    .any(|w| name.contains(w))
+    {
+        "\"100ns\" (ps, ns, us, ms, s)"
+    } else if [
+        "size",
+        "bytes",
+        "header",
+        "buffer",
+        "threshold",
+        "mtu",
+        "packet",
+        "segment",
+        "flit",
+    ]
+    .iter()
+    .any(|w| name.contains(w))
+    {
+        "\"64KiB\" or \"4096 B\""
+    } else {
+        "\"25 GB/s\", \"100ns\" or \"64KiB\""
+    };
+    format!("`{key}` takes a quantity with its unit, as a string, e.g. {example} (docs/machine.md gives each field's unit)")
 }
 
 fn override_key(ov: &str) -> &str {

@@ -35,11 +35,38 @@ pub fn operation(l: &OpLine, prog: &mut Program, block: &mut Block) -> Result<Op
             Ok(OpKind::Complete { handle })
         }
         "region_begin" | "region_end" => region(l, prog, block),
-        other => Err(l.err(
-            l.head.col,
-            None,
-            format!("unknown operation `{other}` (expected compute, put, get, poll, complete, send, recv, isend, irecv, sendrecv, wait, waitall, waitany, test, comm_split, comm_dup, a collective, region_begin, region_end)"),
-        )),
+        other => {
+            const OPS: [&str; 19] = [
+                "compute",
+                "put",
+                "get",
+                "poll",
+                "complete",
+                "send",
+                "recv",
+                "isend",
+                "irecv",
+                "sendrecv",
+                "wait",
+                "waitall",
+                "waitany",
+                "test",
+                "comm_split",
+                "comm_dup",
+                "region_begin",
+                "region_end",
+                "ranks",
+            ];
+            let collectives = crate::program::collectives::CollKind::ALL
+                .iter()
+                .map(|k| k.name());
+            let hint = crate::error::did_you_mean(other, OPS.iter().copied().chain(collectives));
+            Err(l.err(
+                l.head.col,
+                None,
+                format!("unknown operation `{other}`{hint} (expected compute, put, get, poll, complete, send, recv, isend, irecv, sendrecv, wait, waitall, waitany, test, comm_split, comm_dup, a collective, region_begin, region_end)"),
+            ))
+        }
     }
 }
 

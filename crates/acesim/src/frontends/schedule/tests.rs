@@ -29,6 +29,10 @@ fn bad_input_names_line_column_and_field() {
         .starts_with("bad.sched:3:7: field `size`: size -4 is negative"));
     assert!(err("ranks 2\nrank 0\ncompute 10\n").contains("bad.sched:3:9: field `time`"));
     assert!(err("ranks 2\nrank 0\njump 1\n").starts_with("bad.sched:3:1: unknown operation `jump`"));
+    // The likely intended word first, among operations and collectives.
+    assert!(err("ranks 2\nrank 0\nsned 1 8\n")
+        .contains("unknown operation `sned`; did you mean `send`?"));
+    assert!(err("ranks 2\nrank 0\nallreduse 8\n").contains("did you mean `allreduce`?"));
     assert!(err("rank 0\n").contains("must start with `ranks N`"));
     assert!(err("ranks 2\nrank 0\ncomplete h\n").contains("request 'h' was not created"));
     assert!(err("ranks 2\nrank 0\nput 1 4 colour=red\n").contains("field `colour`"));
