@@ -27,6 +27,7 @@ from .results import Result
 from .simulation import simulate
 from .sweep import sweep
 from .traffic import traffic
+from . import plots  # noqa: E402  (matplotlib is imported when a plot is drawn)
 
 __all__ = [
     "ANY",
@@ -46,6 +47,7 @@ __all__ = [
     "Schedule",
     "__version__",
     "compare_models",
+    "plots",
     "record",
     "simulate",
     "sweep",

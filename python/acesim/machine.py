@@ -248,6 +248,44 @@ class Machine:
         return cls._topology("leaf_spine", topo, shortcuts, fields)
 
     @classmethod
+    def dragonfly(
+        cls,
+        p: int,
+        a: int,
+        h: int,
+        g: int | None = None,
+        *,
+        routing: str | None = None,
+        arrangement: str | None = None,
+        global_population: float | None = None,
+        global_choice: str | None = None,
+        fields: Mapping[str, Any] | None = None,
+        **shortcuts: Any,
+    ) -> Machine:
+        """A dragonfly: ``p`` nodes per router, ``a`` routers per group, ``h`` global links
+        per router, ``g`` groups (at most and by default ``a*h + 1``); ``routing`` is
+        ``minimal``, ``valiant`` or ``ugal``; ``arrangement`` ``consecutive`` or ``palmtree``;
+        ``global_population`` the fraction of global links wired; ``global_choice`` ``hash``
+        or ``load`` (docs/machine.md). Valiant and UGAL get 3 virtual channels unless
+        ``fields`` sets ``router.vcs``. Other keywords as :meth:`torus`."""
+        topo: dict[str, object] = {
+            "p": _int_arg(p, "p"),
+            "a": _int_arg(a, "a"),
+            "h": _int_arg(h, "h"),
+            "g": None if g is None else _int_arg(g, "g"),
+            "arrangement": arrangement,
+            "global_population": global_population,
+            "global_choice": global_choice,
+        }
+        extra = dict(fields or {})
+        if routing is not None:
+            extra["router.routing"] = routing
+            # Valiant and UGAL take up to two global hops: one VC class each, plus one.
+            if routing in ("valiant", "ugal"):
+                extra.setdefault("router.vcs", 3)
+        return cls._topology("dragonfly", topo, shortcuts, extra)
+
+    @classmethod
     def crossbar(
         cls, nodes: int | None = None, *, fields: Mapping[str, Any] | None = None, **shortcuts: Any
     ) -> Machine:

@@ -67,6 +67,22 @@ def test_constructors(core) -> None:
     ls = Machine.leaf_spine(4, 2, leaves=3, links_per_spine=2)
     assert ls.get("topology.spines") == 2 and ls.get("topology.leaves") == 3
     assert Machine.crossbar(8).get("topology.nodes") == 8
+    d = Machine.dragonfly(2, 4, 2, routing="ugal", link="200 Gb/s", global_choice="load")
+    assert d.kind == "dragonfly" and (d.get("topology.p"), d.get("topology.a"), d.get("topology.h")) == (2, 4, 2)
+    # UGAL takes two global hops at most: three VC classes, unless the caller says.
+    assert d.get("router.routing") == "ugal" and d.get("router.vcs") == 3
+    assert d.get("topology.global_choice") == "load" and d.get("link.bandwidth") == "25 GB/s"  # 200 Gb/s, in bytes
+    assert Machine.dragonfly(2, 4, 2, routing="valiant", fields={"router.vcs": 4}).get("router.vcs") == 4
+    assert Machine.dragonfly(1, 2, 1, g=3).get("topology.g") == 3
+
+
+def test_import_gives_plots_and_the_package_is_typed() -> None:
+    import importlib.resources
+
+    import acesim
+
+    assert callable(acesim.plots.plot_links) and "plots" in acesim.__all__
+    assert importlib.resources.files("acesim").joinpath("py.typed").is_file()
 
 
 def test_type_errors_name_the_argument() -> None:

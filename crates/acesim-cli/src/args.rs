@@ -17,16 +17,28 @@ pub(crate) struct Cli {
 #[derive(Subcommand)]
 pub(crate) enum Command {
     /// Simulate a program on a machine and print the predicted execution time.
+    #[command(after_help = "Examples (from the clone):
+  acesim run examples/papers/ring_put.c --machine table1 --ranks 8
+  acesim run examples/mpi/collectives.c --ranks 16 --ranks-per-node 2 --json out.json
+  acesim run tests/data/dumpi/sst-macro-testbgp/testbgp.meta -m examples/machines/torus-4x4.toml --jobs fill
+  acesim run examples/schedules/hotspot.sched -m examples/machines/torus-4x4.toml --model flow")]
     Run(RunArgs),
     /// Run a program at both network levels, packet and flow, and report how far apart
     /// they are: total time, per-operation latency error, per-link bytes, wall time.
-    #[command(name = "compare-models")]
+    #[command(
+        name = "compare-models",
+        after_help = "Example:\n  acesim compare-models examples/schedules/hotspot.sched -m examples/machines/torus-4x4.toml --json cmp.json"
+    )]
     CompareModels(CompareArgs),
     /// Record an MGEN C program (compiled) or a Python program as a schedule, without
     /// simulating it.
+    #[command(
+        after_help = "Example:\n  acesim record examples/papers/ring_put.c --ranks 4 -o ring.sched"
+    )]
     Record {
         /// The MGEN C (.c) or Python (.py) program.
         program: PathBuf,
+        /// Number of ranks (each runs the program once, in a process of its own).
         #[arg(long)]
         ranks: u32,
         /// Where to write the schedule (default: standard output).
@@ -44,27 +56,44 @@ pub(crate) enum Command {
         args: Vec<String>,
     },
     /// Print a machine (file or preset) with every default filled in, and its size.
+    #[command(
+        after_help = "Examples:\n  acesim machine --machine table1\n  acesim machine -m examples/machines/torus-4x4.toml --set link.bandwidth=\"200 Gb/s\""
+    )]
     Machine(MachineArgs),
     /// Write PNG plots and a self-contained HTML page for a JSON summary (needs the Python
     /// package with matplotlib).
+    #[command(
+        after_help = "Examples:\n  acesim run examples/mpi/collectives.c --ranks 16 --json out.json && acesim report out.json\n  acesim traffic -m examples/machines/torus-4x4.toml --json t.json && acesim report t.json -o t-report"
+    )]
     Report {
-        /// A JSON summary written by `acesim run --json`.
+        /// A JSON summary written by `acesim run --json`, or the points of `acesim traffic
+        /// --json`.
         result: PathBuf,
         /// Folder for the plots and report.html (default: next to the JSON).
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
     /// Synthetic traffic: latency and accepted throughput against offered load.
+    #[command(
+        after_help = "Examples:\n  acesim traffic -m examples/machines/torus-4x4.toml --pattern uniform --load 0.1:1.0:0.1\n  acesim traffic -m table1 --set topology.kind=dragonfly --pattern worst_case --load 0.2,0.4 --csv df.csv"
+    )]
     Traffic(TrafficArgs),
     /// Check a machine and, optionally, a program without simulating.
+    #[command(
+        after_help = "Example:\n  acesim validate -m examples/machines/torus-4x4.toml examples/schedules/hotspot.sched"
+    )]
     Validate {
         #[command(flatten)]
         machine: MachineArgs,
         /// A program to check against the machine.
         program: Option<PathBuf>,
     },
-    /// MPI traces: what one holds, without simulating it.
-    #[command(subcommand)]
+    /// MPI traces: what one holds, without simulating it; recording one from a real MPI
+    /// program.
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  acesim trace info tests/data/dumpi/sst-macro-testbgp/testbgp.meta\n  acesim trace record -o /tmp/ring -- mpirun --oversubscribe -np 4 examples/mpi-traces/ring"
+    )]
     Trace(TraceCommand),
 }
 
@@ -148,6 +177,8 @@ pub(crate) struct TrafficArgs {
     /// How long to wait after the window for the measured packets; default: 10 windows.
     #[arg(long)]
     pub(crate) drain: Option<String>,
+    /// Seed of the random draws (destinations, injection times, random routing): the same
+    /// seed gives the same results.
     #[arg(long, default_value_t = 1)]
     pub(crate) seed: u64,
     /// Write the table as CSV here.
@@ -167,6 +198,7 @@ pub(crate) struct TrafficArgs {
     /// uses.
     #[arg(long, value_name = "N")]
     pub(crate) partitions: Option<u32>,
+    /// Do not print the table or the progress line (--csv and --json are still written).
     #[arg(long, short)]
     pub(crate) quiet: bool,
 }

@@ -21,6 +21,18 @@ pub(crate) fn traffic(a: TrafficArgs) -> acesim::Result<()> {
         parse_loads, points_csv, points_table, run_loads, saturation_throughput, Injection,
         TrafficConfig,
     };
+    // Ranks are placed on nodes only for programs: traffic runs one generator per node.
+    for (given, option) in [
+        (a.machine.ranks_per_node.is_some(), "ranks-per-node"),
+        (a.machine.placement.is_some(), "placement"),
+    ] {
+        if given {
+            return Err(Error::input(
+                Location::file("command line").with_field(option),
+                format!("--{option} places a program's ranks on nodes; synthetic traffic has no ranks: it runs one generator per node (use --set to change the machine)"),
+            ));
+        }
+    }
     let mut config = load_machine(&a.machine)?;
     size_for_traffic(&mut config, a.machine.ranks)?;
     let outputs: Vec<&Output> = [&csv_out, &json_out].into_iter().flatten().collect();

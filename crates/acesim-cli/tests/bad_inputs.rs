@@ -1361,3 +1361,18 @@ fn machine_intra_node_path_unknown_or_without_bandwidth() {
         &["m.toml:5:24", "bandwidth '0 B/s' must be greater than zero"],
     );
 }
+
+#[test]
+fn traffic_refuses_the_options_of_programs() {
+    for opt in [["--ranks-per-node", "2"], ["--placement", "cyclic"]] {
+        let mut args = vec!["traffic", "--load", "0.1"];
+        args.extend(opt);
+        let field = opt[0].trim_start_matches('-');
+        fails(
+            &[],
+            &args,
+            2,
+            &[&format!("command line: field `{field}`: {} places a program's ranks on nodes; synthetic traffic has no ranks", opt[0])],
+        );
+    }
+}
