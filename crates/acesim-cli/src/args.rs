@@ -230,7 +230,8 @@ pub(crate) struct RunArgs {
     #[arg(long)]
     pub(crate) timeline: Option<PathBuf>,
     /// Links drawn as utilization counters in the timeline: names (r0.p1->r1, nic3->r1) or
-    /// busiest:N (default busiest:4), comma-separated.
+    /// busiest:N, the N busiest fabric links (router to router; NIC links where the fabric
+    /// has fewer that carried anything); default busiest:4; comma-separated.
     #[arg(long = "timeline-links", value_delimiter = ',')]
     pub(crate) timeline_links: Vec<String>,
     /// Add every rank's intervals (compute, overhead, blocked, regions, collectives) to --json.

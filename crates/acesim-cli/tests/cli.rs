@@ -532,6 +532,23 @@ fn timeline_files_open_as_chrome_traces_and_match_the_operations() {
         .collect();
     assert_eq!(counters.len(), 3, "{counters:?}");
     assert!(counters.contains("nic0->r0 utilization"));
+    // The busiest are the fabric's links (router to router), the hotspot's in-links, not
+    // NIC links: the links table says which those are.
+    let mut fabric: Vec<(u64, &str)> = res["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["src_router"].is_u64() && l["dst_router"].is_u64())
+        .map(|l| (l["busy_ps"].as_u64().unwrap(), l["name"].as_str().unwrap()))
+        .collect();
+    fabric.sort_by(|a, b| b.0.cmp(&a.0));
+    let mut chosen: Vec<u64> = fabric
+        .iter()
+        .filter(|(_, name)| counters.contains(format!("{name} utilization").as_str()))
+        .map(|&(busy, _)| busy)
+        .collect();
+    chosen.sort_unstable_by(|a, b| b.cmp(a));
+    assert_eq!(chosen, [fabric[0].0, fabric[1].0], "{counters:?}");
     assert!(ev
         .iter()
         .filter(|e| e["ph"] == "C")

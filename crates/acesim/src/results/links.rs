@@ -112,20 +112,28 @@ impl LinkTable {
             .map(|r| r.link)
     }
 
-    /// The `n` busiest links' ids (longest busy time first; ties to the lower id).
+    /// The `n` busiest links' ids: the fabric's (router to router) first, longest busy time
+    /// first, ties to the lower id; NIC links only where the fabric has fewer than `n`
+    /// links that carried anything (a crossbar has none). Idle links are never picked.
     pub fn busiest(&self, n: usize) -> Vec<u32> {
-        let mut by_use: Vec<(Ps, u32)> = self
+        let mut by_use: Vec<(bool, Ps, u32)> = self
             .rows
             .iter()
-            .map(|r| (r.stats.busy_ps, r.link))
+            .filter(|r| r.stats.busy_ps > 0)
+            .map(|r| {
+                let nic = matches!(r.class, LinkClass::Injection | LinkClass::Ejection);
+                (nic, r.stats.busy_ps, r.link)
+            })
             .collect();
-        let cmp = |a: &(Ps, u32), b: &(Ps, u32)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
+        let cmp = |a: &(bool, Ps, u32), b: &(bool, Ps, u32)| {
+            a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2))
+        };
         if n < by_use.len() {
             by_use.select_nth_unstable_by(n, cmp);
             by_use.truncate(n);
         }
         by_use.sort_unstable_by(cmp);
-        by_use.into_iter().map(|(_, l)| l).collect()
+        by_use.into_iter().map(|(_, _, l)| l).collect()
     }
 
     fn result(&self, r: &LinkRow) -> LinkResult {
