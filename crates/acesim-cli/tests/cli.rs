@@ -541,7 +541,7 @@ fn timeline_files_open_as_chrome_traces_and_match_the_operations() {
         .filter(|l| l["src_router"].is_u64() && l["dst_router"].is_u64())
         .map(|l| (l["busy_ps"].as_u64().unwrap(), l["name"].as_str().unwrap()))
         .collect();
-    fabric.sort_by(|a, b| b.0.cmp(&a.0));
+    fabric.sort_by_key(|f| std::cmp::Reverse(f.0));
     let mut chosen: Vec<u64> = fabric
         .iter()
         .filter(|(_, name)| counters.contains(format!("{name} utilization").as_str()))
