@@ -198,6 +198,15 @@ class Result:
         return str(self.data.get("model", "packet"))
 
     @property
+    def machine_id(self) -> dict[str, Any]:
+        """What the run's machine was, as the summary records it (also in saved JSON;
+        :attr:`machine` is the live :class:`Machine`): ``name`` (a file, a preset), ``hash`` (16 hex digits
+        of the SHA-256 of the machine with its defaults filled in: equal hashes, equal
+        machines), ``topology``, ``routing``, ``max_packet_bytes``, ``routing_seed``,
+        ``placement_seed``; empty for summaries written before acesim recorded it."""
+        return dict(self.data.get("machine") or {})
+
+    @property
     def num_ranks(self) -> int:
         return int(self.data["ranks"])
 

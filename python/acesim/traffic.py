@@ -45,7 +45,8 @@ def traffic(
     per load: pattern, load, offered, accepted, latency_mean_ns, latency_p50_ns,
     latency_p99_ns, hops_mean, minimal_fraction, packets_measured, packets_lost,
     latency_growth, saturated, max_link_utilization, events, packet_hops,
-    packets_delivered. Unless ``all_loads``, the sweep stops after two saturated loads.
+    packets_delivered, and where it came from: packet_bytes, seed, model, acesim_version,
+    routing, machine (its name) and machine_hash. Unless ``all_loads``, the sweep stops after two saturated loads.
     Times are picoseconds (int) or strings with units. ``check`` checks the model's
     invariants as each load runs (as ``acesim traffic --check``); a broken one raises
     ``acesim.InternalError``."""
@@ -70,4 +71,12 @@ def traffic(
         all_loads,
         bool(check),
     )
-    return pd.DataFrame(json.loads(text))
+    points = json.loads(text)
+    # The machine as flat columns (as in `acesim traffic --csv`), so that the frames of many
+    # sweeps concatenate.
+    for p in points:
+        m = p.pop("machine", None) or {}
+        p["routing"] = m.get("routing")
+        p["machine"] = m.get("name")
+        p["machine_hash"] = m.get("hash")
+    return pd.DataFrame(points)

@@ -136,6 +136,8 @@ def test_saved_machine_gives_identical_results_in_the_cli(core, tmp_path, in_roo
     code = core.cli(["run", sched, "--machine", str(path), "--json", str(out), "-q"])
     assert code == 0
     a, b = json.loads(live.to_json()), json.loads(out.read_text())
+    # The same machine by its hash; its name is how each was given.
+    assert (a["machine"].pop("name"), b["machine"].pop("name")) == ("<torus>", str(path))
     assert a == b
     assert a["predicted_time_ps"] == 1008999092  # examples/machines/torus-4x4.toml
 

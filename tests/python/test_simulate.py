@@ -247,3 +247,15 @@ def test_ctrl_c_stops_simulate_promptly_with_the_partial_result(core) -> None:
     partial = info.value.partial_result
     assert isinstance(partial, acesim.Result)
     assert partial.partial is not None and partial.partial["reason"] == "interrupted"
+
+
+def test_a_result_says_which_machine_it_ran_on(core) -> None:
+    m = acesim.Machine.torus([4, 4])
+    prog = acesim.Schedule("ranks 2\nrank 0\nput 1 8 tag=1\nrank 1\npoll 1\n")
+    r = acesim.simulate(m, prog)
+    assert r.machine_id["name"] == "<torus>" and r.machine_id["topology"] == "torus"
+    assert r.machine_id["routing"] == "auto" and r.machine_id["max_packet_bytes"] == 2048
+    # The same machine written another way has the same hash; another machine, another.
+    same = acesim.simulate(acesim.Machine.from_toml(m.to_toml(), "copy.toml"), prog)
+    assert same.machine_id["hash"] == r.machine_id["hash"] and same.machine_id["name"] == "copy.toml"
+    assert acesim.simulate(m.set("router.vcs", 4), prog).machine_id["hash"] != r.machine_id["hash"]

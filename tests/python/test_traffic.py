@@ -21,6 +21,13 @@ def test_traffic_returns_a_curve(core) -> None:
     # Same seed, same numbers.
     again = acesim.traffic(m, "uniform", [0.1, 0.5], measure="2 us", warmup="1 us")
     assert df.equals(again)
+    # Each row says where it came from, so that sweeps of many machines concatenate.
+    row = df.iloc[0]
+    assert (row["packet_bytes"], row["seed"], row["model"], row["routing"]) == (64, 1, "packet", "auto")
+    assert row["machine"] == "<torus>" and len(row["machine_hash"]) == 16
+    other = acesim.traffic(m.set("link.latency", "2 ns"), "uniform", [0.1], measure="2 us", warmup="1 us")
+    assert other.loc[0, "machine_hash"] != row["machine_hash"]
+    assert acesim.version() == row["acesim_version"]
 
 
 def test_traffic_check_mode(core) -> None:

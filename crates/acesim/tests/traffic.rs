@@ -456,3 +456,35 @@ fn a_handful_of_packets_never_claims_saturation() {
         assert!(!p.saturated, "load {load}: {p:?}");
     }
 }
+
+#[test]
+fn every_point_says_where_it_came_from() {
+    use acesim::run::traffic::points_csv;
+    let m = MachineSource::from_text(
+        "torus.toml",
+        "[topology]\nkind = \"torus\"\ndims = [4, 4]\n",
+    )
+    .load()
+    .unwrap();
+    let p = point(&m, "uniform", 0.1);
+    let id = p.machine.as_ref().expect("run_point records the machine");
+    assert_eq!(
+        (id.name.as_str(), id.topology, id.routing.as_str()),
+        ("torus.toml", "torus", "auto")
+    );
+    assert_eq!((p.packet_bytes, p.seed, p.model), (64, 7, "packet"));
+    let csv = points_csv(std::slice::from_ref(&p));
+    let (head, row) = csv.split_once('\n').unwrap();
+    assert!(
+        head.ends_with(",packet_bytes,seed,routing,machine,machine_hash,model,acesim_version"),
+        "{head}"
+    );
+    assert!(
+        row.trim_end().ends_with(&format!(
+            ",64,7,auto,torus.toml,{},packet,{}",
+            id.hash,
+            env!("CARGO_PKG_VERSION")
+        )),
+        "{row}"
+    );
+}

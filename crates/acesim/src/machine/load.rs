@@ -80,7 +80,9 @@ impl MachineSource {
                 )
             })?;
         }
-        validate(config, |field| self.locate(&text, field))
+        let mut machine = validate(config, |field| self.locate(&text, field))?;
+        machine.name = crate::machine::loaded::MachineName(self.name.clone());
+        Ok(machine)
     }
 
     /// Location of a dotted field: the `--set` that changed it, or its place in the file.

@@ -20,6 +20,19 @@ pub struct Machine {
     pub dateline: Dateline,
     /// Messages within a node: through the NIC or copied in memory.
     pub intra_node: IntraNode,
+    /// The name the user gave it (a file, a preset), for the outputs' provenance.
+    pub name: MachineName,
+}
+
+/// The name a machine was given: not part of what it is (two machines are equal when
+/// their every field is, whatever they were called).
+#[derive(Debug, Clone, Default)]
+pub struct MachineName(pub String);
+
+impl PartialEq for MachineName {
+    fn eq(&self, _: &MachineName) -> bool {
+        true
+    }
 }
 
 impl std::ops::Deref for Machine {
@@ -48,6 +61,7 @@ impl Machine {
             placement_policy,
             dateline,
             intra_node,
+            name: MachineName::default(),
         }
     }
 

@@ -43,6 +43,7 @@ pub fn collect(
         acesim_version: env!("CARGO_PKG_VERSION"),
         model: net.model().name(),
         topology: describe_topology(topo),
+        machine: None,
         predicted_time_ps: predicted,
         partial,
         predicted_time: format_time(predicted),

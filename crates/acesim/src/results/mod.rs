@@ -12,6 +12,7 @@ pub mod links;
 pub mod nics;
 pub mod operations;
 pub mod partitions;
+pub mod provenance;
 pub mod ranks;
 pub mod regions;
 pub mod report;

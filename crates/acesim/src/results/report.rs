@@ -59,6 +59,10 @@ pub struct Results {
     /// The network model: `packet` or `flow`.
     pub model: &'static str,
     pub topology: String,
+    /// The machine the run used: name, hash, routing, packet size, seeds (set by
+    /// `simulate`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub machine: Option<crate::results::provenance::MachineId>,
     pub predicted_time_ps: Ps,
     /// Set when the run stopped early; absent for a complete run.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -9,6 +9,7 @@ use crate::network::flow::FlowNetwork;
 use crate::network::packet::PacketNetwork;
 use crate::network::{Model, Network};
 use crate::program::{OpKind, Program, NONE};
+use crate::results::provenance::MachineId;
 use crate::results::{self, Results, StopReason};
 use crate::run::admission::{admit, estimate_run_memory, Tracing};
 use crate::run::events::Event;
@@ -149,7 +150,7 @@ pub fn simulate_with(machine: &Machine, program: Program, options: &Options) -> 
     }
     let (topo, placement) = layout(machine, program.ranks)?;
     let rt = Runtime::new(program, RtParams::from_config(machine), placement);
-    match options.model {
+    let mut results = match options.model {
         Model::Packet => {
             let mut net = PacketNetwork::new(topo, machine);
             if options.every_credit_an_event {
@@ -158,7 +159,9 @@ pub fn simulate_with(machine: &Machine, program: Program, options: &Options) -> 
             drive(net, rt, options, started)
         }
         Model::Flow => drive(FlowNetwork::new(topo, machine), rt, options, started),
-    }
+    }?;
+    results.machine = Some(MachineId::of(machine, &machine.name.0));
+    Ok(results)
 }
 
 /// Runs the runtime against network model `net` until the program ends or a limit stops

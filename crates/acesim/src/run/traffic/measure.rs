@@ -52,6 +52,14 @@ pub struct TrafficPoint {
     /// How the run would split among partitions, when measured (`--partitions`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partitions: Option<crate::results::partitions::PartitionReport>,
+    /// What the point came from: packet size on the wire, seed, model, acesim version and
+    /// the machine (set by `run_point`), so that points of many sweeps can be put together.
+    pub packet_bytes: u64,
+    pub seed: u64,
+    pub model: &'static str,
+    pub acesim_version: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub machine: Option<crate::results::provenance::MachineId>,
 }
 
 /// The window `[warmup, end)` and what it measured so far. Packets are known by their
@@ -199,6 +207,11 @@ impl Measurement {
             packets_delivered: delivered,
             wall_seconds: started.elapsed().as_secs_f64(),
             partitions: None,
+            packet_bytes: cfg.packet,
+            seed: cfg.seed,
+            model: "packet",
+            acesim_version: env!("CARGO_PKG_VERSION"),
+            machine: None,
         }
     }
 

@@ -8,6 +8,7 @@ use crate::machine::topology::{Shape as TopoShape, Topology};
 use crate::network::packet::PacketNetwork;
 use crate::network::{Network, Notice};
 use crate::results::partitions::PartitionReport;
+use crate::results::provenance::MachineId;
 use crate::run::events::Event;
 use crate::run::partition_report::PartitionCounter;
 use crate::run::patterns::{Shape, Traffic};
@@ -44,6 +45,7 @@ pub fn run_point_with(
     let (last, events, partitions) = drive(&mut net, cfg, run, payload)?;
     let mut point = window.point(cfg, &net, last, events, started);
     point.partitions = partitions;
+    point.machine = Some(MachineId::of(machine, &machine.name.0));
     Ok(point)
 }
 

@@ -103,7 +103,34 @@ const COLUMNS: &[Column] = &[
     }),
     file_only("events", |p| p.events.to_string()),
     file_only("latency_growth", |p| format!("{:.3}", p.latency_growth)),
+    // Where the point came from (so that CSVs of many sweeps can be concatenated).
+    file_only("packet_bytes", |p| p.packet_bytes.to_string()),
+    file_only("seed", |p| p.seed.to_string()),
+    file_only("routing", |p| {
+        p.machine
+            .as_ref()
+            .map_or(String::new(), |m| m.routing.clone())
+    }),
+    file_only("machine", |p| {
+        p.machine
+            .as_ref()
+            .map_or(String::new(), |m| csv_text(&m.name))
+    }),
+    file_only("machine_hash", |p| {
+        p.machine.as_ref().map_or(String::new(), |m| m.hash.clone())
+    }),
+    file_only("model", |p| p.model.to_string()),
+    file_only("acesim_version", |p| p.acesim_version.to_string()),
 ];
+
+/// Text as a CSV field: quoted when it holds a comma, a quote or a line break.
+fn csv_text(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
 
 /// The points as CSV, one row per load, with a header line.
 pub fn points_csv(points: &[TrafficPoint]) -> String {
