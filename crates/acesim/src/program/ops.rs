@@ -3,6 +3,7 @@
 use crate::error::{Error, Location};
 use crate::program::collectives::{CollKind, CollSpec};
 use crate::units::Ps;
+use std::sync::Arc;
 
 /// No handle, no explicit NIC, not matched yet.
 pub use crate::ids::NONE;
@@ -482,7 +483,43 @@ pub struct Program {
     pub job_ranks: Option<u32>,
     /// For a program read as the run goes (a trace): where its operations come from;
     /// `ops` then holds its skeleton (`program::stream`).
-    pub stream: Option<crate::program::stream::Streamed>,
+    pub stream: Option<Streamed>,
+}
+
+// A program read as the run goes (`program::stream` runs it).
+
+/// One rank's operations, read as the run goes.
+pub trait RankStream: Send {
+    /// Replaces `ops` and `lists` by the rank's next operations and the request lists they
+    /// index; false once the rank has none left.
+    fn next_ops(&mut self, ops: &mut Vec<Op>, lists: &mut Vec<u32>) -> crate::error::Result<bool>;
+}
+
+/// Opens the streams of a program's ranks when a run starts (a program is run more than
+/// once by `compare-models`).
+pub trait StreamSource: Send + Sync {
+    /// The stream of rank `rank` of the program as read (of one job, when repeated).
+    fn open(&self, rank: u32) -> crate::error::Result<Box<dyn RankStream>>;
+}
+
+/// What a streamed program carries besides its skeleton (`Program::ops` until the run).
+#[derive(Clone)]
+pub struct Streamed {
+    pub(crate) source: Arc<dyn StreamSource>,
+    /// Messages capped at this size (`adjust::cap_messages`).
+    pub(crate) cap: Option<u64>,
+}
+
+impl std::fmt::Debug for Streamed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Streamed").field("cap", &self.cap).finish()
+    }
+}
+
+impl Streamed {
+    pub fn new(source: Arc<dyn StreamSource>) -> Streamed {
+        Streamed { source, cap: None }
+    }
 }
 
 /// The index of `name` in `table`, added at the end if it is new.

@@ -10,22 +10,9 @@
 
 use crate::error::{Error, Result};
 use crate::program::link::{to_world, Communicators};
+pub use crate::program::ops::Streamed;
 use crate::program::ops::{Op, OpKind, Program};
-use std::sync::Arc;
-
-/// One rank's operations, read as the run goes.
-pub trait RankStream: Send {
-    /// Replaces `ops` and `lists` by the rank's next operations and the request lists they
-    /// index; false once the rank has none left.
-    fn next_ops(&mut self, ops: &mut Vec<Op>, lists: &mut Vec<u32>) -> Result<bool>;
-}
-
-/// Opens the streams of a program's ranks when a run starts (a program is run more than
-/// once by `compare-models`).
-pub trait StreamSource: Send + Sync {
-    /// The stream of rank `rank` of the program as read (of one job, when repeated).
-    fn open(&self, rank: u32) -> Result<Box<dyn RankStream>>;
-}
+pub use crate::program::ops::{RankStream, StreamSource};
 
 /// The operations a skeleton keeps: those linking resolves across ranks.
 pub fn is_structural(kind: &OpKind) -> bool {
@@ -35,36 +22,11 @@ pub fn is_structural(kind: &OpKind) -> bool {
     )
 }
 
-/// What a streamed program carries besides its skeleton (`Program::ops` until the run).
-#[derive(Clone)]
-pub struct Streamed {
-    pub(crate) source: Arc<dyn StreamSource>,
-    /// Messages capped at this size (`adjust::cap_messages`).
-    pub(crate) cap: Option<u64>,
-    /// The communicators, once linked.
-    pub(crate) comms: Option<Arc<Communicators>>,
-}
-
-impl std::fmt::Debug for Streamed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Streamed").field("cap", &self.cap).finish()
-    }
-}
-
-impl Streamed {
-    pub fn new(source: Arc<dyn StreamSource>) -> Streamed {
-        Streamed {
-            source,
-            cap: None,
-            comms: None,
-        }
-    }
-}
-
 /// A run's streams: each rank's open stream, its linked skeleton still to come, and the
 /// request lists of its window.
 pub struct StreamState {
     streamed: Streamed,
+    comms: Communicators,
     skeleton: Vec<std::vec::IntoIter<Op>>,
     streams: Vec<Option<Box<dyn RankStream>>>,
     pub(crate) lists: Vec<Vec<u32>>,
@@ -73,14 +35,15 @@ pub struct StreamState {
 }
 
 impl StreamState {
-    /// Takes the skeleton out of a linked `program` (its operations become the ranks'
-    /// windows, empty until the first refill).
-    pub fn start(program: &mut Program) -> Option<StreamState> {
+    /// Takes the skeleton out of `program`, linked into `comms` (its operations become
+    /// the ranks' windows, empty until the first refill).
+    pub fn start(program: &mut Program, comms: Communicators) -> Option<StreamState> {
         let streamed = program.stream.clone()?;
         let n = program.ranks as usize;
         let skeleton = std::mem::replace(&mut program.ops, vec![Vec::new(); n]);
         Some(StreamState {
             streamed,
+            comms,
             skeleton: skeleton.into_iter().map(Vec::into_iter).collect(),
             streams: (0..n).map(|_| None).collect(),
             lists: vec![Vec::new(); n],
@@ -113,10 +76,7 @@ impl StreamState {
             self.streams[r] = None; // its file and buffers go at once
             return Ok(false);
         }
-        let comms =
-            self.streamed.comms.as_deref().ok_or_else(|| {
-                Error::Internal("a streamed program runs before it is linked".into())
-            })?;
+        let comms = &self.comms;
         for op in window.iter_mut() {
             if is_structural(&op.kind) {
                 *op = self.skeleton[r].next().ok_or_else(|| {

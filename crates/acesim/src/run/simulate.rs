@@ -138,7 +138,12 @@ pub fn simulate_with(machine: &Machine, program: Program, options: &Options) -> 
     let started = std::time::Instant::now();
     let mut program = program;
     check_program(machine, &program)?;
-    crate::program::link::link(&mut program, &machine.collectives)?;
+    let comms = crate::program::link::link_keeping(&mut program, &machine.collectives)?;
+    if program.stream.is_some() && comms.is_none() {
+        return Err(Error::Internal(
+            "a program read as the run goes was linked before it was run".into(),
+        ));
+    }
     // Before anything large is built: a machine too big for the memory is refused at once.
     if options.memory_check {
         admit(estimate_run_memory(
@@ -149,7 +154,10 @@ pub fn simulate_with(machine: &Machine, program: Program, options: &Options) -> 
         )?)?;
     }
     let (topo, placement) = layout(machine, program.ranks)?;
-    let rt = Runtime::new(program, RtParams::from_config(machine), placement);
+    let mut rt = Runtime::new(program, RtParams::from_config(machine), placement);
+    if let Some(comms) = comms {
+        rt.stream(comms);
+    }
     let mut results = match options.model {
         Model::Packet => {
             let mut net = PacketNetwork::new(topo, machine);

@@ -451,8 +451,7 @@ pub struct UnfinishedRequests {
 }
 
 impl Runtime {
-    pub fn new(mut program: Program, p: RtParams, placement: Placement) -> Runtime {
-        let streams = crate::program::stream::StreamState::start(&mut program);
+    pub fn new(program: Program, p: RtParams, placement: Placement) -> Runtime {
         let ranks = (0..program.ranks as usize)
             .map(|r| RankState {
                 pc: 0,
@@ -515,7 +514,7 @@ impl Runtime {
             checks: None,
             summary_only: false,
             program_transfers: 0,
-            streams,
+            streams: None,
         }
     }
 
@@ -523,6 +522,12 @@ impl Runtime {
     /// none (and no receives). For runs whose outputs do not show them.
     pub fn keep_no_records(&mut self) {
         self.summary_only = true;
+    }
+
+    /// Reads the operations of a program read as the run goes (`program::stream`) from its
+    /// streams, translated with the communicators its linking made.
+    pub fn stream(&mut self, comms: crate::program::link::Communicators) {
+        self.streams = crate::program::stream::StreamState::start(&mut self.program, comms);
     }
 
     /// The first error a streamed program's reading met (the run cannot go on).

@@ -11,6 +11,6 @@ mod expand;
 mod phases;
 mod world_ranks;
 
-pub(crate) use communicators::Communicators;
-pub use phases::link;
+pub use communicators::Communicators;
+pub use phases::{link, link_keeping};
 pub(crate) use world_ranks::to_world;
