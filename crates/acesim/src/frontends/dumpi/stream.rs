@@ -30,12 +30,15 @@ pub struct Reopen {
 
 impl Reopen {
     fn file(&mut self) -> std::io::Result<&mut File> {
-        if self.file.is_none() {
-            let mut f = File::open(&self.path)?;
-            f.seek(SeekFrom::Start(self.pos))?;
-            self.file = Some(f);
-        }
-        Ok(self.file.as_mut().expect("opened above"))
+        let f = match self.file.take() {
+            Some(f) => f,
+            None => {
+                let mut f = File::open(&self.path)?;
+                f.seek(SeekFrom::Start(self.pos))?;
+                f
+            }
+        };
+        Ok(self.file.insert(f))
     }
 
     fn close(&mut self) {
