@@ -184,20 +184,35 @@ fn format_is_recognised_by_content() {
         .contains("one rank of a DUMPI trace; give the trace's .meta file"));
 }
 
-/// A copy of the testbgp trace in a temporary folder, with rank `r`'s file changed by `f`.
-fn broken_copy(name: &str, r: usize, f: impl FnOnce(&mut Vec<u8>)) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("acesim-dumpi-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+/// A copy of the testbgp trace in a temporary folder (removed when the copy is dropped),
+/// with rank `r`'s file changed by `f`; it derefs to the copy's `.meta` path.
+fn broken_copy(name: &str, r: usize, f: impl FnOnce(&mut Vec<u8>)) -> TraceCopy {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("acesim-dumpi-{name}-"))
+        .tempdir()
+        .unwrap();
     for entry in std::fs::read_dir(data("sst-macro-testbgp")).unwrap() {
         let p = entry.unwrap().path();
-        std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
+        std::fs::copy(&p, dir.path().join(p.file_name().unwrap())).unwrap();
     }
-    let target = dir.join(format!("testbgp-{r:04}.bin"));
+    let target = dir.path().join(format!("testbgp-{r:04}.bin"));
     let mut bytes = std::fs::read(&target).unwrap();
     f(&mut bytes);
     std::fs::write(&target, bytes).unwrap();
-    dir.join("testbgp.meta")
+    let meta = dir.path().join("testbgp.meta");
+    TraceCopy { _dir: dir, meta }
+}
+
+struct TraceCopy {
+    _dir: tempfile::TempDir,
+    meta: PathBuf,
+}
+
+impl std::ops::Deref for TraceCopy {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.meta
+    }
 }
 
 fn read_err(meta: &Path) -> String {
