@@ -381,10 +381,11 @@ class Result:
         ]
         if d.get("topology"):
             lines.append(f"machine: {d['topology']}")
+        # A saved summary has no wall time (files are byte-identical): none is shown.
+        wall = f"   wall: {self.wall_seconds:.3f} s" if self.live or "wall_seconds" in d else ""
         lines.append(
             f"ranks: {d.get('ranks')}   operations: {len(d.get('operations', []))}   "
-            f"events: {d.get('events')}   packet-hops: {d.get('packet_hops')}   "
-            f"wall: {float(d.get('wall_seconds', 0.0)):.3f} s"
+            f"events: {d.get('events')}   packet-hops: {d.get('packet_hops')}{wall}"
         )
         for r in d.get("regions", []):
             lines.append(
