@@ -98,20 +98,17 @@ def _load(path: str) -> Result | pd.DataFrame:
 def _traffic_images(points: pd.DataFrame) -> list[tuple[str, str, bytes]]:
     """Latency (mean, p50, p99) against offered load, and mean latency against accepted
     throughput, one line per pattern."""
-    from .plots import _axes
+    from .plots import _axes, plot_latency_throughput
 
-    out = []
-    fig, ax = _axes(None, (7, 4.5))
-    for pattern, g in points.groupby("pattern", sort=True):
-        g = g.sort_values("load")
-        for col, style in (("latency_mean_ns", "-"), ("latency_p50_ns", "--"), ("latency_p99_ns", ":")):
-            if col in g:
-                ax.plot(g["load"], g[col], style, marker="o", markersize=3, label=f"{pattern} {col[8:-3]}")
-    ax.set_xlabel("offered load (fraction of the injection bandwidth)")
-    ax.set_ylabel("packet latency (ns)")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small")
-    out.append(("latency.png", "Latency against offered load", _png(fig)))
+    stats = [c for c in ("latency_mean_ns", "latency_p50_ns", "latency_p99_ns") if c in points]
+    long = points.melt(id_vars=["pattern", "load"], value_vars=stats, var_name="latency", value_name="ns")
+    long["latency"] = long["latency"].str[len("latency_") : -len("_ns")]
+    fig = plot_latency_throughput(long, latency="ns", hue=["pattern", "latency"])
+    fig.axes[0].set_ylabel("packet latency (ns)")
+    out = [("latency.png", "Latency against offered load", _png(fig))]
+    # Drawn here rather than by plot_latency_throughput, which orders points by their x:
+    # past saturation the accepted throughput falls as the load grows, and the curve must
+    # follow the load.
     fig, ax = _axes(None, (7, 4.5))
     for pattern, g in points.groupby("pattern", sort=True):
         g = g.sort_values("load")
