@@ -26,6 +26,12 @@ def _time(value: int | str | None, name: str) -> int | None:
     return value if isinstance(value, int) else parse_time_ps(value)
 
 
+def _threads(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"threads must be a whole number of threads, 0 for every core, not {value!r}")
+    return value
+
+
 def traffic(
     machine: Machine | str | os.PathLike[str],
     pattern: str = "uniform",
@@ -40,6 +46,7 @@ def traffic(
     seed: int = 1,
     all_loads: bool = False,
     check: bool = False,
+    threads: int = 1,
 ) -> Any:
     """Runs synthetic traffic at each offered load and returns a pandas DataFrame, one row
     per load: pattern, load, offered, accepted, latency_mean_ns, latency_p50_ns,
@@ -49,7 +56,8 @@ def traffic(
     routing, machine (its name) and machine_hash. Unless ``all_loads``, the sweep stops after two saturated loads.
     Times are picoseconds (int) or strings with units. ``check`` checks the model's
     invariants as each load runs (as ``acesim traffic --check``); a broken one raises
-    ``acesim.InternalError``."""
+    ``acesim.InternalError``. ``threads=N`` runs each load on N threads, the machine split
+    into N blocks of routers (0: every core), with the same results as one thread."""
     import pandas as pd
 
     m = resolve_machine(machine)
@@ -70,6 +78,7 @@ def traffic(
         seed,
         all_loads,
         bool(check),
+        _threads(threads),
     )
     points = json.loads(text)
     # The machine as flat columns (as in `acesim traffic --csv`), so that the frames of many

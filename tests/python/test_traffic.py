@@ -40,6 +40,18 @@ def test_traffic_check_mode(core) -> None:
     assert checked.equals(acesim.traffic(m, "uniform", [0.3, 1.0], **args))
 
 
+def test_traffic_on_threads_gives_the_same_curve(core) -> None:
+    m = Machine.torus([4, 4]).with_(SMALL)
+    args = dict(measure="2 us", warmup="1 us")
+    one = acesim.traffic(m, "uniform", [0.2, 0.9], **args)
+    assert one.equals(acesim.traffic(m, "uniform", [0.2, 0.9], threads=2, **args))
+    assert one.equals(acesim.traffic(m, "uniform", [0.2, 0.9], threads=0, **args))
+    with pytest.raises(ValueError, match="threads"):
+        acesim.traffic(m, "uniform", [0.2], threads=-1, **args)
+    with pytest.raises(acesim.InputError, match="17 partitions"):
+        acesim.traffic(m, "uniform", [0.2], threads=17, **args)
+
+
 def test_dragonfly_routing_from_python(core) -> None:
     m = Machine.from_toml(
         "[topology]\nkind='dragonfly'\np=2\na=4\nh=2\n[router]\nvcs=3\nrouting='valiant'\n"

@@ -193,11 +193,14 @@ pub(crate) struct TrafficArgs {
     /// Check the model's invariants as each load runs and when it stops (README "Safety").
     #[arg(long)]
     pub(crate) check: bool,
-    /// Measure how each load would split into N partitions (threads) of a parallel run
-    /// (as `acesim run --partitions`); the loads then run in the order a partitioned run
-    /// uses.
+    /// Measure how each load would split into N partitions of a parallel run, on one
+    /// thread (as `acesim run --partitions`).
     #[arg(long, value_name = "N")]
     pub(crate) partitions: Option<u32>,
+    /// Run each load on N threads, the machine split into N blocks of routers (0: every
+    /// core). The results are the same on any number of threads.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub(crate) threads: u32,
     /// Do not print the table or the progress line (--csv and --json are still written).
     #[arg(long, short)]
     pub(crate) quiet: bool,

@@ -56,6 +56,7 @@ pub(crate) fn traffic(a: TrafficArgs) -> acesim::Result<()> {
     let base = TrafficConfig {
         check: a.check,
         partitions: a.partitions,
+        threads: a.threads,
         ..TrafficConfig::with_defaults(
             &config,
             pattern,
@@ -68,6 +69,14 @@ pub(crate) fn traffic(a: TrafficArgs) -> acesim::Result<()> {
             a.seed,
         )?
     };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+    if a.threads > cores {
+        // Each window waits for the slowest partition, and a thread without a core is slow.
+        eprintln!(
+            "warning: --threads {} on {cores} cores: partitions take turns on the cores and the run is slower than on {cores} threads",
+            a.threads
+        );
+    }
     // Where each point is, on a terminal unless --quiet (cleared before the table).
     let terminal = (!a.quiet)
         .then(acesim::run::progress::Terminal::on_stderr)
@@ -97,6 +106,15 @@ pub(crate) fn traffic(a: TrafficArgs) -> acesim::Result<()> {
         for p in &points {
             if let Some(split) = &p.partitions {
                 out!("load {:.3}: {}", p.load, split.describe());
+            }
+            if let Some(par) = p.parallel.filter(|par| par.threads > 1) {
+                outln!(
+                    "load {:.3}: {} threads, {} windows, {:.2} % of events crossed between partitions",
+                    p.load,
+                    par.threads,
+                    par.windows,
+                    100.0 * par.crossings as f64 / p.events.max(1) as f64
+                );
             }
         }
         let best = saturation_throughput(&points).unwrap_or(0.0);

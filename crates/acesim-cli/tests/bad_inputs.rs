@@ -1376,3 +1376,39 @@ fn traffic_refuses_the_options_of_programs() {
         );
     }
 }
+
+#[test]
+fn traffic_on_more_threads_than_the_machine_splits_into() {
+    let torus = "[topology]\nkind = \"torus\"\ndims = [2, 2]\n";
+    fails(
+        &[("m.toml", torus)],
+        &["traffic", "-m", "m.toml", "--load", "0.1", "--threads", "5"],
+        2,
+        &["--threads: field `partitions`: 5 partitions for a torus of 4 router(s)"],
+    );
+    fails(
+        &[("m.toml", torus)],
+        &[
+            "traffic",
+            "-m",
+            "m.toml",
+            "--load",
+            "0.1",
+            "--threads",
+            "2",
+            "--partitions",
+            "2",
+        ],
+        2,
+        &["--partitions measures how a serial run would split: it runs on one thread"],
+    );
+    fails(
+        &[(
+            "m.toml",
+            "[topology]\nkind = \"torus\"\ndims = [4]\n[link]\nlatency = \"0ns\"\n",
+        )],
+        &["traffic", "-m", "m.toml", "--load", "0.1", "--threads", "2"],
+        2,
+        &["has no latency (0 ps), so they could never advance apart"],
+    );
+}

@@ -800,15 +800,16 @@ fn check_mode_runs_clean_on_the_examples() {
 }
 
 #[test]
-fn traffic_check_mode_passes_and_changes_no_result() {
+fn traffic_check_mode_and_threads_change_no_result() {
     // Load 1.0 saturates the 4x4 torus: its run stops at the drain limit with packets still
-    // in the network, which the bytes-conservation check must count.
+    // in the network, which the bytes-conservation check must count. Two threads give
+    // the same bytes as one.
     let torus = repo().join("examples/machines/torus-4x4.toml");
     let dir = tempfile::tempdir().unwrap();
     for injection in ["bernoulli", "periodic"] {
         let mut outputs = Vec::new();
-        for check in [true, false] {
-            let json = format!("{injection}-{check}.json");
+        for (check, threads) in [(true, "1"), (false, "1"), (true, "2"), (false, "2")] {
+            let json = format!("{injection}-{check}-{threads}.json");
             let mut args = vec![
                 "traffic",
                 "-m",
@@ -825,6 +826,8 @@ fn traffic_check_mode_passes_and_changes_no_result() {
                 "1us",
                 "--json",
                 &json,
+                "--threads",
+                threads,
                 "-q",
             ];
             if check {
@@ -835,6 +838,8 @@ fn traffic_check_mode_passes_and_changes_no_result() {
             outputs.push(std::fs::read_to_string(dir.path().join(&json)).unwrap());
         }
         assert_eq!(outputs[0], outputs[1], "--check changed a result");
+        assert_eq!(outputs[0], outputs[2], "two threads changed a result");
+        assert_eq!(outputs[0], outputs[3], "two threads changed a result");
         let points: serde_json::Value = serde_json::from_str(&outputs[0]).unwrap();
         assert!(
             points[1]["packets_lost"].as_u64().unwrap() > 0,

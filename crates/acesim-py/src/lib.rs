@@ -481,7 +481,7 @@ fn record_text_limit() -> PyResult<Option<(u64, u64, String)>> {
 
 /// Synthetic traffic: runs `loads` and returns the points as JSON (see docs/traffic.md).
 #[pyfunction]
-#[pyo3(signature = (machine_text, machine_name, pattern, loads, packet, flit = None, injection = "bernoulli".to_string(), warmup = None, measure = None, drain = None, seed = 1, all_loads = false, check = false))]
+#[pyo3(signature = (machine_text, machine_name, pattern, loads, packet, flit = None, injection = "bernoulli".to_string(), warmup = None, measure = None, drain = None, seed = 1, all_loads = false, check = false, threads = 1))]
 #[allow(clippy::too_many_arguments)]
 fn traffic(
     py: Python<'_>,
@@ -498,6 +498,7 @@ fn traffic(
     seed: u64,
     all_loads: bool,
     check: bool,
+    threads: u32,
 ) -> PyResult<String> {
     use acesim::run::traffic::{run_loads, Injection, TrafficConfig};
     let run = move || -> Result<String, Error> {
@@ -509,6 +510,7 @@ fn traffic(
         let injection = Injection::parse(&injection).map_err(|m| bad("injection", m))?;
         let base = TrafficConfig {
             check,
+            threads,
             ..TrafficConfig::with_defaults(
                 &machine, pattern, packet, flit, injection, warmup, measure, drain, seed,
             )?

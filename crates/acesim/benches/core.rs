@@ -136,6 +136,7 @@ fn runs(c: &mut Criterion) {
         seed: 1,
         check: false,
         partitions: None,
+        threads: 1,
     };
     let hops = run_point(&torus, &cfg).expect("traffic runs").packet_hops;
     let mut g = c.benchmark_group("runs");

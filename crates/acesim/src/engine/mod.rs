@@ -1,6 +1,9 @@
 //! The discrete-event engine: a calendar queue of small `Copy` events keyed by (time,
-//! sequence), and the `Schedule` interface through which models add events to it.
+//! sequence), the `Schedule` interface through which models add events to it, and the
+//! windows in which the partitions of a parallel run advance together.
 
 pub mod queue;
+pub mod windows;
 
 pub use queue::{EventQueue, Schedule};
+pub use windows::{run_windows, Bounds, Partition, WindowCount};

@@ -9,7 +9,9 @@
 //!   queue ordered by scheduling; for a delay from 1 ps to `MAX_DELAY` exactly, longer ones
 //!   alike. An event at the current picosecond comes after all those, by its **depth** (one
 //!   more than the event that made it), so it sorts after the event that made it;
-//! - its **origin** `o`;
+//! - its **origin** `o`, its bits flipped by a hash of the event's time: origins take turns
+//!   at winning ties, picosecond after picosecond, instead of the lowest winning every one
+//!   (a router that always won would starve its neighbours' packets at the same output);
 //! - `o`'s **counter** of the events it scheduled, which wraps around: it orders the events
 //!   one origin schedules for one time in one picosecond.
 //!
@@ -116,6 +118,9 @@ pub struct EventQueue<E> {
     origin: u32,
     /// The origin as it sits in a key, above the counter.
     origin_field: u64,
+    /// The bits of the origin field that a hash of the time flips (none for a queue of
+    /// one entity).
+    turn_mask: u64,
     /// Per entity, the events it has scheduled (the low field of their keys, wrapping);
     /// the current origin's count is kept in `count` meanwhile.
     counters: Vec<u64>,
@@ -173,6 +178,11 @@ impl<E: Copy> EventQueue<E> {
             last_push: (0, NO_GROUP),
             origin: 0,
             origin_field: 0,
+            turn_mask: if entities > 1 {
+                ((1 << WHEN_SHIFT) - 1) & !((1 << counter_bits) - 1)
+            } else {
+                0
+            },
             counters: vec![0; entities.max(1) as usize],
             count: 0,
             counter_bits,
@@ -220,7 +230,14 @@ impl<E: Copy> EventQueue<E> {
         };
         let count = self.count & self.counter_mask;
         self.count = self.count.wrapping_add(1);
-        when << WHEN_SHIFT | self.origin_field | count
+        when << WHEN_SHIFT | (self.origin_field ^ self.turn(time)) | count
+    }
+
+    /// What flips the origin field of the events at `time`: a bijection of the origins
+    /// for each time, so keys stay unique, that differs from one time to the next.
+    #[inline(always)]
+    fn turn(&self, time: Ps) -> u64 {
+        time.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(32) & self.turn_mask
     }
 
     /// The "when" field of an event at the current picosecond: one level deeper than the
@@ -241,9 +258,9 @@ impl<E: Copy> EventQueue<E> {
         when.min(MAX_WHEN)
     }
 
-    /// The origin that scheduled the event of key `key`.
-    pub fn origin_of(&self, key: u64) -> u32 {
-        ((key & ((1 << WHEN_SHIFT) - 1)) >> self.counter_bits) as u32
+    /// The origin that scheduled the event of key `key` at `time`.
+    pub fn origin_of(&self, time: Ps, key: u64) -> u32 {
+        (((key ^ self.turn(time)) & ((1 << WHEN_SHIFT) - 1)) >> self.counter_bits) as u32
     }
 
     /// How long before its time the event of key `key` was scheduled: `Some(0)` for the
@@ -405,6 +422,15 @@ impl<E: Copy> EventQueue<E> {
         Some((self.now, event))
     }
 
+    /// Removes the earliest event if it is due before `end`.
+    #[inline]
+    pub fn pop_before(&mut self, end: Ps) -> Option<(Ps, E)> {
+        if self.head == self.current.len() && self.peek_time().is_none_or(|t| t >= end) {
+            return None;
+        }
+        self.pop()
+    }
+
     /// Makes the earliest pending time the current one; false when nothing is pending.
     fn advance(&mut self) -> bool {
         // The earliest time in the ring: the least of the first slot in use.
@@ -478,6 +504,23 @@ impl<E: Copy> EventQueue<E> {
     pub fn now(&self) -> Ps {
         self.now
     }
+
+    /// The time of the earliest pending event, without making it current: a partition
+    /// of a parallel run asks before each window, and events from other partitions may
+    /// still arrive before that time.
+    pub fn peek_time(&self) -> Option<Ps> {
+        if self.head < self.current.len() {
+            return Some(self.now);
+        }
+        let in_ring = self
+            .next_occupied(self.base_slot as usize % SLOTS)
+            .map(|at| self.groups[self.ring[at] as usize].time);
+        let far = self.far_times.peek().map(|r| r.0);
+        match (in_ring, far) {
+            (Some(t), Some(f)) => Some(t.min(f)),
+            (t, f) => t.or(f),
+        }
+    }
     /// Time and key of the event popped last: an event reserved with a smaller key would
     /// already have run.
     pub fn current_key(&self) -> (Ps, u64) {
@@ -521,6 +564,25 @@ mod tests {
         assert_eq!(order, vec!['b', 'd', 'a', 'c']);
         assert_eq!(q.now(), 5);
         assert_eq!(q.processed(), 4);
+    }
+
+    #[test]
+    fn peeking_finds_the_next_time_without_moving_the_clock() {
+        let mut q = EventQueue::default();
+        assert_eq!(q.peek_time(), None);
+        q.schedule(1 << 40, 'f');
+        q.schedule(900, 'b');
+        q.schedule(900, 'c');
+        assert_eq!(q.peek_time(), Some(900));
+        assert_eq!(q.now(), 0);
+        // An event earlier than the peeked time may still be scheduled.
+        q.schedule(500, 'a');
+        assert_eq!(q.pop(), Some((500, 'a')));
+        assert_eq!(q.peek_time(), Some(900));
+        q.pop();
+        assert_eq!(q.peek_time(), Some(900));
+        q.pop();
+        assert_eq!(q.peek_time(), Some(1 << 40));
     }
 
     #[test]
@@ -683,7 +745,9 @@ mod tests {
                 // A longer delay sorts first; a zero delay after every positive one.
                 let (zero, rank) = if delay > 0 { (false, u64::MAX - delay) } else { (true, depth + u64::from(q.processed() > 0)) };
                 let d = if zero { rank } else { 0 };
-                reference.push(std::cmp::Reverse((t, zero, rank, origin, counters[origin as usize], n, d)));
+                // Origins in the order of the time's turn.
+                let turned = (u64::from(origin) << q.counter_bits) ^ q.turn(t);
+                reference.push(std::cmp::Reverse((t, zero, rank, turned, counters[origin as usize], n, d)));
                 counters[origin as usize] += 1;
                 q.schedule(t, (n, d));
                 for _ in 0..pops {

@@ -271,7 +271,6 @@ fn check_dragonfly(name: &str, shape: &Shape) -> Result<(), String> {
 pub struct Traffic {
     pattern: Pattern,
     shape: Shape,
-    rng: Rng,
     /// `Permutation`: the destination of every node.
     perm: Vec<u32>,
     /// `HotSpot`: the hot nodes, sorted and without duplicates.
@@ -303,24 +302,24 @@ impl Traffic {
         Ok(Traffic {
             pattern,
             shape,
-            rng,
             perm,
             hot,
             bits,
         })
     }
 
-    /// Destination for a packet from `src`. May return `src` only when the pattern inherently maps a node to itself (e.g. transpose of a diagonal node, bit reverse of palindromes); the caller skips such packets.
+    /// Destination for a packet from `src`, drawing from `rng` (the source's own stream)
+    /// if the pattern draws. May return `src` only when the pattern inherently maps a node to itself (e.g. transpose of a diagonal node, bit reverse of palindromes); the caller skips such packets.
     ///
     /// # Panics
     /// If `src` is not a node of the shape.
-    pub fn destination(&mut self, src: u32) -> u32 {
+    pub fn destination(&self, src: u32, rng: &mut Rng) -> u32 {
         let n = self.shape.nodes;
         assert!(src < n, "source node {src} out of range (0..{n})");
         let mask = n - 1; // only meaningful for power-of-two patterns
         let bits = self.bits;
         match &self.pattern {
-            Pattern::Uniform => self.uniform_other(src),
+            Pattern::Uniform => self.uniform_other(src, rng),
             Pattern::Permutation => self.perm[src as usize],
             Pattern::Transpose => {
                 let half = bits / 2;
@@ -363,7 +362,7 @@ impl Traffic {
             Pattern::NearestGroup => {
                 let gs = self.shape.group_size;
                 let next = (src / gs + 1) % self.shape.groups;
-                next * gs + self.rng.below(u64::from(gs)) as u32
+                next * gs + rng.below(u64::from(gs)) as u32
             }
             Pattern::WorstCase => {
                 let gs = self.shape.group_size;
@@ -372,12 +371,12 @@ impl Traffic {
             }
             Pattern::HotSpot { fraction, .. } => {
                 let fraction = *fraction;
-                if self.rng.next_f64() < fraction {
+                if rng.next_f64() < fraction {
                     let len = self.hot.len() as u64;
                     match self.hot.binary_search(&src) {
                         // A hot source picks one of the other hot nodes.
                         Ok(pos) if len > 1 => {
-                            let mut idx = self.rng.below(len - 1) as usize;
+                            let mut idx = rng.below(len - 1) as usize;
                             if idx >= pos {
                                 idx += 1;
                             }
@@ -385,21 +384,21 @@ impl Traffic {
                         }
                         // The only hot node cannot send to itself: uniform instead.
                         Ok(_) => {}
-                        Err(_) => return self.hot[self.rng.below(len) as usize],
+                        Err(_) => return self.hot[rng.below(len) as usize],
                     }
                 }
-                self.uniform_other(src)
+                self.uniform_other(src, rng)
             }
         }
     }
 
     /// A uniformly random node other than `src` (`src` itself only if N = 1).
-    fn uniform_other(&mut self, src: u32) -> u32 {
+    fn uniform_other(&self, src: u32, rng: &mut Rng) -> u32 {
         let n = self.shape.nodes;
         if n <= 1 {
             return src;
         }
-        let r = self.rng.below(u64::from(n - 1)) as u32;
+        let r = rng.below(u64::from(n - 1)) as u32;
         if r >= src {
             r + 1
         } else {
@@ -474,6 +473,19 @@ mod tests {
         }
     }
 
+    /// Destinations drawn from one stream per test thread: the tests look at what a
+    /// pattern draws, not at which stream it draws from.
+    trait Draw {
+        fn draw(&self, src: u32) -> u32;
+    }
+
+    impl Draw for Traffic {
+        fn draw(&self, src: u32) -> u32 {
+            thread_local!(static RNG: std::cell::RefCell<Rng> = std::cell::RefCell::new(Rng::new(99)));
+            RNG.with(|r| self.destination(src, &mut r.borrow_mut()))
+        }
+    }
+
     fn traffic(pattern: Pattern, shape: Shape) -> Traffic {
         Traffic::new(pattern, shape, 42).expect("valid pattern")
     }
@@ -514,13 +526,13 @@ mod tests {
         let mut checked = 0;
         for shape in &shapes {
             for pattern in all_patterns() {
-                let Ok(mut t) = Traffic::new(pattern.clone(), shape.clone(), 7) else {
+                let Ok(t) = Traffic::new(pattern.clone(), shape.clone(), 7) else {
                     continue;
                 };
                 checked += 1;
                 for round in 0..4 {
                     for src in 0..shape.nodes {
-                        let dst = t.destination(src);
+                        let dst = t.draw(src);
                         assert!(
                             dst < shape.nodes,
                             "{} on {shape:?} round {round}: {src} -> {dst}",
@@ -537,12 +549,12 @@ mod tests {
     #[test]
     fn uniform_never_self_and_roughly_uniform() {
         let n = 16u32;
-        let mut t = traffic(Pattern::Uniform, flat(n));
+        let t = traffic(Pattern::Uniform, flat(n));
         let src = 3;
         let draws = 150_000u32;
         let mut counts = vec![0u32; n as usize];
         for _ in 0..draws {
-            let dst = t.destination(src);
+            let dst = t.draw(src);
             assert_ne!(dst, src);
             counts[dst as usize] += 1;
         }
@@ -560,7 +572,7 @@ mod tests {
         // Every source also avoids itself.
         for src in 0..n {
             for _ in 0..100 {
-                assert_ne!(t.destination(src), src);
+                assert_ne!(t.draw(src), src);
             }
         }
     }
@@ -568,60 +580,60 @@ mod tests {
     #[test]
     fn permutation_is_a_derangement_and_seeded() {
         for n in [2u32, 3, 5, 64, 1000] {
-            let mut t = Traffic::new(Pattern::Permutation, flat(n), 11).unwrap();
+            let t = Traffic::new(Pattern::Permutation, flat(n), 11).unwrap();
             let mut seen = vec![false; n as usize];
             for src in 0..n {
-                let dst = t.destination(src);
+                let dst = t.draw(src);
                 assert_ne!(dst, src, "fixed point at {src} for n={n}");
                 assert!(!seen[dst as usize], "{dst} hit twice for n={n}");
                 seen[dst as usize] = true;
                 // Fixed: asking again gives the same answer.
-                assert_eq!(t.destination(src), dst);
+                assert_eq!(t.draw(src), dst);
             }
             assert!(seen.iter().all(|&s| s));
         }
         let perm = |seed| {
-            let mut t = Traffic::new(Pattern::Permutation, flat(64), seed).unwrap();
-            (0..64).map(|s| t.destination(s)).collect::<Vec<_>>()
+            let t = Traffic::new(Pattern::Permutation, flat(64), seed).unwrap();
+            (0..64).map(|s| t.draw(s)).collect::<Vec<_>>()
         };
         assert_eq!(perm(1), perm(1));
         assert_ne!(perm(1), perm(2));
         // A single node has only itself.
-        let mut one = Traffic::new(Pattern::Permutation, flat(1), 3).unwrap();
-        assert_eq!(one.destination(0), 0);
+        let one = Traffic::new(Pattern::Permutation, flat(1), 3).unwrap();
+        assert_eq!(one.draw(0), 0);
     }
 
     #[test]
     fn bit_patterns_exact_values() {
-        let mut transpose = traffic(Pattern::Transpose, flat(16));
-        assert_eq!(transpose.destination(0b0110), 0b1001);
-        assert_eq!(transpose.destination(0b0001), 0b0100);
-        assert_eq!(transpose.destination(0b1110), 0b1011);
-        assert_eq!(transpose.destination(0b0101), 0b0101); // diagonal
-        let mut transpose64 = traffic(Pattern::Transpose, flat(64));
-        assert_eq!(transpose64.destination(0b000_111), 0b111_000);
-        assert_eq!(transpose64.destination(0b101_001), 0b001_101);
+        let transpose = traffic(Pattern::Transpose, flat(16));
+        assert_eq!(transpose.draw(0b0110), 0b1001);
+        assert_eq!(transpose.draw(0b0001), 0b0100);
+        assert_eq!(transpose.draw(0b1110), 0b1011);
+        assert_eq!(transpose.draw(0b0101), 0b0101); // diagonal
+        let transpose64 = traffic(Pattern::Transpose, flat(64));
+        assert_eq!(transpose64.draw(0b000_111), 0b111_000);
+        assert_eq!(transpose64.draw(0b101_001), 0b001_101);
 
-        let mut bitcomp = traffic(Pattern::BitComplement, flat(16));
-        assert_eq!(bitcomp.destination(3), 12);
-        assert_eq!(bitcomp.destination(0), 15);
-        assert_eq!(bitcomp.destination(10), 5);
-        let mut bitcomp8 = traffic(Pattern::BitComplement, flat(8));
-        assert_eq!(bitcomp8.destination(1), 6);
+        let bitcomp = traffic(Pattern::BitComplement, flat(16));
+        assert_eq!(bitcomp.draw(3), 12);
+        assert_eq!(bitcomp.draw(0), 15);
+        assert_eq!(bitcomp.draw(10), 5);
+        let bitcomp8 = traffic(Pattern::BitComplement, flat(8));
+        assert_eq!(bitcomp8.draw(1), 6);
 
-        let mut bitrev = traffic(Pattern::BitReverse, flat(16));
-        assert_eq!(bitrev.destination(1), 8);
-        assert_eq!(bitrev.destination(0b0011), 0b1100);
-        assert_eq!(bitrev.destination(0b0010), 0b0100);
-        assert_eq!(bitrev.destination(0b1001), 0b1001); // palindrome
-        let mut bitrev8 = traffic(Pattern::BitReverse, flat(8));
-        assert_eq!(bitrev8.destination(0b110), 0b011);
+        let bitrev = traffic(Pattern::BitReverse, flat(16));
+        assert_eq!(bitrev.draw(1), 8);
+        assert_eq!(bitrev.draw(0b0011), 0b1100);
+        assert_eq!(bitrev.draw(0b0010), 0b0100);
+        assert_eq!(bitrev.draw(0b1001), 0b1001); // palindrome
+        let bitrev8 = traffic(Pattern::BitReverse, flat(8));
+        assert_eq!(bitrev8.draw(0b110), 0b011);
 
-        let mut shuffle = traffic(Pattern::Shuffle, flat(16));
-        assert_eq!(shuffle.destination(0b1001), 0b0011);
-        assert_eq!(shuffle.destination(0b0100), 0b1000);
-        assert_eq!(shuffle.destination(0b1000), 0b0001);
-        assert_eq!(shuffle.destination(0b1111), 0b1111);
+        let shuffle = traffic(Pattern::Shuffle, flat(16));
+        assert_eq!(shuffle.draw(0b1001), 0b0011);
+        assert_eq!(shuffle.draw(0b0100), 0b1000);
+        assert_eq!(shuffle.draw(0b1000), 0b0001);
+        assert_eq!(shuffle.draw(0b1111), 0b1111);
 
         // Bit permutations are bijections.
         for pattern in [
@@ -630,8 +642,8 @@ mod tests {
             Pattern::BitReverse,
             Pattern::Shuffle,
         ] {
-            let mut t = traffic(pattern.clone(), flat(256));
-            let mut dsts: Vec<u32> = (0..256).map(|s| t.destination(s)).collect();
+            let t = traffic(pattern.clone(), flat(256));
+            let mut dsts: Vec<u32> = (0..256).map(|s| t.draw(s)).collect();
             dsts.sort_unstable();
             assert_eq!(dsts, (0..256).collect::<Vec<_>>(), "{}", pattern.name());
         }
@@ -652,12 +664,12 @@ mod tests {
     #[test]
     fn tornado_on_grids_and_rings() {
         let shape = grid(&[8, 8], 1);
-        let mut t = traffic(Pattern::Tornado, shape.clone());
-        assert_eq!(t.destination(0), 3 + 8 * 3);
-        assert_eq!(t.destination(7 + 8 * 6), 2 + 8);
+        let t = traffic(Pattern::Tornado, shape.clone());
+        assert_eq!(t.draw(0), 3 + 8 * 3);
+        assert_eq!(t.draw(7 + 8 * 6), 2 + 8);
         for src in 0..shape.nodes {
             let (c, _) = coords(src, &shape);
-            let (d, _) = coords(t.destination(src), &shape);
+            let (d, _) = coords(t.draw(src), &shape);
             for dim in 0..2 {
                 assert_eq!(d[dim], (c[dim] + 3) % 8, "src {src} dim {dim}");
             }
@@ -665,10 +677,10 @@ mod tests {
 
         // Mixed radix with several nodes per router keeps the node index.
         let shape = grid(&[4, 5, 3], 2);
-        let mut t = traffic(Pattern::Tornado, shape.clone());
+        let t = traffic(Pattern::Tornado, shape.clone());
         for src in 0..shape.nodes {
             let (c, i) = coords(src, &shape);
-            let (d, j) = coords(t.destination(src), &shape);
+            let (d, j) = coords(t.draw(src), &shape);
             assert_eq!(i, j);
             assert_eq!(d[0], (c[0] + 1) % 4);
             assert_eq!(d[1], (c[1] + 2) % 5);
@@ -680,9 +692,9 @@ mod tests {
     fn tornado_third_dimension_of_three_moves_one() {
         // ceil(3/2) - 1 = 1; ceil(1/2) - 1 = 0 for the degenerate dimensions.
         let shape = grid(&[1, 1, 3], 1);
-        let mut t = traffic(Pattern::Tornado, shape);
-        assert_eq!(t.destination(0), 1);
-        assert_eq!(t.destination(2), 0);
+        let t = traffic(Pattern::Tornado, shape);
+        assert_eq!(t.draw(0), 1);
+        assert_eq!(t.draw(2), 0);
     }
 
     #[test]
@@ -695,52 +707,52 @@ mod tests {
 
     #[test]
     fn neighbor_wraps() {
-        let mut t = traffic(Pattern::Neighbor, flat(10));
-        assert_eq!(t.destination(0), 1);
-        assert_eq!(t.destination(9), 0);
+        let t = traffic(Pattern::Neighbor, flat(10));
+        assert_eq!(t.draw(0), 1);
+        assert_eq!(t.draw(9), 0);
 
         let shape = grid(&[4, 3], 2);
-        let mut t = traffic(Pattern::Neighbor, shape.clone());
+        let t = traffic(Pattern::Neighbor, shape.clone());
         for src in 0..shape.nodes {
             let (c, i) = coords(src, &shape);
-            let (d, j) = coords(t.destination(src), &shape);
+            let (d, j) = coords(t.draw(src), &shape);
             assert_eq!(i, j);
             assert_eq!(d[0], (c[0] + 1) % 4);
             assert_eq!(d[1], c[1]);
         }
         // Router 3 (last in dimension 0), node index 1 -> router 0, index 1.
-        assert_eq!(t.destination(3 * 2 + 1), 1);
+        assert_eq!(t.draw(3 * 2 + 1), 1);
     }
 
     #[test]
     fn dragonfly_patterns_hit_the_next_group() {
         let shape = dragonfly(6, 5);
-        let mut near = traffic(Pattern::NearestGroup, shape.clone());
-        let mut worst = traffic(Pattern::WorstCase, shape.clone());
+        let near = traffic(Pattern::NearestGroup, shape.clone());
+        let worst = traffic(Pattern::WorstCase, shape.clone());
         let mut seen = vec![false; shape.nodes as usize];
         for round in 0..50 {
             for src in 0..shape.nodes {
                 let next = (src / 6 + 1) % 5;
-                let d = near.destination(src);
+                let d = near.draw(src);
                 assert_eq!(d / 6, next, "round {round}: {src} -> {d}");
                 if src / 6 == 0 {
                     seen[d as usize] = true;
                 }
-                let w = worst.destination(src);
+                let w = worst.draw(src);
                 assert_eq!(w / 6, next);
                 assert_eq!(w % 6, src % 6);
             }
         }
         // Nearest group spreads over every node of the next group.
         assert!((6..12).all(|d| seen[d]));
-        assert_eq!(worst.destination(29), 5);
+        assert_eq!(worst.draw(29), 5);
     }
 
     #[test]
     fn hotspot_fraction_respected() {
         let n = 64u32;
         let fraction = 0.3;
-        let mut t = traffic(
+        let t = traffic(
             Pattern::HotSpot {
                 hot: vec![5],
                 fraction,
@@ -751,7 +763,7 @@ mod tests {
         let mut hits = 0u32;
         for k in 0..draws {
             let src = [0u32, 17, 63][k % 3];
-            let d = t.destination(src);
+            let d = t.draw(src);
             assert_ne!(d, src);
             if d == 5 {
                 hits += 1;
@@ -762,7 +774,7 @@ mod tests {
         assert!((got - expected).abs() < 0.01, "got {got}, want {expected}");
 
         // Several hot nodes share the hot traffic evenly; a hot source never picks itself.
-        let mut t = traffic(
+        let t = traffic(
             Pattern::HotSpot {
                 hot: vec![2, 9, 2],
                 fraction: 1.0,
@@ -771,15 +783,15 @@ mod tests {
         );
         let mut counts = [0u32; 16];
         for _ in 0..10_000 {
-            counts[t.destination(0) as usize] += 1;
-            assert_eq!(t.destination(2), 9);
-            assert_eq!(t.destination(9), 2);
+            counts[t.draw(0) as usize] += 1;
+            assert_eq!(t.draw(2), 9);
+            assert_eq!(t.draw(9), 2);
         }
         assert_eq!(counts[2] + counts[9], 10_000);
         assert!((4_500..5_500).contains(&counts[2]), "{counts:?}");
 
         // The only hot node sends uniform traffic instead of to itself.
-        let mut t = traffic(
+        let t = traffic(
             Pattern::HotSpot {
                 hot: vec![4],
                 fraction: 1.0,
@@ -787,7 +799,7 @@ mod tests {
             flat(8),
         );
         for _ in 0..1000 {
-            assert_ne!(t.destination(4), 4);
+            assert_ne!(t.draw(4), 4);
         }
     }
 
@@ -929,24 +941,27 @@ mod tests {
     }
 
     #[test]
-    fn same_seed_same_sequence() {
+    fn same_seed_and_stream_same_sequence() {
         let shapes = [flat(64), dragonfly(8, 8), grid(&[8, 8], 1)];
+        let draws = |t: &Traffic, stream: u64, n: u32| -> Vec<u32> {
+            let mut rng = Rng::new(stream);
+            (0..2000).map(|k| t.destination(k % n, &mut rng)).collect()
+        };
         for shape in shapes {
             for pattern in all_patterns() {
                 let make = |seed| Traffic::new(pattern.clone(), shape.clone(), seed).ok();
-                let (Some(mut a), Some(mut b)) = (make(99), make(99)) else {
+                let (Some(a), Some(b)) = (make(99), make(99)) else {
                     continue;
                 };
-                let seq_a: Vec<u32> = (0..2000).map(|k| a.destination(k % shape.nodes)).collect();
-                let seq_b: Vec<u32> = (0..2000).map(|k| b.destination(k % shape.nodes)).collect();
-                assert_eq!(seq_a, seq_b, "{}", pattern.name());
+                let n = shape.nodes;
+                assert_eq!(draws(&a, 5, n), draws(&b, 5, n), "{}", pattern.name());
             }
         }
-        let mut a = Traffic::new(Pattern::Uniform, flat(64), 1).unwrap();
-        let mut b = Traffic::new(Pattern::Uniform, flat(64), 2).unwrap();
-        let seq_a: Vec<u32> = (0..100).map(|_| a.destination(0)).collect();
-        let seq_b: Vec<u32> = (0..100).map(|_| b.destination(0)).collect();
-        assert_ne!(seq_a, seq_b);
+        // Another stream draws other destinations; another seed, another permutation.
+        let uniform = Traffic::new(Pattern::Uniform, flat(64), 1).unwrap();
+        assert_ne!(draws(&uniform, 1, 64), draws(&uniform, 2, 64));
+        let perm = |seed| Traffic::new(Pattern::Permutation, flat(64), seed).unwrap();
+        assert_ne!(draws(&perm(1), 1, 64), draws(&perm(2), 1, 64));
     }
 
     #[test]

@@ -121,6 +121,7 @@ impl PacketNetwork {
             checks: None,
             eager_credits: false,
             deterministic,
+            split: None,
         };
         net.fill_class_ranges();
         net

@@ -42,11 +42,22 @@ impl PacketNetwork {
     /// checks on (`enable_checks`) to know which packets are alive; without them only the
     /// invariants checked as the run went are looked at.
     pub(super) fn check_in_flight(&self, end: Ps) -> Result<(), String> {
+        let Some(in_network) = self.checked_in_flight(end)? else {
+            return Ok(());
+        };
+        let c = &self.stats.counters;
+        check_bytes(c.bytes_injected, c.bytes_delivered, in_network)
+    }
+
+    /// The part of `check_in_flight` that each partition of a parallel run checks alone:
+    /// returns the bytes of the packets alive in the network (`None` without the checks
+    /// on), for the bytes to be compared over all partitions.
+    pub(super) fn checked_in_flight(&self, end: Ps) -> Result<Option<u64>, String> {
         if let Some(v) = self.violation() {
             return Err(v.to_string());
         }
         let Some(c) = &self.checks else {
-            return Ok(());
+            return Ok(None);
         };
         let (mut alive, mut in_network) = (0u64, 0u64);
         for (id, _) in c.live.iter().enumerate().filter(|(_, &l)| l) {
@@ -63,12 +74,6 @@ impl PacketNetwork {
                 self.live_packets
             ));
         }
-        if self.stats.counters.bytes_injected != self.stats.counters.bytes_delivered + in_network {
-            return Err(format!(
-                "bytes injected ({}) != bytes delivered ({}) + bytes still in the network ({in_network})",
-                self.stats.counters.bytes_injected, self.stats.counters.bytes_delivered
-            ));
-        }
         let over = self
             .stats
             .links
@@ -82,7 +87,7 @@ impl PacketNetwork {
                 l.busy_ps
             ));
         }
-        Ok(())
+        Ok(Some(in_network))
     }
 
     /// Describes packets stuck in the network (for a deadlock report).
@@ -104,4 +109,14 @@ impl PacketNetwork {
             self.live_packets, buffered, waiting
         ))
     }
+}
+
+/// Every byte injected was delivered or is in a packet still in the network.
+pub fn check_bytes(injected: u64, delivered: u64, in_network: u64) -> Result<(), String> {
+    if injected != delivered + in_network {
+        return Err(format!(
+            "bytes injected ({injected}) != bytes delivered ({delivered}) + bytes still in the network ({in_network})"
+        ));
+    }
+    Ok(())
 }

@@ -39,8 +39,28 @@ impl PacketNetwork {
         vc: u8,
         bytes: u32,
     ) {
+        if let Some(&router) = self.topo.ports.port_router.get(link as usize) {
+            if let Some(part) = self.elsewhere(router) {
+                self.cross_credit(q, time, link, (vc, bytes), part);
+                return;
+            }
+        }
         let seq = q.reserve(time);
-        if self.eager_credits || self.links[link as usize].wait_len != 0 {
+        let waiting = self.links[link as usize].wait_len != 0;
+        self.keep_credit(q, (time, seq), link, (vc, bytes), waiting);
+    }
+
+    /// A credit due at `time` with key `seq`: an event if every credit is one or
+    /// packets wait for the link, else kept pending.
+    pub(super) fn keep_credit(
+        &mut self,
+        q: &mut impl Schedule<PacketEvent>,
+        (time, seq): (Ps, u64),
+        link: u32,
+        (vc, bytes): (u8, u32),
+        waiting: bool,
+    ) {
+        if self.eager_credits || waiting {
             let event = self.credit_event(link, vc, bytes);
             q.at_reserved(time, seq, event);
             return;

@@ -18,6 +18,9 @@ mod network;
 mod nic;
 mod router;
 mod routing;
+mod split;
 mod state;
 
+pub use checks::check_bytes;
+pub use split::Crossing;
 pub use state::{NetParams, PacketEvent, PacketNetwork};

@@ -30,6 +30,9 @@ impl PacketNetwork {
             token,
             dma,
             hops: 0,
+            remote: super::split::NO_REMOTE,
+            crossed: 0,
+            landing: false,
         });
         let nic = &mut self.nics[src_nic as usize];
         nic.tx_queue.push_back(id);
@@ -61,6 +64,9 @@ impl PacketNetwork {
             token,
             dma: false,
             hops: 0,
+            remote: super::split::NO_REMOTE,
+            crossed: 0,
+            landing: false,
         });
         let p = self.new_packet(id, src_nic, dst_nic, CONTROL, now);
         self.inject_packet(q, now, p);
@@ -113,6 +119,11 @@ impl PacketNetwork {
             fifo_next: NONE,
             wait_next: NONE,
         };
+        self.adopt_packet(pkt)
+    }
+
+    /// A slot for packet `pkt`, made here or handed over by another partition.
+    pub(super) fn adopt_packet(&mut self, pkt: Packet) -> u32 {
         self.live_packets += 1;
         let id = if let Some(i) = self.free_packets.pop() {
             self.packets[i as usize] = pkt;
@@ -226,7 +237,7 @@ impl PacketNetwork {
             self.release_nic_buffer(q, now, &p);
             self.stats.counters.bytes_delivered += p.bytes as u64;
             let token = self.messages[p.msg as usize].token;
-            self.free_messages.push(p.msg);
+            self.release_message(p.msg);
             self.notices.push(Notice::ControlArrived { token });
             self.free_packet(pkt);
         } else {
@@ -308,7 +319,7 @@ impl PacketNetwork {
                 hops: msg.hops,
             });
             // Every packet has been sent and written: nothing refers to it now.
-            self.free_messages.push(p.msg);
+            self.release_message(p.msg);
         }
         self.free_packet(pkt);
     }

@@ -137,6 +137,8 @@ impl PacketNetwork {
                 }
             }
         }
+        // A list that fills and empties within this event was never seen filled.
+        let emptied = if was_empty { self.emptied(link) } else { None };
         self.packets[p as usize].wait_next = NONE;
         let tail = self.links[link as usize].wait_tail;
         if tail == NONE {
@@ -167,6 +169,8 @@ impl PacketNetwork {
         if was_empty && self.links[link as usize].wait_len != 0 {
             // A packet waits: from now on the link's credits may wake it, so they are events.
             self.settle_credits(q, link, true);
+        } else if was_empty {
+            self.restore_emptied(link, emptied);
         }
     }
 
@@ -253,6 +257,9 @@ impl PacketNetwork {
         }
         l.wait_len -= 1;
         l.rr_last = self.packets[p as usize].port;
+        if l.wait_len == 0 {
+            self.note_emptied(link, q.current_key());
+        }
         self.transmit(q, now, link, p, vc);
     }
 
@@ -422,7 +429,10 @@ impl PacketNetwork {
         } else {
             debug_assert!(to != NONE, "routing chose an unconnected port");
             pm.port = to;
-            q.at(now + latency, PacketEvent::HeadArrive { pkt: p });
+            match self.elsewhere(self.topo.ports.port_router[to as usize]) {
+                None => q.at(now + latency, PacketEvent::HeadArrive { pkt: p }),
+                Some(part) => self.cross_packet(q, now + latency, p, part),
+            }
         }
     }
 }

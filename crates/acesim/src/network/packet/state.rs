@@ -118,6 +118,12 @@ pub(super) struct Message {
     pub(super) dma: bool,
     /// Router-to-router hops of its packets so far.
     pub(super) hops: u32,
+    /// In a partition of a parallel run (`split.rs`): its id in every partition
+    /// (`NO_REMOTE` until a packet of it leaves this one), how many of its packets left,
+    /// and whether it is the landing record of a message sent from elsewhere.
+    pub(super) remote: u64,
+    pub(super) crossed: u32,
+    pub(super) landing: bool,
 }
 
 /// A link's sender side as a hop reads and writes it: one cache line (its statistics and
@@ -246,6 +252,8 @@ pub struct PacketNetwork {
     /// Routing depends only on the packet's router, source and destination (not on a
     /// random draw or on the network's state): all but the dragonfly.
     pub(super) deterministic: bool,
+    /// Where this network stands when it is one partition of a parallel run.
+    pub(super) split: Option<Box<super::split::Split>>,
 }
 
 /// State for checking the model's invariants; the first broken one is kept.

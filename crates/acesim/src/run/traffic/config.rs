@@ -48,6 +48,9 @@ pub struct TrafficConfig {
     /// Measure how each point would split into this many partitions of a parallel run
     /// (`--partitions`; the point then runs in the order a partitioned run uses).
     pub partitions: Option<u32>,
+    /// Threads the point runs on (`--threads`; 0 for every core): the machine is split
+    /// into as many partitions, with the same results.
+    pub threads: u32,
 }
 
 impl TrafficConfig {
@@ -88,6 +91,7 @@ impl TrafficConfig {
             seed,
             check: false,
             partitions: None,
+            threads: 1,
         })
     }
 

@@ -1,5 +1,6 @@
-//! When each node offers its next packet: the Bernoulli and the periodic process, drawn
-//! from one seeded generator.
+//! When each node offers its next packet: the Bernoulli and the periodic process, each
+//! node drawing from its own stream of the seed, so that what a node draws depends on its
+//! own events alone, however a run is split among threads.
 
 use crate::rng::Rng;
 use crate::run::traffic::config::{Injection, TrafficConfig};
@@ -23,7 +24,8 @@ pub(super) struct Injector {
     /// Periodic: the time between a node's packets, and when each node's next is due.
     period: Ps,
     due: Vec<Ps>,
-    rng: Rng,
+    /// Per node, its stream: the times of its packets and their destinations.
+    rngs: Vec<Rng>,
 }
 
 impl Injector {
@@ -42,20 +44,28 @@ impl Injector {
                 Injection::Periodic => vec![0; nodes as usize],
                 Injection::Bernoulli => Vec::new(),
             },
-            rng: Rng::new(cfg.seed ^ 0x5EED_0F7A_FF1C),
+            rngs: (0..nodes)
+                .map(|n| Rng::stream(cfg.seed ^ 0x5EED_0F7A_FF1C, u64::from(n)))
+                .collect(),
         }
     }
 
+    /// Node `node`'s stream, which also draws its packets' destinations.
+    #[inline]
+    pub fn rng(&mut self, node: u32) -> &mut Rng {
+        &mut self.rngs[node as usize]
+    }
+
     /// When `node` offers its first packet. First arrivals are spread so that nodes do not
-    /// start in lockstep; they are drawn node by node, in order.
+    /// start in lockstep.
     pub fn first(&mut self, node: u32) -> Ps {
         match self.injection {
             Injection::Periodic => {
-                let phase = self.rng.below(self.period);
+                let phase = self.rngs[node as usize].below(self.period);
                 self.due[node as usize] = phase;
                 self.on_clock(phase)
             }
-            Injection::Bernoulli => self.gap() - self.slot,
+            Injection::Bernoulli => self.gap(node) - self.slot,
         }
     }
 
@@ -69,14 +79,14 @@ impl Injector {
                 let due = *due;
                 self.on_clock(due)
             }
-            Injection::Bernoulli => now + self.gap(),
+            Injection::Bernoulli => now + self.gap(node),
         }
     }
 
     /// Bernoulli: a geometric number of slots until the next packet (at least one).
     #[inline]
-    fn gap(&mut self) -> Ps {
-        let u = self.rng.next_f64().max(f64::MIN_POSITIVE);
+    fn gap(&mut self, node: u32) -> Ps {
+        let u = self.rngs[node as usize].next_f64().max(f64::MIN_POSITIVE);
         let k = if self.p_slot >= 1.0 {
             1.0
         } else {

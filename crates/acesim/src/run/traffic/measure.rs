@@ -4,7 +4,8 @@
 //! saturation).
 
 use crate::machine::topology::LinkClass;
-use crate::network::Network;
+use crate::machine::topology::Topology;
+use crate::network::NetStats;
 use crate::results::nics::{mean_hops, minimal_fraction};
 use crate::run::traffic::config::TrafficConfig;
 use crate::units::Ps;
@@ -14,6 +15,33 @@ use std::time::Instant;
 /// Measured packets below which a point cannot be called saturated by its accepted rate
 /// or latency trend (only by packets still in flight at the drain limit).
 pub const MIN_JUDGED_PACKETS: u64 = 200;
+
+/// What the partitions of a run measured so far, summed for the stop rule: measured
+/// packets that arrived, and those not arrived yet.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Tally {
+    pub arrived: u64,
+    pub outstanding: i64,
+}
+
+impl Tally {
+    /// The sum of the partitions' tallies.
+    pub fn sum(tallies: &[Tally]) -> Tally {
+        tallies.iter().fold(Tally::default(), |a, t| Tally {
+            arrived: a.arrived + t.arrived,
+            outstanding: a.outstanding + t.outstanding,
+        })
+    }
+}
+
+/// How a point ran: on how many threads, in how many windows, with how many events
+/// handed between partitions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Parallel {
+    pub threads: u32,
+    pub windows: u64,
+    pub crossings: u64,
+}
 
 /// One point of a latency/throughput curve.
 #[derive(Debug, Clone, Serialize)]
@@ -49,6 +77,10 @@ pub struct TrafficPoint {
     /// byte-identical for the same inputs).
     #[serde(skip)]
     pub wall_seconds: f64,
+    /// The threads it ran on, its windows and the events that crossed between
+    /// partitions: printed, never written (outputs are the same on any number of threads).
+    #[serde(skip)]
+    pub parallel: Option<Parallel>,
     /// How the run would split among partitions, when measured (`--partitions`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partitions: Option<crate::results::partitions::PartitionReport>,
@@ -62,8 +94,10 @@ pub struct TrafficPoint {
     pub machine: Option<crate::results::provenance::MachineId>,
 }
 
-/// The window `[warmup, end)` and what it measured so far. Packets are known by their
-/// token, the order of their creation.
+/// The window `[warmup, end)` and what it measured so far. A packet's token is the time
+/// it was created, so its latency is known where it lands: each partition of a parallel
+/// run measures the packets it creates and those it receives, and the partitions'
+/// measurements add up (`add`).
 pub(super) struct Measurement {
     warmup: Ps,
     end: Ps,
@@ -74,16 +108,14 @@ pub(super) struct Measurement {
     /// The bytes all nodes could inject in the window: what the offered and accepted
     /// loads are fractions of.
     capacity: f64,
-    /// When each packet was created, and whether in the window (a measured packet).
-    created: Vec<Ps>,
-    measured: Vec<bool>,
     /// Latencies of the measured packets that arrived, and their hops in all.
     latencies: Vec<Ps>,
     hops: u64,
     /// Latency sums and counts of the packets created in each half of the window.
     halves: [(u128, u64); 2],
-    /// Measured packets that have not arrived yet.
-    outstanding: u64,
+    /// Measured packets created here less those that arrived here (negative in a
+    /// partition that receives more than it sends).
+    outstanding: i64,
     /// Bytes created in the window, and bytes delivered in it.
     offered_bytes: u64,
     accepted_bytes: u64,
@@ -98,8 +130,6 @@ impl Measurement {
             half: cfg.warmup + cfg.measure / 2,
             packet: cfg.packet,
             capacity: nodes as f64 * bandwidth as f64 * (cfg.measure as f64 / 1e12),
-            created: Vec::new(),
-            measured: Vec::new(),
             latencies: Vec::new(),
             hops: 0,
             halves: [(0, 0); 2],
@@ -118,15 +148,11 @@ impl Measurement {
     /// A packet created at `now`: its token.
     #[inline]
     pub fn create(&mut self, now: Ps) -> u64 {
-        let token = self.created.len() as u64;
-        let in_window = now >= self.warmup;
-        self.created.push(now);
-        self.measured.push(in_window);
-        if in_window {
+        if now >= self.warmup {
             self.outstanding += 1;
             self.offered_bytes += self.packet;
         }
-        token
+        now
     }
 
     /// Packet `token` arrived at `now` after `hops` router-to-router hops.
@@ -135,8 +161,8 @@ impl Measurement {
         if now >= self.warmup && now < self.end {
             self.accepted_bytes += self.packet;
         }
-        if self.measured[token as usize] {
-            let born = self.created[token as usize];
+        let born = token;
+        if born >= self.warmup {
             let h = &mut self.halves[(born >= self.half) as usize];
             h.0 += (now - born) as u128;
             h.1 += 1;
@@ -146,24 +172,34 @@ impl Measurement {
         }
     }
 
-    /// Measured packets arrived, and those created in the window so far.
-    pub fn measured(&self) -> (u64, u64) {
-        let arrived = self.latencies.len() as u64;
-        (arrived, arrived + self.outstanding)
+    /// What it measured so far, for the stop rule and progress.
+    pub fn tally(&self) -> Tally {
+        Tally {
+            arrived: self.latencies.len() as u64,
+            outstanding: self.outstanding,
+        }
     }
 
-    /// Past the window with every measured packet arrived: nothing is left to measure.
-    #[inline]
-    pub fn complete(&self, now: Ps) -> bool {
-        now >= self.end && self.outstanding == 0
+    /// Adds what another partition measured.
+    pub fn add(&mut self, other: Measurement) {
+        self.latencies.extend(other.latencies);
+        self.hops += other.hops;
+        for (a, b) in self.halves.iter_mut().zip(other.halves) {
+            a.0 += b.0;
+            a.1 += b.1;
+        }
+        self.outstanding += other.outstanding;
+        self.offered_bytes += other.offered_bytes;
+        self.accepted_bytes += other.accepted_bytes;
     }
 
-    /// The point of a run of `cfg` on `net`, begun at `started`, whose last event (of
-    /// `events`) was at `last`: what the window measured and the network's counters.
+    /// The point of a run of `cfg` on `topo`, begun at `started`, whose last event (of
+    /// `events`) was at `last`: what the window measured and the network's counters
+    /// (`stats`, summed over the partitions).
     pub fn point(
         mut self,
         cfg: &TrafficConfig,
-        net: &impl Network,
+        (topo, stats): (&Topology, &NetStats),
         last: Ps,
         events: u64,
         started: Instant,
@@ -174,7 +210,9 @@ impl Measurement {
         let n = self.latencies.len().max(1) as f64;
         let mean = self.latencies.iter().sum::<Ps>() as f64 / n / 1e3;
         let latency_growth = self.latency_growth();
-        let packets_measured = self.latencies.len() as u64 + self.outstanding;
+        // Every packet created has landed or is still out: the sum is not negative.
+        let lost = self.outstanding.max(0) as u64;
+        let packets_measured = self.latencies.len() as u64 + lost;
         // Past saturation the network cannot deliver what is offered (docs/traffic.md):
         // measured packets are still in flight at the drain limit, less than 95 % of the
         // offered load is accepted, or the latency runs away (packets created in the second
@@ -182,11 +220,9 @@ impl Measurement {
         // Too few measured packets say nothing about saturation: their accepted rate and
         // latency trend are noise (a load of 1e-6 measures a handful of packets).
         let judged = packets_measured >= MIN_JUDGED_PACKETS;
-        let saturated =
-            self.outstanding > 0 || (judged && (accepted < 0.95 * offered || latency_growth > 1.1));
-        let stats = net.nic_stats();
-        let delivered: u64 = stats.iter().map(|s| s.ejected_packets).sum();
-        let minimal: u64 = stats.iter().map(|s| s.minimal_packets).sum();
+        let saturated = lost > 0 || (judged && (accepted < 0.95 * offered || latency_growth > 1.1));
+        let delivered: u64 = stats.nics.iter().map(|s| s.ejected_packets).sum();
+        let minimal: u64 = stats.nics.iter().map(|s| s.minimal_packets).sum();
         TrafficPoint {
             pattern: cfg.pattern.name(),
             load: cfg.load,
@@ -198,15 +234,16 @@ impl Measurement {
             hops_mean: mean_hops(self.hops, self.latencies.len() as u64),
             minimal_fraction: minimal_fraction(minimal, delivered),
             packets_measured,
-            packets_lost: self.outstanding,
+            packets_lost: lost,
             latency_growth,
             saturated,
-            max_link_utilization: max_link_utilization(net, last),
+            max_link_utilization: max_link_utilization(topo, stats, last),
             events,
-            packet_hops: net.counters().packet_hops,
+            packet_hops: stats.counters.packet_hops,
             packets_delivered: delivered,
             wall_seconds: started.elapsed().as_secs_f64(),
             partitions: None,
+            parallel: None,
             packet_bytes: cfg.packet,
             seed: cfg.seed,
             model: "packet",
@@ -240,11 +277,10 @@ impl Measurement {
 }
 
 /// The busiest link's utilization over a run that ended at `last`, injection links aside.
-fn max_link_utilization(net: &impl Network, last: Ps) -> f64 {
+fn max_link_utilization(topo: &Topology, stats: &NetStats, last: Ps) -> f64 {
     let elapsed = last.max(1);
-    let topo = net.topology();
     (0..topo.num_links())
         .filter(|&l| topo.link_class(l) != LinkClass::Injection)
-        .map(|l| net.link_stats(l).busy_ps as f64 / elapsed as f64)
+        .map(|l| stats.links[l as usize].busy_ps as f64 / elapsed as f64)
         .fold(0.0, f64::max)
 }

@@ -1,26 +1,23 @@
 //! One load point: the point checked against the machine, then the generator run against
 //! a network model.
 
-use crate::engine::EventQueue;
+use crate::engine::{run_windows, Bounds, WindowCount};
 use crate::error::{Error, Result};
 use crate::machine::loaded::Machine;
 use crate::machine::topology::{Shape as TopoShape, Topology};
-use crate::network::packet::PacketNetwork;
-use crate::network::{Network, Notice};
-use crate::results::partitions::PartitionReport;
+use crate::network::packet::{check_bytes, PacketNetwork};
+use crate::network::{NetStats, Network};
 use crate::results::provenance::MachineId;
-use crate::run::events::Event;
 use crate::run::partition_report::PartitionCounter;
 use crate::run::patterns::{Shape, Traffic};
 use crate::run::progress::{Progress, Reporter, Status};
 use crate::run::traffic::config::{check_load, check_packet, command_line, TrafficConfig};
-use crate::run::traffic::injection::{Gen, Injector};
-use crate::run::traffic::measure::{Measurement, TrafficPoint};
+use crate::run::traffic::injection::Injector;
+use crate::run::traffic::measure::{Measurement, Parallel, Tally, TrafficPoint};
+use crate::run::traffic::part::TrafficPart;
 use crate::units::Ps;
+use std::sync::Arc;
 use std::time::Instant;
-
-/// How often (in events) the progress clock is looked at.
-const PROGRESS_POLL: u64 = 4096;
 
 /// Runs one load point.
 pub fn run_point(machine: &Machine, cfg: &TrafficConfig) -> Result<TrafficPoint> {
@@ -35,18 +32,145 @@ pub fn run_point_with(
 ) -> Result<TrafficPoint> {
     let started = Instant::now();
     let (topo, traffic) = check_point(machine, cfg)?;
-    let bandwidth = machine.nic_link().bandwidth.0;
-    let injector = Injector::new(cfg, bandwidth, topo.num_nodes);
-    let mut window = Measurement::new(cfg, bandwidth, topo.num_nodes);
-    let payload = cfg.packet - machine.nic.header.0;
-    let mut net = PacketNetwork::new(topo, machine);
+    let mut parts = partitions(machine, cfg, topo, traffic)?;
+    let threads = parts.len() as u32;
     let mut reporter = Reporter::new(progress);
-    let run = (traffic, injector, &mut window, &mut reporter);
-    let (last, events, partitions) = drive(&mut net, cfg, run, payload)?;
-    let mut point = window.point(cfg, &net, last, events, started);
-    point.partitions = partitions;
+    let (last, count) = drive(&mut parts, cfg, &mut reporter)?;
+    let events = parts.iter().map(|p| p.q.processed()).sum();
+    let report = parts[0].counter.take().map(PartitionCounter::finish);
+    let (topo, stats, window) = merge(parts, last)?;
+    let mut point = window.point(cfg, (&topo, &stats), last, events, started);
+    point.partitions = report;
+    point.parallel = Some(Parallel {
+        threads,
+        windows: count.windows,
+        crossings: count.crossings,
+    });
     point.machine = Some(MachineId::of(machine, &machine.name.0));
     Ok(point)
+}
+
+/// The partitions a point runs in: the whole machine for one thread (`cfg.threads`),
+/// else blocks of routers (`Network::partition`) with the nodes attached to them.
+fn partitions(
+    machine: &Machine,
+    cfg: &TrafficConfig,
+    topo: Topology,
+    traffic: Traffic,
+) -> Result<Vec<TrafficPart>> {
+    let bandwidth = machine.nic_link().bandwidth.0;
+    let payload = cfg.packet - machine.nic.header.0;
+    let nodes = topo.num_nodes;
+    let threads = threads(cfg, &topo)?;
+    let generators = || {
+        (
+            traffic.clone(),
+            Injector::new(cfg, bandwidth, nodes),
+            Measurement::new(cfg, bandwidth, nodes),
+        )
+    };
+    let network = |topo: Topology| {
+        let mut net = PacketNetwork::new(topo, machine);
+        if cfg.check || cfg!(debug_assertions) {
+            net.enable_checks();
+        }
+        net
+    };
+    let node_router = |topo: &Topology, node: u32| topo.nic_router(topo.node_nic(node, 0));
+    if threads == 1 {
+        let net = network(topo);
+        let counter = match cfg.partitions {
+            Some(parts) => {
+                let t = net.topology();
+                Some(PartitionCounter::for_network(
+                    &net,
+                    parts,
+                    "command line",
+                    nodes,
+                    |node| node_router(t, node),
+                )?)
+            }
+            None => None,
+        };
+        let mut part = TrafficPart::new(net, generators(), payload, |_| true);
+        part.counter = counter;
+        return Ok(vec![part]);
+    }
+    let split = network(topo.clone()).partition(threads, "--threads")?;
+    let of_router = Arc::new(split.of_router);
+    let of_node: Vec<u32> = (0..nodes)
+        .map(|n| of_router[node_router(&topo, n) as usize])
+        .collect();
+    // A node's NICs share its memory and its generator: they live in one partition.
+    let nics = topo.nics_per_node();
+    if let Some(node) = (0..nodes).find(|&n| {
+        (1..nics).any(|i| {
+            of_router[topo.nic_router(topo.node_nic(n, i)) as usize] != of_node[n as usize]
+        })
+    }) {
+        return Err(command_line(
+            "threads",
+            format!("node {node} has NICs on routers of different partitions, so it cannot be split over {threads} threads: use --threads 1"),
+        ));
+    }
+    Ok((0..threads)
+        .map(|me| {
+            let mut net = network(topo.clone());
+            net.make_partition(me, of_router.clone());
+            TrafficPart::new(net, generators(), payload, |n| of_node[n as usize] == me)
+        })
+        .collect())
+}
+
+/// The threads a point runs on: `cfg.threads`, 0 meaning every core.
+fn threads(cfg: &TrafficConfig, topo: &Topology) -> Result<u32> {
+    let threads = match cfg.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+        n => n,
+    };
+    if threads > 1 && cfg.partitions.is_some() {
+        return Err(command_line(
+            "partitions",
+            "--partitions measures how a serial run would split: it runs on one thread, so leave out --threads".into(),
+        ));
+    }
+    // Every core of a small machine: no more threads than routers.
+    Ok(if cfg.threads == 0 {
+        threads.min(topo.num_routers).max(1)
+    } else {
+        threads
+    })
+}
+
+/// Adds up what the partitions counted and measured, after checking the invariants of a
+/// run stopped at `last`: returns the topology, the network's counters and the window.
+fn merge(parts: Vec<TrafficPart>, last: Ps) -> Result<(Topology, NetStats, Measurement)> {
+    let broken = |v: String| Error::Internal(format!("model invariant broken: {v}"));
+    let mut in_network = Some(0u64);
+    for p in &parts {
+        if let Some(v) = p.q.overflow() {
+            return Err(broken(v.to_string()));
+        }
+        let bytes = p.net.in_network_bytes(last).map_err(broken)?;
+        in_network = in_network.zip(bytes).map(|(a, b)| a + b);
+    }
+    let mut parts = parts.into_iter();
+    let first = parts
+        .next()
+        .ok_or_else(|| Error::Internal("a run with no partition".into()))?;
+    let mut stats = first.net.stats().clone();
+    let mut window = first.window;
+    for p in parts {
+        stats.add(p.net.stats());
+        window.add(p.window);
+    }
+    // The run stops with packets still in the network (warm-up ones, or measured ones at
+    // the drain limit): bytes injected = bytes delivered + bytes still in the network.
+    if let Some(in_network) = in_network {
+        let c = &stats.counters;
+        check_bytes(c.bytes_injected, c.bytes_delivered, in_network).map_err(broken)?;
+    }
+    Ok((first.net.topo, stats, window))
 }
 
 /// Checks the point against the machine, and returns what it runs on: the topology, and
@@ -68,8 +192,9 @@ fn check_point(machine: &Machine, cfg: &TrafficConfig) -> Result<(Topology, Traf
         ));
     }
     // A pattern that maps every node to itself would measure nothing and look stable.
-    let mut probe = traffic.clone();
-    if (0..topo.num_nodes).all(|s| probe.destination(s) == s) {
+    // (A probe stream: the run's own streams start afresh.)
+    let mut probe = crate::rng::Rng::new(cfg.seed);
+    if (0..topo.num_nodes).all(|s| traffic.destination(s, &mut probe) == s) {
         return Err(command_line(
             "pattern",
             format!(
@@ -101,119 +226,39 @@ pub fn pattern_shape(topo: &Topology) -> Shape {
     shape
 }
 
-/// Runs the generator against network model `net`: every node offers packets of
-/// `payload` bytes to the pattern's destinations, through its NICs in turn, until the end
-/// of the window; then the run goes on until `window` has seen every measured packet
-/// arrive, or the drain limit passes. Returns when the last event happened, how many
-/// events there were and, with `cfg.partitions`, how the run would split among them.
-fn drive<N: Network>(
-    net: &mut N,
+/// Runs the partitions window by window: every node offers packets to the pattern's
+/// destinations until the end of the measurement window; then the run goes on until every
+/// measured packet has arrived (checked at the end of each window), or the drain limit
+/// passes. Returns when the last event happened and how the windows went.
+fn drive(
+    parts: &mut [TrafficPart],
     cfg: &TrafficConfig,
-    (mut traffic, mut injector, window, reporter): (
-        Traffic,
-        Injector,
-        &mut Measurement,
-        &mut Reporter,
-    ),
-    payload: u64,
-) -> Result<(Ps, u64, Option<PartitionReport>)> {
-    if cfg.check || cfg!(debug_assertions) {
-        net.enable_checks();
-    }
-    let nodes = net.topology().num_nodes;
-    let nics = net.topology().nics_per_node();
-    let limit = window.end() + cfg.drain;
-    // Origins of event keys (the generators, then the network's entities) only when the
-    // partitions are measured: otherwise the order events were scheduled in.
-    let topo = net.topology();
-    let mut partitions = match cfg.partitions {
-        Some(parts) => Some(PartitionCounter::for_network(
-            net,
-            parts,
-            "command line",
-            nodes,
-            |node| topo.nic_router(topo.node_nic(node, 0)),
-        )?),
-        None => None,
+    reporter: &mut Reporter,
+) -> Result<(Ps, WindowCount)> {
+    let gen_end = cfg.warmup + cfg.measure;
+    let stop = |at: Ps, t: &[(Tally, u64)]| {
+        at >= gen_end && Tally::sum(&t.iter().map(|t| t.0).collect::<Vec<_>>()).outstanding <= 0
     };
-    let mut q: EventQueue<Event<N::Event, Gen>> = EventQueue::new(if partitions.is_some() {
-        nodes + net.entities()
-    } else {
-        1
-    });
-    for node in 0..nodes {
-        q.set_origin(node);
-        q.schedule(injector.first(node), Event::Own(Gen { node }));
-    }
-    let mut nic_next = vec![0u32; nodes as usize];
-    let mut notices = Vec::new();
-    let mut last = 0;
-    while let Some((now, ev)) = q.pop() {
-        if now < last {
-            return Err(Error::Internal(format!(
-                "event time went back from {last} ps to {now} ps"
-            )));
-        }
-        if now > limit {
-            break;
-        }
-        last = now;
-        if let Some(p) = &mut partitions {
-            let origin = match ev {
-                Event::Own(Gen { node }) => node,
-                Event::Net(e) => nodes + net.origin(e),
-            };
-            q.set_origin(origin);
-            p.count(&q, now, q.current_key().1, origin);
-        }
-        match ev {
-            Event::Own(Gen { node }) => {
-                if now >= window.end() {
-                    continue;
-                }
-                let dst = traffic.destination(node);
-                if dst != node {
-                    let token = window.create(now);
-                    let i = nic_next[node as usize];
-                    nic_next[node as usize] = (i + 1) % nics;
-                    net.inject(&mut q, now, node * nics + i, dst * nics + i, payload, token);
-                }
-                q.schedule(injector.next(node, now), Event::Own(Gen { node }));
-            }
-            Event::Net(e) => net.handle(&mut q, now, e),
-        }
-        if !net.notices().is_empty() {
-            std::mem::swap(&mut notices, net.notices());
-            for n in notices.drain(..) {
-                if let Notice::Landed { token, hops } = n {
-                    window.land(now, token, hops);
-                }
-            }
-        }
-        // Past the window, stop as soon as every measured packet has arrived.
-        if window.complete(now) {
-            break;
-        }
-        if q.processed().is_multiple_of(PROGRESS_POLL) && reporter.due() {
-            let (measured, needed) = window.measured();
+    let bounds = Bounds {
+        grid: parts[0].net.window_grid(),
+        limit: gen_end + cfg.drain,
+        stop: &stop,
+    };
+    let load = cfg.load;
+    let mut watch = |at: Ps, t: &[(Tally, u64)]| {
+        if reporter.due() {
+            let sum = Tally::sum(&t.iter().map(|t| t.0).collect::<Vec<_>>());
             reporter.report(Status::Traffic {
-                load: cfg.load,
-                sim_ps: now,
-                window_end_ps: window.end(),
-                events: q.processed(),
-                measured,
-                needed,
+                load,
+                sim_ps: at,
+                window_end_ps: gen_end,
+                events: t.iter().map(|t| t.1).sum(),
+                measured: sum.arrived,
+                needed: sum.arrived + sum.outstanding.max(0) as u64,
             });
         }
-    }
-    // The run stops with packets still in the network (warm-up ones, or measured ones at
-    // the drain limit): bytes injected = bytes delivered + bytes still in the network.
-    net.check_stopped(last)
-        .and_then(|()| q.overflow().map_or(Ok(()), |v| Err(v.to_string())))
-        .map_err(|v| Error::Internal(format!("model invariant broken: {v}")))?;
-    Ok((
-        last,
-        q.processed(),
-        partitions.map(PartitionCounter::finish),
-    ))
+    };
+    let count = run_windows(parts, &bounds, &mut watch).map_err(Error::Internal)?;
+    let last = parts.iter().map(|p| p.last).max().unwrap_or(0);
+    Ok((last, count))
 }

@@ -1,0 +1,372 @@
+//! The packet network as one partition of a parallel run: it owns the routers of its
+//! partition, their links and the NICs attached to them, and hands over what crosses to
+//! another partition, always at least one link latency ahead:
+//! - a packet whose head reaches a router of another partition, with what the receiving
+//!   side needs of its message (token, packet count, whether it was DMA'd);
+//! - a credit returned to a link sent on by another partition's router.
+//!
+//! Each crossing carries the key its event would have had in one queue, so the receiving
+//! partition handles it exactly when a serial run would. Everything a partition counts is
+//! summed with the others' at the end ([`NetStats::add`]).
+
+use super::state::*;
+use crate::engine::Schedule;
+use crate::machine::topology::ports::LinkEnd;
+use crate::network::interface::NetStats;
+use crate::units::Ps;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// No remote id yet.
+pub(super) const NO_REMOTE: u64 = u64::MAX;
+
+/// What a partition needs of a packet's message: landing it (at the destination NIC's
+/// partition) or handing it on.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct MessageInfo {
+    /// Names the message in every partition: its sender's partition and a count there.
+    remote: u64,
+    token: u64,
+    packets: u32,
+    dma: bool,
+}
+
+/// An event handed to another partition.
+#[derive(Debug, Clone)]
+pub struct Crossing(Cross);
+
+#[derive(Debug, Clone)]
+enum Cross {
+    /// A packet's head reaches router input `packet.port` at `time`.
+    Packet {
+        time: Ps,
+        key: u64,
+        packet: Packet,
+        message: MessageInfo,
+    },
+    /// Buffer space returns to the sender of `link` at `time`; `returned` is the time and
+    /// key of the event that returned it.
+    Credit {
+        time: Ps,
+        key: u64,
+        link: u32,
+        vc: u8,
+        bytes: u32,
+        returned: (Ps, u64),
+    },
+}
+
+/// Where a partition stands among the others.
+#[derive(Debug)]
+pub(super) struct Split {
+    pub(super) me: u32,
+    /// The partition of every router.
+    of_router: Arc<Vec<u32>>,
+    /// What goes to each partition, until the end of the window.
+    pub(super) out: Vec<Vec<Crossing>>,
+    /// Messages landing here that were sent from another partition (or left and came
+    /// back), by remote id.
+    landing: HashMap<u64, u32>,
+    /// Messages this partition sent that were given a remote id.
+    next_remote: u64,
+    /// A packet passing through: its message, by packet slot.
+    transit: Vec<Option<MessageInfo>>,
+    /// Per link, the time and key of the event that last emptied its waiting list: a
+    /// credit returned before then found packets waiting (see `receive`).
+    pub(super) emptied_at: Vec<(Ps, u64)>,
+}
+
+impl PacketNetwork {
+    /// Makes this network partition `me` of a run whose routers are split by `of_router`.
+    pub fn make_partition(&mut self, me: u32, of_router: Arc<Vec<u32>>) {
+        let parts = of_router.iter().max().map_or(1, |&p| p as usize + 1);
+        self.split = Some(Box::new(Split {
+            me,
+            of_router,
+            out: (0..parts).map(|_| Vec::new()).collect(),
+            landing: HashMap::new(),
+            next_remote: 0,
+            transit: Vec::new(),
+            emptied_at: vec![(0, 0); self.links.len()],
+        }));
+    }
+
+    /// What the windows of a run on this network end on (`engine::windows`): the
+    /// smallest latency of a link between two routers, which no partitioning can
+    /// undercut; without any, that of any link. At least 1 ps.
+    pub fn window_grid(&self) -> Ps {
+        let links = 0..self.topo.num_links();
+        let between_routers = links
+            .clone()
+            .filter(|&l| matches!(self.topo.link_end(l), Some(LinkEnd::RouterIn(_))))
+            .filter(|&l| l < self.topo.num_ports())
+            .map(|l| self.kind(l).latency)
+            .min();
+        between_routers
+            .or_else(|| links.map(|l| self.kind(l).latency).min())
+            .unwrap_or(1)
+            .max(1)
+    }
+
+    /// The events for other partitions since the last call, by partition.
+    pub fn take_crossings(&mut self, out: &mut [Vec<Crossing>]) {
+        if let Some(s) = &mut self.split {
+            for (to, events) in s.out.iter_mut().enumerate() {
+                out[to].append(events);
+            }
+        }
+    }
+
+    /// The partition of router `router`, if this network is one of several and it is not
+    /// this one.
+    #[inline]
+    pub(super) fn elsewhere(&self, router: u32) -> Option<u32> {
+        let s = self.split.as_ref()?;
+        let p = s.of_router[router as usize];
+        (p != s.me).then_some(p)
+    }
+
+    /// Hands packet `p`, whose head reaches router input `to_port` at `time`, to
+    /// partition `to`.
+    pub(super) fn cross_packet(
+        &mut self,
+        q: &mut impl Schedule<PacketEvent>,
+        time: Ps,
+        p: u32,
+        to: u32,
+    ) {
+        let key = q.reserve(time);
+        let packet = self.packets[p as usize];
+        let message = self.message_info(p, &packet);
+        self.free_packet(p);
+        if let Some(s) = &mut self.split {
+            s.out[to as usize].push(Crossing(Cross::Packet {
+                time,
+                key,
+                packet,
+                message,
+            }));
+        }
+    }
+
+    /// What the next partition needs of the message of packet `p`, which leaves this one.
+    /// A message sent here is forgotten once its last packet has left, unless it lands
+    /// here.
+    fn message_info(&mut self, p: u32, packet: &Packet) -> MessageInfo {
+        let me = self.split.as_ref().map_or(0, |s| s.me);
+        if packet.msg == NONE {
+            return self
+                .split
+                .as_mut()
+                .and_then(|s| s.transit[p as usize].take())
+                .expect("a packet in transit has its message");
+        }
+        let lands_here = self
+            .elsewhere(self.topo.nic_router(packet.dst_nic))
+            .is_none();
+        let m = &mut self.messages[packet.msg as usize];
+        if m.remote == NO_REMOTE {
+            let s = self
+                .split
+                .as_mut()
+                .expect("only a partition hands packets on");
+            m.remote = (u64::from(me) << 40) | s.next_remote;
+            s.next_remote += 1;
+            if lands_here {
+                s.landing.insert(m.remote, packet.msg);
+            }
+        }
+        let info = MessageInfo {
+            remote: m.remote,
+            token: m.token,
+            packets: m.packets,
+            dma: m.dma,
+        };
+        if !m.landing && !lands_here {
+            m.crossed += 1;
+            if m.crossed == m.packets {
+                self.free_messages.push(packet.msg);
+            }
+        }
+        info
+    }
+
+    /// Returns a credit to `link`, sent on by partition `to`.
+    pub(super) fn cross_credit(
+        &mut self,
+        q: &mut impl Schedule<PacketEvent>,
+        time: Ps,
+        link: u32,
+        (vc, bytes): (u8, u32),
+        to: u32,
+    ) {
+        let key = q.reserve(time);
+        let returned = q.current_key();
+        if let Some(s) = &mut self.split {
+            s.out[to as usize].push(Crossing(Cross::Credit {
+                time,
+                key,
+                link,
+                vc,
+                bytes,
+                returned,
+            }));
+        }
+    }
+
+    /// Takes what other partitions handed over.
+    pub fn receive(&mut self, q: &mut impl Schedule<PacketEvent>, crossings: &mut Vec<Crossing>) {
+        for Crossing(c) in crossings.drain(..) {
+            match c {
+                Cross::Packet {
+                    time,
+                    key,
+                    packet,
+                    message,
+                } => {
+                    let p = self.adopt_packet(packet);
+                    self.place_message(p, message);
+                    q.at_reserved(time, key, PacketEvent::HeadArrive { pkt: p });
+                }
+                Cross::Credit {
+                    time,
+                    key,
+                    link,
+                    vc,
+                    bytes,
+                    returned,
+                } => {
+                    // One queue would have made the credit an event if the link had
+                    // packets waiting when it was returned, or got some before it arrives
+                    // (which wakes pending credits); else kept it pending.
+                    let emptied = self
+                        .split
+                        .as_ref()
+                        .map_or((0, 0), |s| s.emptied_at[link as usize]);
+                    let waited = self.links[link as usize].wait_len != 0 || emptied > returned;
+                    self.keep_credit(q, (time, key), link, (vc, bytes), waited);
+                }
+            }
+        }
+    }
+
+    /// Gives packet `p`, just arrived, its message: the landing record when it lands in
+    /// this partition (made with its first packet), else what it carries on.
+    fn place_message(&mut self, p: u32, info: MessageInfo) {
+        let dst = self.packets[p as usize].dst_nic;
+        let lands_here = self.elsewhere(self.topo.nic_router(dst)).is_none();
+        if !lands_here {
+            self.packets[p as usize].msg = NONE;
+            if let Some(s) = &mut self.split {
+                if s.transit.len() <= p as usize {
+                    s.transit.resize(p as usize + 1, None);
+                }
+                s.transit[p as usize] = Some(info);
+            }
+            return;
+        }
+        let known = self
+            .split
+            .as_ref()
+            .and_then(|s| s.landing.get(&info.remote).copied());
+        let m = match known {
+            Some(m) => m,
+            None => {
+                let m = self.new_message(Message {
+                    dst_nic: dst,
+                    payload: 0,
+                    packets: info.packets,
+                    dma_next: info.packets,
+                    landed: 0,
+                    token: info.token,
+                    dma: info.dma,
+                    hops: 0,
+                    remote: info.remote,
+                    crossed: 0,
+                    landing: true,
+                });
+                if let Some(s) = &mut self.split {
+                    s.landing.insert(info.remote, m);
+                }
+                m
+            }
+        };
+        self.packets[p as usize].msg = m;
+    }
+
+    /// Frees message `m`, whose last packet landed.
+    pub(super) fn release_message(&mut self, m: u32) {
+        let remote = self.messages[m as usize].remote;
+        if remote != NO_REMOTE {
+            if let Some(s) = &mut self.split {
+                s.landing.remove(&remote);
+            }
+        }
+        self.free_messages.push(m);
+    }
+
+    /// Link `link`'s waiting list emptied in the event being handled.
+    #[inline]
+    pub(super) fn note_emptied(&mut self, link: u32, at: (Ps, u64)) {
+        if let Some(s) = &mut self.split {
+            s.emptied_at[link as usize] = at;
+        }
+    }
+
+    /// When link `link`'s waiting list last emptied (a partition's only).
+    #[inline]
+    pub(super) fn emptied(&self, link: u32) -> Option<(Ps, u64)> {
+        self.split.as_ref().map(|s| s.emptied_at[link as usize])
+    }
+
+    /// Restores when link `link`'s list last emptied (`emptied`), for a list that filled
+    /// and emptied within one event: no other event saw it filled.
+    #[inline]
+    pub(super) fn restore_emptied(&mut self, link: u32, at: Option<(Ps, u64)>) {
+        if let (Some(s), Some(at)) = (&mut self.split, at) {
+            s.emptied_at[link as usize] = at;
+        }
+    }
+
+    /// Bytes of the packets alive in this partition that are in the network (between two
+    /// nodes), after checking the packets alive against their count and the links'
+    /// busy times against `end`: the partition's share of `check_stopped`.
+    pub fn in_network_bytes(&self, end: Ps) -> Result<Option<u64>, String> {
+        self.checked_in_flight(end)
+    }
+}
+
+impl NetStats {
+    /// Adds what another partition counted: each link and NIC is counted by the
+    /// partitions that saw it, so the sums are the run's.
+    pub fn add(&mut self, other: &NetStats) {
+        for (a, b) in self.links.iter_mut().zip(&other.links) {
+            a.bytes += b.bytes;
+            a.packets += b.packets;
+            a.busy_ps += b.busy_ps;
+            a.wait_ps += b.wait_ps;
+            a.stall_ps += b.stall_ps;
+        }
+        for (a, b) in self.nics.iter_mut().zip(&other.nics) {
+            a.injected_packets += b.injected_packets;
+            a.ejected_packets += b.ejected_packets;
+            a.delivered_packets += b.delivered_packets;
+            a.hops += b.hops;
+            a.minimal_packets += b.minimal_packets;
+        }
+        let (c, o) = (&mut self.counters, &other.counters);
+        c.packet_hops += o.packet_hops;
+        c.bytes_injected += o.bytes_injected;
+        c.bytes_delivered += o.bytes_delivered;
+        c.bytes_local += o.bytes_local;
+        if let (Some(mine), Some(theirs)) = (&mut self.link_activity, &other.link_activity) {
+            for (a, b) in mine.iter_mut().zip(theirs) {
+                if a.is_empty() {
+                    a.clone_from(b);
+                } else {
+                    a.extend_from_slice(b);
+                }
+            }
+        }
+    }
+}

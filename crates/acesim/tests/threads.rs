@@ -1,0 +1,146 @@
+//! Synthetic traffic on several threads (`--threads N`): the machine split into blocks of
+//! routers, each advanced by its own thread in windows of the smallest link latency, gives
+//! the same point, byte for byte, as one thread: on tori, meshes, dragonflies with UGAL
+//! and fat trees, below and past saturation, with the model's invariants checked.
+
+mod common;
+
+use acesim::run::patterns::Pattern;
+use acesim::run::traffic::{run_point, Injection, TrafficConfig, TrafficPoint};
+use acesim::Machine;
+use common::load;
+use proptest::prelude::*;
+
+/// Packets of 256 B (the points' size) fit the buffers below.
+const NIC: &str = "\n[nic]\nmtu='256 B'\nheader='16 B'\ncontrol_packet='16 B'";
+
+fn machine(text: &str) -> Machine {
+    load(&format!("{text}{NIC}"))
+}
+
+fn config(m: &Machine, pattern: &str, load: f64, seed: u64, threads: u32) -> TrafficConfig {
+    TrafficConfig {
+        load,
+        check: true,
+        threads,
+        ..TrafficConfig::with_defaults(
+            m,
+            Pattern::parse(pattern).expect("pattern"),
+            256,
+            None,
+            Injection::Bernoulli,
+            Some(200_000),
+            Some(1_000_000),
+            Some(3_000_000),
+            seed,
+        )
+        .expect("config")
+    }
+}
+
+/// The point as JSON: everything a user gets from it.
+fn json(p: &TrafficPoint) -> String {
+    serde_json::to_string(p).expect("serialises")
+}
+
+fn on_threads(m: &Machine, pattern: &str, load: f64, seed: u64, threads: u32) -> TrafficPoint {
+    run_point(m, &config(m, pattern, load, seed, threads)).expect("runs")
+}
+
+fn assert_same_on(m: &Machine, pattern: &str, load: f64, seed: u64, threads: &[u32]) {
+    let one = on_threads(m, pattern, load, seed, 1);
+    assert!(one.packets_measured > 0, "measures something");
+    for &n in threads {
+        let many = on_threads(m, pattern, load, seed, n);
+        assert_eq!(
+            json(&one),
+            json(&many),
+            "{pattern} at {load} on {n} threads"
+        );
+        let par = many.parallel.expect("says how it ran");
+        assert_eq!(par.threads, n);
+        assert!(
+            par.crossings > 0,
+            "{pattern} crosses between {n} partitions"
+        );
+        assert_eq!(par.windows, one.parallel.expect("ran").windows);
+    }
+}
+
+const TORUS: &str = "[topology]\nkind='torus'\ndims=[8,8]\n[router]\nvcs=4\nbuffer_per_vc='1 KiB'";
+
+#[test]
+fn a_torus_gives_the_same_point_on_any_number_of_threads() {
+    let m = machine(TORUS);
+    assert_same_on(&m, "uniform", 0.2, 1, &[2, 3, 4]);
+    // Past saturation: packets wait for credits across partitions, and the run stops at
+    // the drain limit with packets still in flight.
+    assert_same_on(&m, "uniform", 1.0, 2, &[2, 4]);
+    assert_same_on(&m, "transpose", 0.5, 3, &[2]);
+}
+
+#[test]
+fn a_dragonfly_with_ugal_gives_the_same_point() {
+    // Groups of 4 routers; UGAL draws at each source router and reads its own queues.
+    let m = machine(
+        "[topology]\nkind='dragonfly'\np=2\na=4\nh=2\n[router]\nvcs=3\nbuffer_per_vc='2 KiB'\nrouting='ugal'",
+    );
+    assert_same_on(&m, "uniform", 0.3, 5, &[2, 3]);
+    assert_same_on(&m, "worst_case", 0.4, 6, &[2]);
+}
+
+#[test]
+fn a_fat_tree_and_a_mesh_give_the_same_point() {
+    let tree = machine("[topology]\nkind='fat_tree'\nk=4\nn=2");
+    assert_same_on(&tree, "uniform", 0.5, 7, &[2, 4]);
+    let mesh =
+        machine("[topology]\nkind='mesh'\ndims=[4,4]\n[router]\nvcs=2\nbuffer_per_vc='512 B'");
+    assert_same_on(&mesh, "uniform", 0.9, 8, &[2]);
+}
+
+#[test]
+fn bad_thread_counts_are_refused() {
+    let m = load("[topology]\nkind='torus'\ndims=[2,2]");
+    let e = run_point(&m, &config(&m, "uniform", 0.1, 1, 5)).unwrap_err();
+    assert!(e.to_string().contains("5 partitions"), "{e}");
+    let cfg = TrafficConfig {
+        partitions: Some(2),
+        ..config(&m, "uniform", 0.1, 1, 2)
+    };
+    let e = run_point(&m, &cfg).unwrap_err().to_string();
+    assert!(
+        e.contains("--partitions") && e.contains("one thread"),
+        "{e}"
+    );
+    // A crossbar is one router: one thread.
+    let x = load("[topology]\nkind='crossbar'\nnodes=8");
+    let e = run_point(&x, &config(&x, "uniform", 0.1, 1, 2)).unwrap_err();
+    assert!(e.to_string().contains("2 partitions"), "{e}");
+    // Links without latency leave partitions no window to advance in.
+    let flat = load("[topology]\nkind='torus'\ndims=[4,4]\n[link]\nlatency='0ns'");
+    let e = run_point(&flat, &config(&flat, "uniform", 0.1, 1, 2)).unwrap_err();
+    assert!(e.to_string().contains("no latency"), "{e}");
+    // Every core: never more threads than routers.
+    let small = load("[topology]\nkind='torus'\ndims=[1,2]");
+    let p = run_point(&small, &config(&small, "uniform", 0.1, 1, 0)).expect("runs");
+    assert!(p.parallel.expect("ran").threads <= 2);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+    #[test]
+    fn random_points_are_the_same_on_two_threads(
+        offered in 0.05f64..1.0,
+        seed in 0u64..1000,
+        pattern in prop::sample::select(vec!["uniform", "bit_complement", "tornado", "neighbor"]),
+    ) {
+        // Small buffers (backpressure across partitions) or large ones.
+        let m = machine(&format!(
+            "[topology]\nkind='torus'\ndims=[4,4]\n[router]\nvcs=2\nbuffer_per_vc='{}'",
+            if seed % 2 == 0 { "512 B" } else { "4 KiB" }
+        ));
+        let one = on_threads(&m, pattern, offered, seed, 1);
+        let two = on_threads(&m, pattern, offered, seed, 2);
+        prop_assert_eq!(json(&one), json(&two));
+    }
+}
