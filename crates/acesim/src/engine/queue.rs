@@ -9,9 +9,7 @@
 //!   queue ordered by scheduling; for a delay from 1 ps to `MAX_DELAY` exactly, longer ones
 //!   alike. An event at the current picosecond comes after all those, by its **depth** (one
 //!   more than the event that made it), so it sorts after the event that made it;
-//! - its **origin** `o`, its bits flipped by a hash of the event's time: origins take turns
-//!   at winning ties, picosecond after picosecond, instead of the lowest winning every one
-//!   (a router that always won would starve its neighbours' packets at the same output);
+//! - its **origin** `o`;
 //! - `o`'s **counter** of the events it scheduled, which wraps around: it orders the events
 //!   one origin schedules for one time in one picosecond.
 //!
@@ -118,9 +116,6 @@ pub struct EventQueue<E> {
     origin: u32,
     /// The origin as it sits in a key, above the counter.
     origin_field: u64,
-    /// The bits of the origin field that a hash of the time flips (none for a queue of
-    /// one entity).
-    turn_mask: u64,
     /// Per entity, the events it has scheduled (the low field of their keys, wrapping);
     /// the current origin's count is kept in `count` meanwhile.
     counters: Vec<u64>,
@@ -131,6 +126,9 @@ pub struct EventQueue<E> {
     /// What outgrew its field of the key, if anything did (see `overflow`).
     overflow: Option<&'static str>,
     now: Ps,
+    /// The earliest pending time, when the current time's events are all taken and it was
+    /// looked up (a partition asks once per window).
+    peeked: Option<Ps>,
     /// Key of the event popped last.
     now_key: u64,
     processed: u64,
@@ -178,17 +176,13 @@ impl<E: Copy> EventQueue<E> {
             last_push: (0, NO_GROUP),
             origin: 0,
             origin_field: 0,
-            turn_mask: if entities > 1 {
-                ((1 << WHEN_SHIFT) - 1) & !((1 << counter_bits) - 1)
-            } else {
-                0
-            },
             counters: vec![0; entities.max(1) as usize],
             count: 0,
             counter_bits,
             counter_mask: (1 << counter_bits) - 1,
             overflow: None,
             now: 0,
+            peeked: None,
             now_key: 0,
             processed: 0,
         }
@@ -230,14 +224,7 @@ impl<E: Copy> EventQueue<E> {
         };
         let count = self.count & self.counter_mask;
         self.count = self.count.wrapping_add(1);
-        when << WHEN_SHIFT | (self.origin_field ^ self.turn(time)) | count
-    }
-
-    /// What flips the origin field of the events at `time`: a bijection of the origins
-    /// for each time, so keys stay unique, that differs from one time to the next.
-    #[inline(always)]
-    fn turn(&self, time: Ps) -> u64 {
-        time.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(32) & self.turn_mask
+        when << WHEN_SHIFT | self.origin_field | count
     }
 
     /// The "when" field of an event at the current picosecond: one level deeper than the
@@ -258,9 +245,9 @@ impl<E: Copy> EventQueue<E> {
         when.min(MAX_WHEN)
     }
 
-    /// The origin that scheduled the event of key `key` at `time`.
-    pub fn origin_of(&self, time: Ps, key: u64) -> u32 {
-        (((key ^ self.turn(time)) & ((1 << WHEN_SHIFT) - 1)) >> self.counter_bits) as u32
+    /// The origin that scheduled the event of key `key`.
+    pub fn origin_of(&self, key: u64) -> u32 {
+        ((key & ((1 << WHEN_SHIFT) - 1)) >> self.counter_bits) as u32
     }
 
     /// How long before its time the event of key `key` was scheduled: `Some(0)` for the
@@ -361,6 +348,11 @@ impl<E: Copy> EventQueue<E> {
         };
         self.groups[g as usize].time = time;
         self.pending_times += 1;
+        // A time that has a group is no earlier than the earliest pending: only a new one
+        // can be earlier.
+        if let Some(p) = &mut self.peeked {
+            *p = (*p).min(time);
+        }
         g
     }
 
@@ -412,27 +404,34 @@ impl<E: Copy> EventQueue<E> {
     /// Removes the earliest event and advances the clock to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(Ps, E)> {
-        if self.head == self.current.len() && !self.advance() {
+        if self.head == self.current.len() && !self.advance_until(Ps::MAX) {
             return None;
         }
+        Some(self.take())
+    }
+
+    /// Takes the next event of the current time.
+    #[inline(always)]
+    fn take(&mut self) -> (Ps, E) {
         let (key, event) = self.current[self.head];
         self.head += 1;
         self.now_key = key;
         self.processed += 1;
-        Some((self.now, event))
+        (self.now, event)
     }
 
     /// Removes the earliest event if it is due before `end`.
     #[inline]
     pub fn pop_before(&mut self, end: Ps) -> Option<(Ps, E)> {
-        if self.head == self.current.len() && self.peek_time().is_none_or(|t| t >= end) {
+        if self.head == self.current.len() && (end == 0 || !self.advance_until(end - 1)) {
             return None;
         }
-        self.pop()
+        Some(self.take())
     }
 
-    /// Makes the earliest pending time the current one; false when nothing is pending.
-    fn advance(&mut self) -> bool {
+    /// Makes the earliest pending time the current one if it is `last` or before; false
+    /// when nothing is pending by then.
+    fn advance_until(&mut self, last: Ps) -> bool {
         // The earliest time in the ring: the least of the first slot in use.
         let in_ring = self
             .next_occupied(self.base_slot as usize % SLOTS)
@@ -441,6 +440,17 @@ impl<E: Copy> EventQueue<E> {
                 (self.groups[g as usize].time, at, g)
             });
         let far = self.far_times.peek().map(|r| r.0);
+        let earliest = match (in_ring, far) {
+            (Some((t, ..)), Some(f)) => t.min(f),
+            (Some((t, ..)), None) => t,
+            (None, Some(f)) => f,
+            (None, None) => return false,
+        };
+        if earliest > last {
+            self.peeked = Some(earliest);
+            return false;
+        }
+        self.peeked = None;
         let (time, g) = match (in_ring, far) {
             // A time is in the ring or far, never both: `t < f` when both are there.
             (Some((t, at, g)), f) if f.is_none_or(|f| t < f) => {
@@ -511,6 +521,9 @@ impl<E: Copy> EventQueue<E> {
     pub fn peek_time(&self) -> Option<Ps> {
         if self.head < self.current.len() {
             return Some(self.now);
+        }
+        if self.peeked.is_some() {
+            return self.peeked;
         }
         let in_ring = self
             .next_occupied(self.base_slot as usize % SLOTS)
@@ -745,9 +758,7 @@ mod tests {
                 // A longer delay sorts first; a zero delay after every positive one.
                 let (zero, rank) = if delay > 0 { (false, u64::MAX - delay) } else { (true, depth + u64::from(q.processed() > 0)) };
                 let d = if zero { rank } else { 0 };
-                // Origins in the order of the time's turn.
-                let turned = (u64::from(origin) << q.counter_bits) ^ q.turn(t);
-                reference.push(std::cmp::Reverse((t, zero, rank, turned, counters[origin as usize], n, d)));
+                reference.push(std::cmp::Reverse((t, zero, rank, origin, counters[origin as usize], n, d)));
                 counters[origin as usize] += 1;
                 q.schedule(t, (n, d));
                 for _ in 0..pops {

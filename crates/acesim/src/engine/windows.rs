@@ -59,7 +59,14 @@ pub struct Bounds<'a, T> {
     /// Asked at the end of every window with its end and every partition's tally: true
     /// stops the run there.
     pub stop: &'a (dyn Fn(Ps, &[T]) -> bool + Sync),
+    /// `stop` is false at every time before this one: a lone partition runs up to it in
+    /// long windows.
+    pub no_stop_before: Ps,
 }
+
+/// Grids a lone partition's long window spans at most (so that `watch` still sees it
+/// advance).
+const LONG_WINDOW: Ps = 4096;
 
 /// Runs `parts` window by window until none has an event left, the limit passes or
 /// `bounds.stop` says so; `watch` sees the end of each window and the tallies (on the
@@ -95,7 +102,14 @@ fn run_alone<P: Partition>(
         if start > bounds.limit {
             break;
         }
-        let end = window_end(start, bounds.grid, bounds.limit);
+        let grid = bounds.grid.max(1);
+        let mut end = window_end(start, grid, bounds.limit);
+        // Nothing crosses and no window before `no_stop_before` can stop the run: one long
+        // window to the last grid line before it gives the same run as many short ones.
+        let quiet_until = (bounds.no_stop_before.saturating_sub(1) / grid) * grid;
+        if end < quiet_until {
+            end = quiet_until.min(end.saturating_add((LONG_WINDOW - 1) * grid));
+        }
         part.run_until(end, &mut out)?;
         debug_assert!(out[0].is_empty(), "a lone partition handed itself an event");
         count.windows += 1;
@@ -366,6 +380,7 @@ mod tests {
             grid,
             limit: Ps::MAX,
             stop: &stop,
+            no_stop_before: 0,
         };
         let count = run_windows(&mut ring, &bounds, &mut |_, _| {}).expect("runs");
         let mut handled: Vec<(Ps, u32)> = ring.into_iter().flat_map(|r| r.handled).collect();

@@ -71,7 +71,7 @@ impl PartitionCounter {
     #[inline]
     pub fn count<E: Copy>(&mut self, q: &EventQueue<E>, now: Ps, key: u64, handler: u32) {
         let part = self.of_origin[handler as usize];
-        let from = self.of_origin[q.origin_of(now, key) as usize];
+        let from = self.of_origin[q.origin_of(key) as usize];
         let r = &mut self.report;
         r.events[part as usize] += 1;
         if from != part {

@@ -52,6 +52,7 @@ impl PacketNetwork {
 
     /// A credit due at `time` with key `seq`: an event if every credit is one or
     /// packets wait for the link, else kept pending.
+    #[inline(always)]
     pub(super) fn keep_credit(
         &mut self,
         q: &mut impl Schedule<PacketEvent>,

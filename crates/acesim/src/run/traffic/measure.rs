@@ -26,8 +26,8 @@ pub struct Tally {
 
 impl Tally {
     /// The sum of the partitions' tallies.
-    pub fn sum(tallies: &[Tally]) -> Tally {
-        tallies.iter().fold(Tally::default(), |a, t| Tally {
+    pub fn sum(tallies: impl Iterator<Item = Tally>) -> Tally {
+        tallies.fold(Tally::default(), |a, t| Tally {
             arrived: a.arrived + t.arrived,
             outstanding: a.outstanding + t.outstanding,
         })

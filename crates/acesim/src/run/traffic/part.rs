@@ -97,14 +97,34 @@ impl Partition for TrafficPart {
     }
 
     fn run_until(&mut self, end: Ps, out: &mut [Vec<Crossing>]) -> Result<(), String> {
+        self.handle_until(end);
+        if self.q.now() < self.last {
+            return Err(format!(
+                "event time went back from {} ps to {} ps",
+                self.last,
+                self.q.now()
+            ));
+        }
+        self.last = self.q.now();
+        self.net.take_crossings(out);
+        Ok(())
+    }
+
+    fn receive(&mut self, from: &mut Vec<Crossing>) {
+        self.net.receive(&mut self.q, from);
+    }
+
+    /// What it measured, and the events it handled.
+    fn tally(&self) -> (Tally, u64) {
+        (self.window.tally(), self.q.processed())
+    }
+}
+
+impl TrafficPart {
+    /// Handles the events before `end`.
+    #[inline(always)]
+    fn handle_until(&mut self, end: Ps) {
         while let Some((now, ev)) = self.q.pop_before(end) {
-            if now < self.last {
-                return Err(format!(
-                    "event time went back from {} ps to {now} ps",
-                    self.last
-                ));
-            }
-            self.last = now;
             let origin = match ev {
                 Event::Own(Gen { node }) => node,
                 Event::Net(e) => self.nodes + self.net.origin(e),
@@ -126,16 +146,5 @@ impl Partition for TrafficPart {
                 }
             }
         }
-        self.net.take_crossings(out);
-        Ok(())
-    }
-
-    fn receive(&mut self, from: &mut Vec<Crossing>) {
-        self.net.receive(&mut self.q, from);
-    }
-
-    /// What it measured, and the events it handled.
-    fn tally(&self) -> (Tally, u64) {
-        (self.window.tally(), self.q.processed())
     }
 }
