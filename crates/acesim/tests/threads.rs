@@ -99,6 +99,19 @@ fn a_fat_tree_and_a_mesh_give_the_same_point() {
 }
 
 #[test]
+fn a_tofu_with_four_nics_per_node_gives_the_same_point() {
+    // The preset's nodes have four NICs each, on their node's router.
+    let (_, text) = acesim::machine::config::PRESETS
+        .iter()
+        .find(|(name, _)| *name == "tofu")
+        .expect("the tofu preset");
+    let m = load(text);
+    let one = on_threads(&m, "uniform", 0.1, 9, 1);
+    let two = on_threads(&m, "uniform", 0.1, 9, 2);
+    assert_eq!(json(&one), json(&two));
+}
+
+#[test]
 fn bad_thread_counts_are_refused() {
     let m = load("[topology]\nkind='torus'\ndims=[2,2]");
     let e = run_point(&m, &config(&m, "uniform", 0.1, 1, 5)).unwrap_err();
