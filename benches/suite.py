@@ -214,6 +214,32 @@ def main() -> int:
                             "--warmup", "20us", "--measure", f"{window}us", "--injection", injection])
             r["load"] = load
             return r
+        # Issue 20: uniform traffic on a 64x64 torus on 2 threads against 1, timed in turn
+        # (1, 2, 1, 2, 1, 2) in this run; the least of each counts. The same bytes either way.
+        def threads_case():
+            dims = "[8, 8]" if smoke else "[64, 64]"
+            m = os.path.join(tmp, "t64.toml")
+            open(m, "w").write(TORUS16_256B.replace("[16, 16]", dims))
+            args = ["traffic", "-m", m, "--pattern", "uniform", "--load", "0.1", "--packet", "256B",
+                    "--warmup", "2us" if smoke else "10us", "--measure", "2us" if smoke else "20us", "-q"]
+            walls: dict[int, list[float]] = {1: [], 2: []}
+            outputs: dict[int, str] = {}
+            peaks: dict[int, float] = {}
+            for _ in range(1 if smoke else 3):
+                for n in (1, 2):
+                    js = os.path.join(tmp, f"threads{n}.json")
+                    wall, peak, _ = timed([BIN, *args, "--threads", str(n), "--json", js])
+                    walls[n].append(wall)
+                    peaks[n] = peak
+                    outputs[n] = open(js).read()
+            if outputs[1] != outputs[2]:
+                raise RuntimeError("2 threads gave other results than 1")
+            p = json.loads(outputs[1])[0]
+            one, two = min(walls[1]), min(walls[2])
+            return {"wall_seconds": two, "sim_seconds": two, "wall_seconds_1_thread": one, "speedup_2_threads": one / two,
+                    "peak_mib": peaks[2], "peak_mib_1_thread": peaks[1], "events": p["events"],
+                    "packet_hops": p["packet_hops"], "packets": p["packets_delivered"]}
+        cases.append(("uniform-64x64-torus-threads", threads_case))
         cases.append(("saturation-16x16-torus", lambda: saturation_case(tmp, smoke)))
         cases.append(("uniform-16x16-torus", uniform))
         # The same at 0.3 (83 % of saturation): the load earlier rounds measured.
@@ -292,6 +318,8 @@ def main() -> int:
                 extra += f"  load {r['load']:g}"
             if "saturation_load" in r:
                 extra += f"  saturation load {r['saturation_load']:g}"
+            if "speedup_2_threads" in r:
+                extra += f"  1 thread {r['wall_seconds_1_thread']:.2f} s: 2 threads {r['speedup_2_threads']:.2f}x"
             if r.get("estimate_mib") is not None:
                 extra += f"  estimate {r['estimate_mib']:8.1f} MiB"
             print(f"{name:26s} wall {r['wall_seconds']:7.2f} s (simulation {r['sim_seconds']:6.2f} s)  peak {r['peak_mib']:8.1f} MiB  "
