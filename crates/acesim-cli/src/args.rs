@@ -97,6 +97,22 @@ pub(crate) enum Command {
     Trace(TraceCommand),
 }
 
+impl Command {
+    /// The subcommand as typed.
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            Command::Run(_) => "run",
+            Command::CompareModels(_) => "compare-models",
+            Command::Record { .. } => "record",
+            Command::Machine(_) => "machine",
+            Command::Report { .. } => "report",
+            Command::Traffic(_) => "traffic",
+            Command::Validate { .. } => "validate",
+            Command::Trace { .. } => "trace",
+        }
+    }
+}
+
 #[derive(Subcommand)]
 pub(crate) enum TraceCommand {
     /// Ranks, calls by kind, bytes, communicators and each rank's traced window.

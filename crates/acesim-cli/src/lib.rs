@@ -28,6 +28,7 @@ mod exit_codes;
 mod inputs;
 mod inspect;
 mod output;
+mod processes;
 mod record;
 mod run;
 mod signals;
@@ -74,6 +75,9 @@ fn exit_code_of(result: acesim::Result<i32>) -> i32 {
 }
 
 fn dispatch(cli: Cli) -> acesim::Result<i32> {
+    if !matches!(cli.command, Command::Traffic(_)) {
+        processes::refuse_if_launched(cli.command.name())?;
+    }
     match cli.command {
         Command::Run(a) => return run::run(a),
         Command::CompareModels(a) => return compare::compare_models(a),

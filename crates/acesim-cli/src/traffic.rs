@@ -18,7 +18,7 @@ pub(crate) fn traffic(a: TrafficArgs) -> acesim::Result<()> {
         .map(|p| Output::check("--json", p))
         .transpose()?;
     use acesim::run::traffic::{
-        parse_loads, points_csv, points_table, run_loads, saturation_throughput, Injection,
+        parse_loads, points_csv, points_table, run_loads_on, saturation_throughput, Injection,
         TrafficConfig,
     };
     // Ranks are placed on nodes only for programs: traffic runs one generator per node.
@@ -69,6 +69,9 @@ pub(crate) fn traffic(a: TrafficArgs) -> acesim::Result<()> {
             a.seed,
         )?
     };
+    // Under mpirun, one block of the machine per process; process 0 prints and writes.
+    let processes = crate::processes::start()?;
+    let first = processes.as_ref().is_none_or(|p| p.me() == 0);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
     if a.threads > cores {
         // Each window waits for the slowest partition, and a thread without a core is slow.
@@ -78,14 +81,24 @@ pub(crate) fn traffic(a: TrafficArgs) -> acesim::Result<()> {
         );
     }
     // Where each point is, on a terminal unless --quiet (cleared before the table).
-    let terminal = (!a.quiet)
+    let terminal = (!a.quiet && first)
         .then(acesim::run::progress::Terminal::on_stderr)
         .flatten();
     let progress = terminal.as_ref().map(|t| t.progress());
-    let points = run_loads(&config, &base, &loads, a.all_loads, progress.as_ref());
+    let points = run_loads_on(
+        &config,
+        &base,
+        &loads,
+        a.all_loads,
+        progress.as_ref(),
+        processes.as_deref(),
+    );
     drop(progress);
     drop(terminal);
     let points = points?;
+    if !first {
+        return Ok(());
+    }
     let csv = points_csv(&points);
     let json_text = match &json_out {
         Some(_) => {
@@ -107,11 +120,18 @@ pub(crate) fn traffic(a: TrafficArgs) -> acesim::Result<()> {
             if let Some(split) = &p.partitions {
                 out!("load {:.3}: {}", p.load, split.describe());
             }
-            if let Some(par) = p.parallel.filter(|par| par.threads > 1) {
+            if let Some(par) = p
+                .parallel
+                .filter(|par| par.threads > 1 || par.processes > 1)
+            {
+                let on = if par.processes > 1 {
+                    format!("{} processes", par.processes)
+                } else {
+                    format!("{} threads", par.threads)
+                };
                 outln!(
-                    "load {:.3}: {} threads, {} windows, {:.2} % of events crossed between partitions",
+                    "load {:.3}: {on}, {} windows, {:.2} % of events crossed between partitions",
                     p.load,
-                    par.threads,
                     par.windows,
                     100.0 * par.crossings as f64 / p.events.max(1) as f64
                 );

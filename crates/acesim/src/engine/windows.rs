@@ -84,7 +84,7 @@ pub fn run_windows<P: Partition>(
 
 /// The end of the window that starts at `start`: the next multiple of the grid, and never
 /// past the limit.
-fn window_end(start: Ps, grid: Ps, limit: Ps) -> Ps {
+pub(crate) fn window_end(start: Ps, grid: Ps, limit: Ps) -> Ps {
     let grid = grid.max(1);
     (start / grid + 1)
         .saturating_mul(grid)

@@ -6,6 +6,7 @@ use crate::machine::topology::Topology;
 use crate::network::models::Model;
 use crate::network::partition::Partitioning;
 use crate::units::Ps;
+use serde::{Deserialize, Serialize};
 
 /// What the network tells the runtime. `token` is the runtime's own id for the message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,7 +22,7 @@ pub enum Notice {
 }
 
 /// Counters of one NIC.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
 pub struct NicStats {
     pub injected_packets: u64,
     pub ejected_packets: u64,
@@ -35,7 +36,7 @@ pub struct NicStats {
 }
 
 /// Counters of one directed link.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
 pub struct LinkStats {
     pub bytes: u64,
     pub packets: u64,
@@ -48,7 +49,7 @@ pub struct LinkStats {
 }
 
 /// Whole-network counters at the end of a run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NetCounters {
     /// Link traversals (every link a packet crossed, NIC links included).
     pub packet_hops: u64,
@@ -77,7 +78,7 @@ impl NetCounters {
 
 /// What every model counts: per link, per NIC, over the whole network, and (when tracing)
 /// when each link was busy.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct NetStats {
     pub links: Vec<LinkStats>,
     pub nics: Vec<NicStats>,

@@ -14,6 +14,7 @@ use crate::engine::Schedule;
 use crate::machine::topology::ports::LinkEnd;
 use crate::network::interface::NetStats;
 use crate::units::Ps;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -22,7 +23,7 @@ pub(super) const NO_REMOTE: u64 = u64::MAX;
 
 /// What a partition needs of a packet's message: landing it (at the destination NIC's
 /// partition) or handing it on.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub(super) struct MessageInfo {
     /// Names the message in every partition: its sender's partition and a count there.
     remote: u64,
@@ -32,10 +33,10 @@ pub(super) struct MessageInfo {
 }
 
 /// An event handed to another partition.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Crossing(Cross);
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 enum Cross {
     /// A packet's head reaches router input `packet.port` at `time`.
     Packet {

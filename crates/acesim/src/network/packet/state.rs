@@ -8,6 +8,7 @@ use crate::network::interface::{ModelEvent, NetStats, Notice};
 pub(super) use crate::network::link_kinds::LinkKind;
 use crate::rng::Rng;
 use crate::units::Ps;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// Packet is not in a router input buffer (it is in a NIC).
@@ -49,7 +50,7 @@ pub enum PacketEvent {
 
 impl ModelEvent for PacketEvent {}
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub(super) struct Packet {
     pub(super) msg: u32,
     pub(super) src_nic: u32,

@@ -9,7 +9,7 @@ use crate::network::NetStats;
 use crate::results::nics::{mean_hops, minimal_fraction};
 use crate::run::traffic::config::TrafficConfig;
 use crate::units::Ps;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
 /// Measured packets below which a point cannot be called saturated by its accepted rate
@@ -18,7 +18,7 @@ pub const MIN_JUDGED_PACKETS: u64 = 200;
 
 /// What the partitions of a run measured so far, summed for the stop rule: measured
 /// packets that arrived, and those not arrived yet.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
 pub struct Tally {
     pub arrived: u64,
     pub outstanding: i64,
@@ -39,6 +39,8 @@ impl Tally {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Parallel {
     pub threads: u32,
+    /// Processes of a run across processes (`mpirun`), 1 otherwise.
+    pub processes: u32,
     pub windows: u64,
     pub crossings: u64,
 }
@@ -98,6 +100,7 @@ pub struct TrafficPoint {
 /// it was created, so its latency is known where it lands: each partition of a parallel
 /// run measures the packets it creates and those it receives, and the partitions'
 /// measurements add up (`add`).
+#[derive(Serialize, Deserialize)]
 pub(super) struct Measurement {
     warmup: Ps,
     end: Ps,

@@ -24,6 +24,8 @@ mod table;
 
 pub use config::{Injection, TrafficConfig};
 pub use measure::{Parallel, TrafficPoint, MIN_JUDGED_PACKETS};
-pub use point::{pattern_shape, run_point, run_point_with};
-pub use sweep::{last_stable_load, parse_loads, run_curve, run_loads, saturation_throughput};
+pub use point::{pattern_shape, run_point, run_point_on, run_point_with};
+pub use sweep::{
+    last_stable_load, parse_loads, run_curve, run_loads, run_loads_on, saturation_throughput,
+};
 pub use table::{points_csv, points_table};

@@ -1,7 +1,8 @@
 //! One load point: the point checked against the machine, then the generator run against
 //! a network model.
 
-use crate::engine::{run_windows, Bounds, WindowCount};
+use crate::engine::processes::gather_all;
+use crate::engine::{run_processes, run_windows, Bounds, Exchange, WindowCount};
 use crate::error::{Error, Result};
 use crate::machine::loaded::Machine;
 use crate::machine::topology::{Shape as TopoShape, Topology};
@@ -16,6 +17,7 @@ use crate::run::traffic::injection::Injector;
 use crate::run::traffic::measure::{Measurement, Parallel, Tally, TrafficPoint};
 use crate::run::traffic::part::TrafficPart;
 use crate::units::Ps;
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -33,19 +35,45 @@ pub fn run_point_with(
     cfg: &TrafficConfig,
     progress: Option<&Progress>,
 ) -> Result<TrafficPoint> {
+    run_point_on(machine, cfg, progress, None)
+}
+
+/// Runs one load point on this process's threads, or with `processes` as one partition of
+/// a run across processes (every process gets the point).
+pub fn run_point_on(
+    machine: &Machine,
+    cfg: &TrafficConfig,
+    progress: Option<&Progress>,
+    processes: Option<&dyn Exchange>,
+) -> Result<TrafficPoint> {
     let started = Instant::now();
+    let processes = processes.filter(|ex| ex.count() > 1);
+    if let Some(ex) = processes {
+        agree(ex, machine, cfg)?;
+    }
     let (topo, traffic) = check_point(machine, cfg)?;
-    let mut parts = partitions(machine, cfg, topo, traffic)?;
+    let mut parts = partitions(machine, cfg, topo, traffic, processes)?;
     let threads = parts.len() as u32;
     let mut reporter = Reporter::new(progress);
-    let (last, count) = drive(&mut parts, cfg, &mut reporter)?;
-    let events = parts.iter().map(|p| p.q.processed()).sum();
+    let count = drive(&mut parts, cfg, &mut reporter, processes)?;
     let report = parts[0].counter.take().map(PartitionCounter::finish);
-    let (topo, stats, window) = merge(parts, last)?;
+    let topo = parts[0].net.topology().clone();
+    let mut shares: Vec<Share> = parts.into_iter().map(Share::of).collect();
+    if let Some(ex) = processes {
+        shares = gather_all(ex, &shares)
+            .map_err(Error::Internal)?
+            .into_iter()
+            .flatten()
+            .collect();
+    }
+    let last = shares.iter().map(|s| s.last).max().unwrap_or(0);
+    let events = shares.iter().map(|s| s.events).sum();
+    let (stats, window) = merge(shares)?;
     let mut point = window.point(cfg, (&topo, &stats), last, events, started);
     point.partitions = report;
     point.parallel = Some(Parallel {
         threads,
+        processes: processes.map_or(1, |ex| ex.count() as u32),
         windows: count.windows,
         crossings: count.crossings,
     });
@@ -53,18 +81,69 @@ pub fn run_point_with(
     Ok(point)
 }
 
-/// The partitions a point runs in: the whole machine for one thread (`cfg.threads`),
-/// else blocks of routers (`Network::partition`) with the nodes attached to them.
+/// Checks that every process of a run was given the same machine and point.
+fn agree(ex: &dyn Exchange, machine: &Machine, cfg: &TrafficConfig) -> Result<()> {
+    let mine = format!("{} {cfg:?}", MachineId::of(machine, "").hash);
+    let all = gather_all(ex, &mine).map_err(Error::Internal)?;
+    match all.iter().position(|other| *other != all[0]) {
+        None => Ok(()),
+        Some(p) => Err(command_line(
+            "mpirun",
+            format!("the processes of the run were given different inputs (process {p} differs from process 0): give every process the same command line and files"),
+        )),
+    }
+}
+
+/// What a partition counted and measured, to be summed with the others' (sent between
+/// processes when they are processes).
+#[derive(Serialize, Deserialize)]
+struct Share {
+    stats: NetStats,
+    window: Measurement,
+    last: Ps,
+    events: u64,
+    /// Bytes alive in the network (with the checks on) or the invariant it broke.
+    in_network: std::result::Result<Option<u64>, String>,
+    overflow: Option<String>,
+}
+
+impl Share {
+    fn of(p: TrafficPart) -> Share {
+        Share {
+            in_network: p.net.in_network_bytes(p.last),
+            overflow: p.q.overflow().map(str::to_string),
+            stats: p.net.stats().clone(),
+            last: p.last,
+            events: p.q.processed(),
+            window: p.window,
+        }
+    }
+}
+
+/// The partitions a point runs in here: the whole machine for one thread (`cfg.threads`),
+/// else blocks of routers (`Network::partition`) with the nodes attached to them, one per
+/// thread, or this process's one of the blocks of a run on `processes`.
 fn partitions(
     machine: &Machine,
     cfg: &TrafficConfig,
     topo: Topology,
     traffic: Traffic,
+    processes: Option<&dyn Exchange>,
 ) -> Result<Vec<TrafficPart>> {
     let bandwidth = machine.nic_link().bandwidth.0;
     let payload = cfg.packet - machine.nic.header.0;
     let nodes = topo.num_nodes;
     let threads = threads(cfg, &topo)?;
+    if processes.is_some() && (threads > 1 || cfg.partitions.is_some()) {
+        return Err(command_line(
+            "threads",
+            "a run on several processes runs one thread in each: leave out --threads and --partitions".into(),
+        ));
+    }
+    let (blocks, source) = match processes {
+        Some(ex) => (ex.count() as u32, "mpirun -np"),
+        None => (threads, "--threads"),
+    };
     let generators = || {
         (
             traffic.clone(),
@@ -80,7 +159,7 @@ fn partitions(
         net
     };
     let node_router = |topo: &Topology, node: u32| topo.nic_router(topo.node_nic(node, 0));
-    if threads == 1 {
+    if blocks == 1 {
         let net = network(topo);
         let counter = match cfg.partitions {
             Some(parts) => {
@@ -99,7 +178,7 @@ fn partitions(
         part.counter = counter;
         return Ok(vec![part]);
     }
-    let split = network(topo.clone()).partition(threads, "--threads")?;
+    let split = network(topo.clone()).partition(blocks, source)?;
     let of_router = Arc::new(split.of_router);
     let of_node: Vec<u32> = (0..nodes)
         .map(|n| of_router[node_router(&topo, n) as usize])
@@ -113,10 +192,15 @@ fn partitions(
     }) {
         return Err(command_line(
             "threads",
-            format!("node {node} has NICs on routers of different partitions, so it cannot be split over {threads} threads: use --threads 1"),
+            format!("node {node} has NICs on routers of different partitions, so it cannot be split in {blocks}: use one thread and one process"),
         ));
     }
-    Ok((0..threads)
+    let here: Vec<u32> = match processes {
+        Some(ex) => vec![ex.me() as u32],
+        None => (0..blocks).collect(),
+    };
+    Ok(here
+        .into_iter()
         .map(|me| {
             let mut net = network(topo.clone());
             net.make_partition(me, of_router.clone());
@@ -146,26 +230,25 @@ fn threads(cfg: &TrafficConfig, topo: &Topology) -> Result<u32> {
 }
 
 /// Adds up what the partitions counted and measured, after checking the invariants of a
-/// run stopped at `last`: returns the topology, the network's counters and the window.
-fn merge(parts: Vec<TrafficPart>, last: Ps) -> Result<(Topology, NetStats, Measurement)> {
+/// run stopped with packets in flight: returns the network's counters and the window.
+fn merge(shares: Vec<Share>) -> Result<(NetStats, Measurement)> {
     let broken = |v: String| Error::Internal(format!("model invariant broken: {v}"));
     let mut in_network = Some(0u64);
-    for p in &parts {
-        if let Some(v) = p.q.overflow() {
-            return Err(broken(v.to_string()));
+    for s in &shares {
+        if let Some(v) = &s.overflow {
+            return Err(broken(v.clone()));
         }
-        let bytes = p.net.in_network_bytes(last).map_err(broken)?;
+        let bytes = s.in_network.clone().map_err(broken)?;
         in_network = in_network.zip(bytes).map(|(a, b)| a + b);
     }
-    let mut parts = parts.into_iter();
-    let first = parts
+    let mut shares = shares.into_iter();
+    let first = shares
         .next()
         .ok_or_else(|| Error::Internal("a run with no partition".into()))?;
-    let mut stats = first.net.stats().clone();
-    let mut window = first.window;
-    for p in parts {
-        stats.add(p.net.stats());
-        window.add(p.window);
+    let (mut stats, mut window) = (first.stats, first.window);
+    for s in shares {
+        stats.add(&s.stats);
+        window.add(s.window);
     }
     // The run stops with packets still in the network (warm-up ones, or measured ones at
     // the drain limit): bytes injected = bytes delivered + bytes still in the network.
@@ -173,7 +256,7 @@ fn merge(parts: Vec<TrafficPart>, last: Ps) -> Result<(Topology, NetStats, Measu
         let c = &stats.counters;
         check_bytes(c.bytes_injected, c.bytes_delivered, in_network).map_err(broken)?;
     }
-    Ok((first.net.topo, stats, window))
+    Ok((stats, window))
 }
 
 /// Checks the point against the machine, and returns what it runs on: the topology, and
@@ -237,7 +320,8 @@ fn drive(
     parts: &mut [TrafficPart],
     cfg: &TrafficConfig,
     reporter: &mut Reporter,
-) -> Result<(Ps, WindowCount)> {
+    processes: Option<&dyn Exchange>,
+) -> Result<WindowCount> {
     let gen_end = cfg.warmup + cfg.measure;
     let stop = |at: Ps, t: &[(Tally, u64)]| {
         at >= gen_end && t.iter().map(|t| t.0.outstanding).sum::<i64>() <= 0
@@ -265,7 +349,9 @@ fn drive(
             });
         }
     };
-    let count = run_windows(parts, &bounds, &mut watch).map_err(Error::Internal)?;
-    let last = parts.iter().map(|p| p.last).max().unwrap_or(0);
-    Ok((last, count))
+    let count = match processes {
+        Some(ex) => run_processes(&mut parts[0], ex, &bounds, &mut watch),
+        None => run_windows(parts, &bounds, &mut watch),
+    };
+    count.map_err(Error::Internal)
 }

@@ -1,12 +1,13 @@
 //! A curve: loads parsed from the command line, run one after another, and what the points
 //! say of the network.
 
+use crate::engine::Exchange;
 use crate::error::Result;
 use crate::machine::loaded::Machine;
 use crate::run::progress::Progress;
 use crate::run::traffic::config::{check_load, command_line, TrafficConfig};
 use crate::run::traffic::measure::TrafficPoint;
-use crate::run::traffic::point::run_point_with;
+use crate::run::traffic::point::run_point_on;
 
 /// Runs `base` at each load: all of them, or (by default) stopping after two saturated;
 /// `progress` is told where each point is.
@@ -17,20 +18,37 @@ pub fn run_loads(
     all: bool,
     progress: Option<&Progress>,
 ) -> Result<Vec<TrafficPoint>> {
+    run_loads_on(machine, base, loads, all, progress, None)
+}
+
+/// `run_loads`, each point run across `processes` when given (every process gets every
+/// point, so all take the same decisions).
+pub fn run_loads_on(
+    machine: &Machine,
+    base: &TrafficConfig,
+    loads: &[f64],
+    all: bool,
+    progress: Option<&Progress>,
+    processes: Option<&dyn Exchange>,
+) -> Result<Vec<TrafficPoint>> {
     if loads.is_empty() {
         return Err(command_line("load", "give at least one load".into()));
     }
     for &load in loads {
         check_load(load).map_err(|m| command_line("load", m))?;
     }
-    if all {
-        loads
-            .iter()
-            .map(|&load| run_point_with(machine, &base.at_load(load), progress))
-            .collect()
-    } else {
-        run_curve(machine, base, loads, progress)
+    let mut out = Vec::new();
+    let mut saturated = 0;
+    for &load in loads {
+        let p = run_point_on(machine, &base.at_load(load), progress, processes)?;
+        saturated += p.saturated as u32;
+        out.push(p);
+        // Unless every load is asked for, the sweep stops after two saturated points.
+        if saturated >= 2 && !all {
+            break;
+        }
     }
+    Ok(out)
 }
 
 /// Runs a sweep of loads; stops after the first two saturated points.
@@ -40,17 +58,7 @@ pub fn run_curve(
     loads: &[f64],
     progress: Option<&Progress>,
 ) -> Result<Vec<TrafficPoint>> {
-    let mut out = Vec::new();
-    let mut saturated = 0;
-    for &load in loads {
-        let p = run_point_with(machine, &base.at_load(load), progress)?;
-        saturated += p.saturated as u32;
-        out.push(p);
-        if saturated >= 2 {
-            break;
-        }
-    }
-    Ok(out)
+    run_loads_on(machine, base, loads, false, progress, None)
 }
 
 /// The loads of a `FROM:TO:STEP` range (inclusive, rounded to avoid 0.30000000000000004).

@@ -1,0 +1,145 @@
+//! `mpirun -np P acesim traffic`: the machine split among processes that exchange what
+//! crosses between them through MPI gives the bytes of one process; a command that cannot
+//! split, a build without MPI and processes given different inputs are refused.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+const ACESIM: &str = env!("CARGO_BIN_EXE_acesim");
+
+/// The traffic of these tests: a 4x4 torus past saturation (packets wait for credits
+/// across the two blocks) and below it.
+fn traffic_args(json: &Path) -> Vec<String> {
+    let torus = repo().join("examples/machines/torus-4x4.toml");
+    [
+        "traffic",
+        "-m",
+        torus.to_str().unwrap(),
+        "--load",
+        "0.2,1.0",
+        "--all-loads",
+        "--warmup",
+        "1us",
+        "--measure",
+        "3us",
+        "--drain",
+        "2us",
+        "--check",
+        "--json",
+        json.to_str().unwrap(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[cfg(feature = "mpi")]
+fn mpirun() -> Option<Command> {
+    let found = Command::new("mpirun").arg("--version").output().is_ok();
+    if !found {
+        eprintln!("skipped: no mpirun (scripts/setup installs Open MPI)");
+        return None;
+    }
+    let mut cmd = Command::new("mpirun");
+    // CI runs as root; Open MPI refuses root unless told.
+    cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .arg("--oversubscribe");
+    Some(cmd)
+}
+
+#[cfg(feature = "mpi")]
+#[test]
+fn two_processes_give_the_bytes_of_one() {
+    let Some(mut mpi) = mpirun() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (one, two) = (dir.path().join("one.json"), dir.path().join("two.json"));
+    let o = Command::new(ACESIM)
+        .args(traffic_args(&one))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = mpi
+        .args(["-np", "2", ACESIM])
+        .args(traffic_args(&two))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    // Process 0 alone prints: one table, and how the run went.
+    assert_eq!(out.matches("load  offered").count(), 1, "{out}");
+    assert!(out.contains("2 processes"), "{out}");
+    let (a, b) = (std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
+    assert!(a == b, "two processes changed the results");
+}
+
+#[cfg(feature = "mpi")]
+#[test]
+fn processes_given_different_inputs_are_refused() {
+    let Some(mut mpi) = mpirun() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("x.json");
+    let mut other = traffic_args(&json);
+    other[4] = "0.3".into();
+    let o = mpi
+        .args(["-np", "1", ACESIM])
+        .args(traffic_args(&json))
+        .args([":", "-np", "1", ACESIM])
+        .args(other)
+        .output()
+        .unwrap();
+    assert_ne!(o.status.code(), Some(0));
+    assert!(
+        stderr(&o).contains("the processes of the run were given different inputs"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!json.exists(), "no output when the inputs disagree");
+}
+
+#[test]
+fn commands_that_do_not_split_refuse_several_processes() {
+    // What mpirun tells its processes: here a launch of 2.
+    let o = Command::new(ACESIM)
+        .args([
+            "run",
+            "examples/papers/ring_put.c",
+            "--machine",
+            "table1",
+            "--ranks",
+            "4",
+        ])
+        .current_dir(repo())
+        .env("OMPI_COMM_WORLD_SIZE", "2")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("`acesim run` runs in one process, and mpirun started 2"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn a_build_without_mpi_refuses_to_run_as_copies() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("x.json");
+    let o = Command::new(ACESIM)
+        .args(traffic_args(&json))
+        .env("OMPI_COMM_WORLD_SIZE", "2")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("built without MPI"), "{}", stderr(&o));
+    assert!(!json.exists());
+}
