@@ -75,7 +75,7 @@ pub(crate) enum Command {
     },
     /// Synthetic traffic: latency and accepted throughput against offered load.
     #[command(
-        after_help = "Examples:\n  acesim traffic -m examples/machines/torus-4x4.toml --pattern uniform --load 0.1:1.0:0.1\n  acesim traffic -m table1 --set topology.kind=dragonfly --set topology.p=2 --set topology.a=4 --set topology.h=2 --pattern worst_case --load 0.2,0.4 --csv df.csv"
+        after_help = "Examples:\n  acesim traffic -m examples/machines/torus-4x4.toml --pattern uniform --load 0.1:1.0:0.1\n  acesim traffic -m table1 --set topology.kind=dragonfly --set topology.p=2 --set topology.a=4 --set topology.h=2 --pattern worst_case --load 0.2,0.4 --csv df.csv\n  acesim traffic -m examples/machines/torus-4x4.toml --load 0.5 --threads 2\n\nAcross processes (a build with MPI: scripts/setup):\n  mpirun -np 2 acesim traffic -m examples/machines/torus-4x4.toml --load 0.5"
     )]
     Traffic(TrafficArgs),
     /// Check a machine and, optionally, a program without simulating.
