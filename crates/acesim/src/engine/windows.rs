@@ -278,7 +278,24 @@ fn worker<P: Partition>(
             break;
         }
         let end = window_end(start, bounds.grid, bounds.limit);
-        if let Err(e) = part.run_until(end, &mut out) {
+        // A partition that fails, even by a panic, still meets the others at the barriers,
+        // so that they all stop after this window instead of waiting for it forever.
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            part.run_until(end, &mut out)
+        }));
+        let failure = match ran {
+            Ok(Ok(())) => None,
+            Ok(Err(e)) => Some(e),
+            Err(panic) => Some(format!(
+                "partition {me} failed: {}",
+                panic
+                    .downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or_else(|| panic.downcast_ref::<&str>().copied())
+                    .unwrap_or("a panic")
+            )),
+        };
+        if let Some(e) = failure {
             error = Some(e);
             shared.failed.store(true, Ordering::Relaxed);
         }
@@ -412,6 +429,43 @@ mod tests {
             assert_eq!(handled.len(), 2, "{parts} partitions");
             assert_eq!(count.reached, 2000);
         }
+    }
+
+    /// A partition with an event every 1000 ps that panics at its third.
+    struct Boom {
+        me: usize,
+        next: Ps,
+    }
+
+    impl Partition for Boom {
+        type Crossing = ();
+        type Tally = ();
+        fn next_time(&self) -> Option<Ps> {
+            Some(self.next)
+        }
+        fn run_until(&mut self, end: Ps, _: &mut [Vec<()>]) -> Result<(), String> {
+            while self.next < end {
+                assert!(self.me != 1 || self.next < 3000, "boom");
+                self.next += 1000;
+            }
+            Ok(())
+        }
+        fn receive(&mut self, _: &mut Vec<()>) {}
+        fn tally(&self) {}
+    }
+
+    #[test]
+    fn a_partition_that_panics_stops_every_thread() {
+        let mut parts: Vec<Boom> = (0..3).map(|me| Boom { me, next: 0 }).collect();
+        let never = |_: Ps, _: &[()]| false;
+        let bounds = Bounds {
+            grid: 1000,
+            limit: Ps::MAX,
+            stop: &never,
+            no_stop_before: 0,
+        };
+        let e = run_windows(&mut parts, &bounds, &mut |_, _| {}).unwrap_err();
+        assert!(e.contains("partition 1 failed: boom"), "{e}");
     }
 
     #[test]

@@ -127,7 +127,7 @@ impl PacketNetwork {
         (p != s.me).then_some(p)
     }
 
-    /// Hands packet `p`, whose head reaches router input `to_port` at `time`, to
+    /// Hands packet `p`, whose head reaches the router input `packet.port` at `time`, to
     /// partition `to`.
     pub(super) fn cross_packet(
         &mut self,
