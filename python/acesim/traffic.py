@@ -57,7 +57,8 @@ def traffic(
     Times are picoseconds (int) or strings with units. ``check`` checks the model's
     invariants as each load runs (as ``acesim traffic --check``); a broken one raises
     ``acesim.InternalError``. ``threads=N`` runs each load on N threads, the machine split
-    into N blocks of routers (0: every core), with the same results as one thread."""
+    into N blocks of routers (0: every core, with at least 1,024 routers a thread), with the
+    same results as one thread."""
     import pandas as pd
 
     m = resolve_machine(machine)

@@ -214,7 +214,8 @@ pub(crate) struct TrafficArgs {
     #[arg(long, value_name = "N")]
     pub(crate) partitions: Option<u32>,
     /// Run each load on N threads, the machine split into N blocks of routers (0: every
-    /// core). The results are the same on any number of threads.
+    /// core, with at least 1,024 routers a thread). The results are the same on any number
+    /// of threads.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub(crate) threads: u32,
     /// Do not print the table or the progress line (--csv and --json are still written).

@@ -133,10 +133,19 @@ fn bad_thread_counts_are_refused() {
     let flat = load("[topology]\nkind='torus'\ndims=[4,4]\n[link]\nlatency='0ns'");
     let e = run_point(&flat, &config(&flat, "uniform", 0.1, 1, 2)).unwrap_err();
     assert!(e.to_string().contains("no latency"), "{e}");
-    // Every core: never more threads than routers.
-    let small = load("[topology]\nkind='torus'\ndims=[1,2]");
+    // Every core, but a small machine stays on one thread (1,024 routers a thread).
+    let small = load("[topology]\nkind='torus'\ndims=[4,4]");
     let p = run_point(&small, &config(&small, "uniform", 0.1, 1, 0)).expect("runs");
-    assert!(p.parallel.expect("ran").threads <= 2);
+    assert_eq!(p.parallel.expect("ran").threads, 1);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+    let big = machine("[topology]\nkind='torus'\ndims=[64,32]");
+    let cfg = TrafficConfig {
+        warmup: 20_000,
+        measure: 40_000,
+        ..config(&big, "uniform", 0.05, 1, 0)
+    };
+    let p = run_point(&big, &cfg).expect("runs");
+    assert_eq!(p.parallel.expect("ran").threads, cores.min(2));
 }
 
 proptest! {

@@ -221,13 +221,19 @@ fn threads(cfg: &TrafficConfig, topo: &Topology) -> Result<u32> {
             "--partitions measures how a serial run would split: it runs on one thread, so leave out --threads".into(),
         ));
     }
-    // Every core of a small machine: no more threads than routers.
+    // "Every core" gives each thread at least ROUTERS_PER_THREAD routers: a small
+    // machine stays on one.
     Ok(if cfg.threads == 0 {
-        threads.min(topo.num_routers).max(1)
+        threads.min(topo.num_routers / ROUTERS_PER_THREAD).max(1)
     } else {
         threads
     })
 }
+
+/// Routers a thread needs for threads to pay, when `--threads 0` chooses. Measured on
+/// uniform traffic at load 0.1 (docs/performance.md), 2 threads against 1: 128 routers a
+/// thread were 1.12x slower, 512 even (0.95), 1,152 took 0.58 of the time, 2,048 0.43–0.47.
+const ROUTERS_PER_THREAD: u32 = 1024;
 
 /// Adds up what the partitions counted and measured, after checking the invariants of a
 /// run stopped with packets in flight: returns the network's counters and the window.
