@@ -22,5 +22,4 @@ mod split;
 mod state;
 
 pub use checks::check_bytes;
-pub use split::Crossing;
-pub use state::{NetParams, PacketEvent, PacketNetwork};
+pub use state::{Crossing, NetParams, PacketEvent, PacketNetwork};

@@ -30,7 +30,7 @@ impl PacketNetwork {
             token,
             dma,
             hops: 0,
-            remote: super::split::NO_REMOTE,
+            remote: NO_REMOTE,
             crossed: 0,
             landing: false,
         });
@@ -64,7 +64,7 @@ impl PacketNetwork {
             token,
             dma: false,
             hops: 0,
-            remote: super::split::NO_REMOTE,
+            remote: NO_REMOTE,
             crossed: 0,
             landing: false,
         });

@@ -14,68 +14,8 @@ use crate::engine::Schedule;
 use crate::machine::topology::ports::LinkEnd;
 use crate::network::interface::NetStats;
 use crate::units::Ps;
-use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::Arc;
-
-/// No remote id yet.
-pub(super) const NO_REMOTE: u64 = u64::MAX;
-
-/// What a partition needs of a packet's message: landing it (at the destination NIC's
-/// partition) or handing it on.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-pub(super) struct MessageInfo {
-    /// Names the message in every partition: its sender's partition and a count there.
-    remote: u64,
-    token: u64,
-    packets: u32,
-    dma: bool,
-}
-
-/// An event handed to another partition.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Crossing(Cross);
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-enum Cross {
-    /// A packet's head reaches router input `packet.port` at `time`.
-    Packet {
-        time: Ps,
-        key: u64,
-        packet: Packet,
-        message: MessageInfo,
-    },
-    /// Buffer space returns to the sender of `link` at `time`; `returned` is the time and
-    /// key of the event that returned it.
-    Credit {
-        time: Ps,
-        key: u64,
-        link: u32,
-        vc: u8,
-        bytes: u32,
-        returned: (Ps, u64),
-    },
-}
-
-/// Where a partition stands among the others.
-#[derive(Debug)]
-pub(super) struct Split {
-    pub(super) me: u32,
-    /// The partition of every router.
-    of_router: Arc<Vec<u32>>,
-    /// What goes to each partition, until the end of the window.
-    pub(super) out: Vec<Vec<Crossing>>,
-    /// Messages landing here that were sent from another partition (or left and came
-    /// back), by remote id.
-    landing: HashMap<u64, u32>,
-    /// Messages this partition sent that were given a remote id.
-    next_remote: u64,
-    /// A packet passing through: its message, by packet slot.
-    transit: Vec<Option<MessageInfo>>,
-    /// Per link, the time and key of the event that last emptied its waiting list: a
-    /// credit returned before then found packets waiting (see `receive`).
-    pub(super) emptied_at: Vec<(Ps, u64)>,
-}
 
 impl PacketNetwork {
     /// Makes this network partition `me` of a run whose routers are split by `of_router`.

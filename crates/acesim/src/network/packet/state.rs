@@ -9,7 +9,8 @@ pub(super) use crate::network::link_kinds::LinkKind;
 use crate::rng::Rng;
 use crate::units::Ps;
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 
 /// Packet is not in a router input buffer (it is in a NIC).
 pub(super) const IN_NIC: u32 = u32::MAX;
@@ -254,7 +255,68 @@ pub struct PacketNetwork {
     /// random draw or on the network's state): all but the dragonfly.
     pub(super) deterministic: bool,
     /// Where this network stands when it is one partition of a parallel run.
-    pub(super) split: Option<Box<super::split::Split>>,
+    pub(super) split: Option<Box<Split>>,
+}
+
+// What a partition of a parallel run keeps (its behaviour: split.rs).
+
+/// No remote id yet.
+pub(super) const NO_REMOTE: u64 = u64::MAX;
+
+/// What a partition needs of a packet's message: landing it (at the destination NIC's
+/// partition) or handing it on.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub(super) struct MessageInfo {
+    /// Names the message in every partition: its sender's partition and a count there.
+    pub(super) remote: u64,
+    pub(super) token: u64,
+    pub(super) packets: u32,
+    pub(super) dma: bool,
+}
+
+/// An event handed to another partition.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Crossing(pub(super) Cross);
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) enum Cross {
+    /// A packet's head reaches router input `packet.port` at `time`.
+    Packet {
+        time: Ps,
+        key: u64,
+        packet: Packet,
+        message: MessageInfo,
+    },
+    /// Buffer space returns to the sender of `link` at `time`; `returned` is the time and
+    /// key of the event that returned it.
+    Credit {
+        time: Ps,
+        key: u64,
+        link: u32,
+        vc: u8,
+        bytes: u32,
+        returned: (Ps, u64),
+    },
+}
+
+/// Where a partition stands among the others.
+#[derive(Debug)]
+pub(super) struct Split {
+    pub(super) me: u32,
+    /// The partition of every router.
+    pub(super) of_router: Arc<Vec<u32>>,
+    /// What goes to each partition, until the end of the window.
+    pub(super) out: Vec<Vec<Crossing>>,
+    /// Messages landing here that were sent from another partition (or left and came
+    /// back), by remote id.
+    pub(super) landing: HashMap<u64, u32>,
+    /// Messages this partition sent that were given a remote id.
+    pub(super) next_remote: u64,
+    /// A packet passing through: its message, by packet slot.
+    pub(super) transit: Vec<Option<MessageInfo>>,
+    /// Per link, the time and key of the event that last emptied its waiting list: a
+    /// credit returned before then found packets waiting (see `receive`).
+    pub(super) emptied_at: Vec<(Ps, u64)>,
 }
 
 /// State for checking the model's invariants; the first broken one is kept.
