@@ -90,16 +90,6 @@ impl Exchange for Mpi {
         let mut recv_counts = vec![0i32; n];
         self.world
             .all_to_all_into(&send_counts[..], &mut recv_counts[..]);
-        let offsets = |counts: &[i32]| -> Vec<i32> {
-            counts
-                .iter()
-                .scan(0, |at, &c| {
-                    let here = *at;
-                    *at += c;
-                    Some(here)
-                })
-                .collect()
-        };
         let (send_at, recv_at) = (offsets(&send_counts), offsets(&recv_counts));
         let send: Vec<u8> = out.concat();
         let mut recv = vec![0u8; recv_counts.iter().map(|&c| c as usize).sum()];
@@ -118,14 +108,7 @@ impl Exchange for Mpi {
         let mut counts = vec![0i32; n];
         self.world
             .all_gather_into(&(mine.len() as i32), &mut counts[..]);
-        let at: Vec<i32> = counts
-            .iter()
-            .scan(0, |acc, &c| {
-                let here = *acc;
-                *acc += c;
-                Some(here)
-            })
-            .collect();
+        let at = offsets(&counts);
         let mut all = vec![0u8; counts.iter().map(|&c| c as usize).sum()];
         {
             let mut got = PartitionMut::new(&mut all[..], &counts[..], &at[..]);
@@ -133,6 +116,19 @@ impl Exchange for Mpi {
         }
         split(&all, &counts)
     }
+}
+
+/// Where each of pieces of `counts` bytes starts, laid end to end.
+#[cfg(feature = "mpi")]
+fn offsets(counts: &[i32]) -> Vec<i32> {
+    counts
+        .iter()
+        .scan(0, |at, &c| {
+            let here = *at;
+            *at += c;
+            Some(here)
+        })
+        .collect()
 }
 
 /// `bytes` cut into pieces of `counts` bytes.

@@ -80,13 +80,21 @@ impl PacketNetwork {
         let packet = self.packets[p as usize];
         let message = self.message_info(p, &packet);
         self.free_packet(p);
-        if let Some(s) = &mut self.split {
-            s.out[to as usize].push(Crossing(Cross::Packet {
+        self.hand_over(
+            to,
+            Cross::Packet {
                 time,
                 key,
                 packet,
                 message,
-            }));
+            },
+        );
+    }
+
+    /// Keeps `event` for partition `to` until the end of the window.
+    fn hand_over(&mut self, to: u32, event: Cross) {
+        if let Some(s) = &mut self.split {
+            s.out[to as usize].push(Crossing(event));
         }
     }
 
@@ -143,16 +151,17 @@ impl PacketNetwork {
     ) {
         let key = q.reserve(time);
         let returned = q.current_key();
-        if let Some(s) = &mut self.split {
-            s.out[to as usize].push(Crossing(Cross::Credit {
+        self.hand_over(
+            to,
+            Cross::Credit {
                 time,
                 key,
                 link,
                 vc,
                 bytes,
                 returned,
-            }));
-        }
+            },
+        );
     }
 
     /// Takes what other partitions handed over.

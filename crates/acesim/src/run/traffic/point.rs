@@ -108,11 +108,11 @@ struct Share {
 }
 
 impl Share {
-    fn of(p: TrafficPart) -> Share {
+    fn of(mut p: TrafficPart) -> Share {
         Share {
             in_network: p.net.in_network_bytes(p.last),
             overflow: p.q.overflow().map(str::to_string),
-            stats: p.net.stats().clone(),
+            stats: std::mem::take(&mut p.net.stats),
             last: p.last,
             events: p.q.processed(),
             window: p.window,
