@@ -124,6 +124,7 @@ def simulate(
     max_message: str | int | None = None,
     collectives: str = "run",
     partitions: int | None = None,
+    threads: int = 1,
 ) -> Result:
     """Simulate ``program`` on ``machine`` and return the :class:`~acesim.Result`.
 
@@ -156,6 +157,10 @@ def simulate(
     ``partitions=N`` measures how the run would split into N partitions of a parallel run
     (as ``acesim run --partitions``): :attr:`Result.partitions` holds the lookahead, windows,
     events crossing partitions and the speed-up they allow (docs/performance.md).
+    ``threads=N`` runs it on N threads (as ``acesim run --threads``; packet model), the
+    machine split into N blocks of routers, each with the ranks on its nodes; ``0`` means
+    every core, with at least 1,024 routers a thread. The result is the same on any number
+    of threads.
 
     Raises InputError (bad machine, program or model), ProgramError (the program failed or a rank
     recorded nothing for ``record_timeout``), DeadlockError (the program can never finish),
@@ -184,11 +189,13 @@ def simulate(
         partitions = operator.index(partitions)
         if partitions < 1:
             raise ValueError("simulate(): partitions must be >= 1")
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
+        raise ValueError(f"simulate(): threads must be a whole number of threads, 0 for every core, not {threads!r}")
     try:
         r = core().simulate(
             m.to_toml(), m.name, text, name, fmt, ranks, args, bool(trace), bool(check),
             max_events, None if max_sim_time is None else str(max_sim_time), model, **replay,
-            partitions=partitions,
+            partitions=partitions, threads=threads,
         )
     except KeyboardInterrupt as e:
         # Ctrl-C stops the run soon; what it has comes with the exception, marked partial.

@@ -259,3 +259,15 @@ def test_a_result_says_which_machine_it_ran_on(core) -> None:
     same = acesim.simulate(acesim.Machine.from_toml(m.to_toml(), "copy.toml"), prog)
     assert same.machine_id["hash"] == r.machine_id["hash"] and same.machine_id["name"] == "copy.toml"
     assert acesim.simulate(m.set("router.vcs", 4), prog).machine_id["hash"] != r.machine_id["hash"]
+
+
+def test_a_program_on_threads_gives_the_same_result(core) -> None:
+    m = Machine.torus([4, 4])
+    one = acesim.simulate(m, ring_put, ranks=16, trace=True)
+    two = acesim.simulate(m, ring_put, ranks=16, trace=True, threads=2)
+    assert one.to_json() == two.to_json()
+    assert acesim.simulate(m, ring_put, ranks=16, threads=0).to_json() == acesim.simulate(m, ring_put, ranks=16).to_json()
+    with pytest.raises(ValueError, match="threads"):
+        acesim.simulate(m, ring_put, ranks=16, threads=-1)
+    with pytest.raises(acesim.InputError, match="17 partitions"):
+        acesim.simulate(m, ring_put, ranks=16, threads=17)

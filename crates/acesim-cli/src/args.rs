@@ -278,6 +278,11 @@ pub(crate) struct RunArgs {
     /// The run uses the event order a partitioned run needs (docs/performance.md).
     #[arg(long, value_name = "N")]
     pub(crate) partitions: Option<u32>,
+    /// Run on N threads, the machine split into N blocks of routers, each with the ranks
+    /// on its nodes (0: every core, with at least 1,024 routers a thread; packet model).
+    /// The results are the same on any number of threads.
+    #[arg(long, value_name = "N")]
+    pub(crate) threads: Option<u32>,
     /// Stop recording a C or Python program when a rank makes no MGEN call (records no
     /// operation, for Python) for this long (default 60s, or $ACESIM_RECORD_TIMEOUT; 0:
     /// wait for ever).

@@ -72,6 +72,9 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
         "command line",
         "max-sim-time",
     )?;
+    if let Some(t) = a.threads {
+        crate::traffic::warn_if_more_than_cores(t);
+    }
     // Where the run is, on a terminal unless --quiet (cleared before the summary).
     let terminal = (!a.quiet)
         .then(acesim::run::progress::Terminal::on_stderr)
@@ -87,6 +90,7 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
         memory_check: !a.ignore_memory_limit,
         timeline: a.timeline.is_some(),
         partitions: a.partitions,
+        threads: a.threads,
         // The summary counts operations; only the JSON and the timeline list them.
         summary_only: json_out.is_none() && a.timeline.is_none(),
         ..Default::default()

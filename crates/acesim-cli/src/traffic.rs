@@ -72,14 +72,7 @@ pub(crate) fn traffic(a: TrafficArgs) -> acesim::Result<()> {
     // Under mpirun, one block of the machine per process; process 0 prints and writes.
     let processes = crate::processes::start()?;
     let first = processes.as_ref().is_none_or(|p| p.me() == 0);
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
-    if a.threads > cores {
-        // Each window waits for the slowest partition, and a thread without a core is slow.
-        eprintln!(
-            "warning: --threads {} on {cores} cores: partitions take turns on the cores and the run is slower than on {cores} threads",
-            a.threads
-        );
-    }
+    warn_if_more_than_cores(a.threads);
     // Where each point is, on a terminal unless --quiet (cleared before the table).
     let terminal = (!a.quiet && first)
         .then(acesim::run::progress::Terminal::on_stderr)
@@ -124,17 +117,7 @@ pub(crate) fn traffic(a: TrafficArgs) -> acesim::Result<()> {
                 .parallel
                 .filter(|par| par.threads > 1 || par.processes > 1)
             {
-                let on = if par.processes > 1 {
-                    format!("{} processes", par.processes)
-                } else {
-                    format!("{} threads", par.threads)
-                };
-                outln!(
-                    "load {:.3}: {on}, {} windows, {:.2} % of events crossed between partitions",
-                    p.load,
-                    par.windows,
-                    100.0 * par.crossings as f64 / p.events.max(1) as f64
-                );
+                outln!("load {:.3}: {}", p.load, par.describe(p.events));
             }
         }
         let best = saturation_throughput(&points).unwrap_or(0.0);
@@ -176,4 +159,15 @@ pub(crate) fn size_for_traffic(
             config.topology.name()
         ),
     ))
+}
+
+/// Warns when `threads` (from --threads) exceeds the cores: each window waits for the
+/// slowest partition, and a thread without a core is slow.
+pub(crate) fn warn_if_more_than_cores(threads: u32) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+    if threads > cores {
+        eprintln!(
+            "warning: --threads {threads} on {cores} cores: partitions take turns on the cores and the run is slower than on {cores} threads"
+        );
+    }
 }

@@ -1378,6 +1378,47 @@ fn traffic_refuses_the_options_of_programs() {
 }
 
 #[test]
+fn a_run_on_threads_the_machine_or_model_cannot_take() {
+    let torus = "[topology]\nkind = \"torus\"\ndims = [2, 2]\n";
+    let prog = "ranks 2\nrank 0\nput 1 100 tag=1\nrank 1\npoll 1\n";
+    let run = |extra: &[&'static str]| {
+        let mut args = vec!["run", "p.sched", "-m", "m.toml"];
+        args.extend_from_slice(extra);
+        args
+    };
+    fails(
+        &[("m.toml", torus), ("p.sched", prog)],
+        &run(&["--threads", "5"]),
+        2,
+        &["--threads: field `partitions`: 5 partitions for a torus of 4 router(s)"],
+    );
+    fails(
+        &[("m.toml", torus), ("p.sched", prog)],
+        &run(&["--threads", "2", "--model", "flow"]),
+        2,
+        &["the flow model runs on one thread"],
+    );
+    fails(
+        &[("m.toml", torus), ("p.sched", prog)],
+        &run(&["--threads", "2", "--partitions", "2"]),
+        2,
+        &["--partitions measures how a serial run would split"],
+    );
+    fails(
+        &[
+            (
+                "m.toml",
+                "[topology]\nkind = \"torus\"\ndims = [4]\n[link]\nlatency = \"0ns\"\n",
+            ),
+            ("p.sched", prog),
+        ],
+        &run(&["--threads", "2"]),
+        2,
+        &["has no latency (0 ps), so they could never advance apart"],
+    );
+}
+
+#[test]
 fn traffic_on_more_threads_than_the_machine_splits_into() {
     let torus = "[topology]\nkind = \"torus\"\ndims = [2, 2]\n";
     fails(

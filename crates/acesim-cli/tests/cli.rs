@@ -800,6 +800,51 @@ fn check_mode_runs_clean_on_the_examples() {
 }
 
 #[test]
+fn a_program_on_threads_writes_the_same_files_as_on_one() {
+    let torus = repo().join("examples/machines/torus-4x4.toml");
+    let hot = repo().join("examples/schedules/hotspot.sched");
+    let dir = tempfile::tempdir().unwrap();
+    let mut outputs = Vec::new();
+    for threads in ["1", "2", "3"] {
+        let (json, csv, timeline) = (
+            format!("r{threads}.json"),
+            format!("l{threads}.csv"),
+            format!("t{threads}.json"),
+        );
+        let o = acesim(
+            &[
+                "run",
+                hot.to_str().unwrap(),
+                "--machine",
+                torus.to_str().unwrap(),
+                "--threads",
+                threads,
+                "--check",
+                "--json",
+                &json,
+                "--links-csv",
+                &csv,
+                "--timeline",
+                &timeline,
+            ],
+            dir.path(),
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let summary = String::from_utf8_lossy(&o.stdout).to_string();
+        assert!(summary.contains("1008999092 ps"), "{summary}");
+        if threads != "1" {
+            assert!(
+                summary.contains(&format!("{threads} threads, ")),
+                "{summary}"
+            );
+        }
+        let read = |f: &str| std::fs::read_to_string(dir.path().join(f)).unwrap();
+        outputs.push((read(&json), read(&csv), read(&timeline)));
+    }
+    assert!(outputs[1..].iter().all(|o| *o == outputs[0]));
+}
+
+#[test]
 fn traffic_check_mode_and_threads_change_no_result() {
     // Load 1.0 saturates the 4x4 torus: its run stops at the drain limit with packets still
     // in the network, which the bytes-conservation check must count. Two threads give

@@ -290,7 +290,7 @@ fn replay_args(
 /// Runs a program: `program_format` is "schedule" or "goal" (program_text is the text) or
 /// "c" (program_text is the path of the C file); `model` is "packet" or "flow".
 #[pyfunction]
-#[pyo3(signature = (machine_text, machine_name, program_text, program_name, program_format, ranks = None, args = Vec::new(), trace = false, check = false, max_events = None, max_sim_time = None, model = "packet".to_string(), ignore_calls = Vec::new(), compute_scale = None, compute_threshold = None, flops = None, jobs = None, max_message = None, collectives = None, partitions = None))]
+#[pyo3(signature = (machine_text, machine_name, program_text, program_name, program_format, ranks = None, args = Vec::new(), trace = false, check = false, max_events = None, max_sim_time = None, model = "packet".to_string(), ignore_calls = Vec::new(), compute_scale = None, compute_threshold = None, flops = None, jobs = None, max_message = None, collectives = None, partitions = None, threads = None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate(
     py: Python<'_>,
@@ -314,6 +314,7 @@ fn simulate(
     max_message: Option<String>,
     collectives: Option<String>,
     partitions: Option<u32>,
+    threads: Option<u32>,
 ) -> PyResult<RunResult> {
     let replay = replay_args(
         ignore_calls,
@@ -353,6 +354,7 @@ fn simulate(
             memory_check: true,
             interrupt: Some(interrupt),
             partitions,
+            threads,
             // Where the run is, when stderr is a terminal (not in a notebook or a pipe).
             progress: terminal.as_ref().map(|t| t.progress()),
             ..Default::default()

@@ -150,41 +150,6 @@ proptest! {
         prop_assert_eq!(run(false), run(true));
     }
 
-    /// Events ordered by their origins (the order a partitioned run needs): the model's
-    /// invariants hold (checks on), every transfer still happens with its size, the order
-    /// is deterministic, and a workload without ties (one rank's puts, one at a time)
-    /// gives the same bytes in both orders.
-    #[test]
-    fn the_partition_order_keeps_the_invariants(
-        (ranks, ops) in workload(),
-        machine in prop::sample::select(vec![
-            "[topology]\nkind='torus'\ndims=[3,4]\n[router]\nvcs=2\nbuffer_per_vc='2 KiB'\n[nic]\nmtu='1 KiB'",
-            "[topology]\nkind='dragonfly'\np=1\na=3\nh=1\ng=4\n[router]\nrouting='ugal'\nvcs=3\nbuffer_per_vc='4 KiB'",
-            "[topology]\nkind='fat_tree'\nk=2\nn=4\n[router]\nbuffer_per_vc='1 KiB'\n[nic]\nmtu='512 B'",
-        ]),
-    ) {
-        let m = load(machine);
-        let run = |t: &str, partition_order: bool| {
-            let options = Options { partition_order, check: true, ..Default::default() };
-            let mut r = simulate_with(&m, schedule::parse("w", t).unwrap(), &options).expect("finishes");
-            r.wall_seconds = 0.0;
-            r
-        };
-        let t = puts_text(ranks, &ops, false);
-        let (by_origin, by_schedule) = (run(&t, true), run(&t, false));
-        let transfers = |r: &acesim::Results| {
-            let mut v: Vec<(u32, u32, u32, u64)> = r.operations.iter().map(|o| (o.rank, o.src, o.dst, o.size)).collect();
-            v.sort_unstable();
-            v
-        };
-        prop_assert_eq!(transfers(&by_origin), transfers(&by_schedule));
-        prop_assert_eq!(by_origin.to_json(), run(&t, true).to_json());
-        // Rank 0 alone, each put completed before the next: nothing happens at once.
-        let alone: Vec<(u32, u32, u64)> = ops.iter().map(|&(_, dst, size)| (0, dst, size)).collect();
-        let t = puts_text(ranks, &alone, true);
-        prop_assert_eq!(run(&t, true).to_json(), run(&t, false).to_json());
-    }
-
     /// Seeds of randomness a run does not use change nothing: the routing seed on a torus
     /// (routing is deterministic there), the placement seed under block placement.
     #[test]

@@ -35,7 +35,12 @@ pub fn collect(
     // user's own transfers become the operations (moved, not copied).
     // A run that kept no records (their slots were reused) lists none.
     let keeps = rt.keeps_records();
-    let receives = Receives::new(if keeps { &rt.recvs } else { &[] }, &rt.xfers);
+    // A parallel run's records were merged with its operations and receives in run order.
+    let merged = rt.merged.take();
+    let receives = match &merged {
+        Some(m) if keeps => Receives::new(&m.1, &rt.xfers),
+        _ => Receives::new(if keeps { &rt.recvs } else { &[] }, &rt.xfers),
+    };
     let collectives = collectives(rt);
     let unmatched_messages = rt.unmatched_messages();
     let transfer_records = rt.xfers.len();
@@ -54,10 +59,10 @@ pub fn collect(
         wall_seconds: wall,
         per_rank: per_rank(rt, predicted),
         operation_count: rt.program_transfers,
-        operations: Operations::new(if keeps {
-            std::mem::take(&mut rt.xfers)
-        } else {
-            Vec::new()
+        operations: Operations::new(match merged {
+            _ if !keeps => Vec::new(),
+            Some(m) => m.0,
+            None => std::mem::take(&mut rt.xfers),
         }),
         regions: regions(rt),
         unpolled_puts: rt.unpolled(),
@@ -85,6 +90,7 @@ pub fn collect(
         link_activity: net.link_activity().map(<[_]>::to_vec),
         all_links,
         partitions: None,
+        parallel: None,
         transfer_records,
     }
 }

@@ -4,6 +4,34 @@
 use crate::units::{format_time, Ps};
 use serde::Serialize;
 
+/// How a point ran: on how many threads, in how many windows, with how many events
+/// handed between partitions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Parallel {
+    pub threads: u32,
+    /// Processes of a run across processes (`mpirun`), 1 otherwise.
+    pub processes: u32,
+    pub windows: u64,
+    pub crossings: u64,
+}
+
+impl Parallel {
+    /// One line for a human: on what it ran, in how many windows, and the share of its
+    /// `events` that crossed between partitions.
+    pub fn describe(&self, events: u64) -> String {
+        let on = if self.processes > 1 {
+            format!("{} processes", self.processes)
+        } else {
+            format!("{} threads", self.threads)
+        };
+        format!(
+            "{on}, {} windows, {:.2} % of events crossed between partitions",
+            self.windows,
+            100.0 * self.crossings as f64 / events.max(1) as f64
+        )
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PartitionReport {
     pub partitions: u32,

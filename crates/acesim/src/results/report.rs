@@ -118,6 +118,9 @@ pub struct Results {
     /// How the run would split into partitions, when measured (`--partitions`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partitions: Option<crate::results::partitions::PartitionReport>,
+    /// How a run on several threads ran (not in the JSON: it is the same on any number).
+    #[serde(skip)]
+    pub parallel: Option<crate::results::partitions::Parallel>,
     /// The most transfer records the runtime held at once: the program's own transfers
     /// and the collective steps in flight (a finished step's record is reused).
     #[serde(skip)]

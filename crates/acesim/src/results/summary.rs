@@ -17,10 +17,13 @@ impl Results {
         s
     }
 
-    /// How the run would split among partitions, when measured.
+    /// How the run would split among partitions, when measured, or how it ran on threads.
     fn write_partitions(&self, s: &mut String) {
         if let Some(p) = &self.partitions {
             s.push_str(&p.describe());
+        }
+        if let Some(par) = self.parallel.filter(|p| p.threads > 1 || p.processes > 1) {
+            let _ = writeln!(s, "{}", par.describe(self.events));
         }
     }
 

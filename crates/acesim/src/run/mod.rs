@@ -8,6 +8,8 @@ pub mod compare;
 pub mod events;
 pub mod partition_report;
 pub mod patterns;
+pub mod program_part;
 pub mod progress;
 pub mod simulate;
+pub mod simulate_threads;
 pub mod traffic;

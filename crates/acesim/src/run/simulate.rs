@@ -1,6 +1,5 @@
 //! One simulation run: machine + program -> results.
 
-use crate::engine::EventQueue;
 use crate::error::{Error, Location, Result};
 use crate::machine::loaded::Machine;
 use crate::machine::placement::{self, Placement};
@@ -12,10 +11,11 @@ use crate::program::{OpKind, Program, NONE};
 use crate::results::provenance::MachineId;
 use crate::results::{self, Results, StopReason};
 use crate::run::admission::{admit, estimate_run_memory, Tracing};
-use crate::run::events::Event;
 use crate::run::partition_report::PartitionCounter;
+use crate::run::program_part::ProgramPart;
 use crate::run::progress::{Reporter, Status};
-use crate::runtime::{RtEvent, RtParams, Runtime};
+use crate::run::simulate_threads::{simulate_threads, threads_for, Whole};
+use crate::runtime::{RtParams, Runtime};
 use crate::units::Ps;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -88,14 +88,7 @@ pub struct Options {
     /// they wake nothing: the reference that optimisation must match (tests).
     #[doc(hidden)]
     pub every_credit_an_event: bool,
-    /// Order events at one picosecond by their origins (the rank, router or NIC that
-    /// scheduled them: `engine::queue`), the order a partitioned run needs, instead of by
-    /// when they were scheduled alone. Off by default until the parallel engine exists: on
-    /// one thread it costs 7–10 % and moves tie-sensitive results (docs/performance.md).
-    #[doc(hidden)]
-    pub partition_order: bool,
-    /// Measure how the run would split into this many partitions (`--partitions`): the
-    /// run then uses the order a partitioned run needs (`partition_order`).
+    /// Measure how the run would split into this many partitions (`--partitions`).
     pub partitions: Option<u32>,
     /// Keep no per-operation records: the results count the operations but list none, and
     /// a replayed trace holds the requests in flight rather than one record per message.
@@ -103,6 +96,9 @@ pub struct Options {
     pub summary_only: bool,
     /// Told where the run is every quarter of a second (`run::progress`).
     pub progress: Option<crate::run::progress::Progress>,
+    /// Threads to run on (`run::simulate_threads`), 0 meaning every core (with enough
+    /// routers each); one when not given. The results are the same on any number.
+    pub threads: Option<u32>,
 }
 
 impl Options {
@@ -154,6 +150,21 @@ pub fn simulate_with(machine: &Machine, program: Program, options: &Options) -> 
         )?)?;
     }
     let (topo, placement) = layout(machine, program.ranks)?;
+    let threads = options
+        .threads
+        .map_or(1, |t| threads_for(t, topo.num_routers));
+    if threads > 1 {
+        let whole = Whole {
+            machine,
+            program,
+            comms,
+            topo,
+            placement,
+        };
+        let mut results = simulate_threads(whole, threads, options, started)?;
+        results.machine = Some(MachineId::of(machine, &machine.name.0));
+        return Ok(results);
+    }
     let mut rt = Runtime::new(program, RtParams::from_config(machine), placement);
     if let Some(comms) = comms {
         rt.stream(comms);
@@ -191,79 +202,58 @@ fn drive<N: Network>(
         net.enable_checks();
         rt.enable_checks();
     }
-    // Origins of event keys: the ranks, then the network's entities; one origin (the order
-    // events were scheduled in) unless asked.
-    let ranks = rt.entities();
-    let origins = ranks + net.entities();
-    let mut partitions = match options.partitions {
+    let counter = match options.partitions {
         Some(parts) => Some(partition_counter(&net, &rt, parts)?),
         None => None,
     };
-    let by_origin = options.partition_order || partitions.is_some();
-    let mut q: EventQueue<Event<N::Event, RtEvent>> =
-        EventQueue::new(if by_origin { origins } else { 1 });
-    rt.start(&mut q);
-    let mut notices = Vec::new();
+    // Events are ordered by their origins (ranks, then the network's entities) at each
+    // picosecond: the order of a run on any number of threads.
+    let mut run = ProgramPart::new(net, rt, 1);
+    run.counter = counter;
     let max_events = options.max_events.unwrap_or(u64::MAX);
     let max_time = options.max_sim_time.unwrap_or(Ps::MAX);
-    let mut stopped: Option<(StopReason, Ps)> = None;
-    let mut last_time = 0;
     let mut reporter = Reporter::new(options.progress.as_ref());
-    while let Some((now, ev)) = q.pop() {
-        if now < last_time {
-            return Err(Error::Internal(format!(
-                "event time went back from {last_time} ps to {now} ps"
-            )));
+    // The run goes in slices of events, between which it looks at the limits and progress.
+    let stopped = loop {
+        let slice_end = run
+            .q
+            .processed()
+            .saturating_add(INTERRUPT_POLL)
+            .min(max_events);
+        run.run_events(max_time.saturating_add(1), slice_end)
+            .map_err(Error::Internal)?;
+        let Some(next) = run.q.peek_time() else {
+            break None;
+        };
+        if next > max_time {
+            break Some((StopReason::MaxSimTime, max_time));
         }
-        last_time = now;
-        if now > max_time {
-            stopped = Some((StopReason::MaxSimTime, max_time));
-            break;
+        if run.q.processed() >= max_events {
+            break Some((StopReason::MaxEvents, next));
         }
-        let processed = q.processed();
-        if processed > max_events {
-            stopped = Some((StopReason::MaxEvents, now));
-            break;
-        }
-        if processed.is_multiple_of(INTERRUPT_POLL)
-            && options
-                .interrupt
-                .as_ref()
-                .is_some_and(|f| f.load(Ordering::Relaxed))
+        if options
+            .interrupt
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::Relaxed))
         {
-            stopped = Some((StopReason::Interrupted, now));
-            break;
+            break Some((StopReason::Interrupted, next));
         }
-        if processed.is_multiple_of(INTERRUPT_POLL) && reporter.due() {
+        if reporter.due() {
             reporter.report(Status::Run {
-                sim_ps: now,
-                events: processed,
-                ranks_finished: rt.ranks_finished(),
-                ranks: rt.program.ranks,
+                sim_ps: run.q.now(),
+                events: run.q.processed(),
+                ranks_finished: run.rt.ranks_finished(),
+                ranks: run.rt.program.ranks,
             });
         }
-        if by_origin {
-            let origin = match ev {
-                Event::Net(e) => ranks + net.origin(e),
-                Event::Own(e) => rt.origin(e),
-            };
-            q.set_origin(origin);
-            if let Some(p) = &mut partitions {
-                p.count(&q, now, q.current_key().1, origin);
-            }
-        }
-        match ev {
-            Event::Net(e) => net.handle(&mut q, now, e),
-            Event::Own(e) => rt.handle(&mut q, &mut net, now, e),
-        }
-        // Reacting to a notice may produce more (a same-node ack arrives at once).
-        while !net.notices().is_empty() {
-            std::mem::swap(&mut notices, net.notices());
-            for n in notices.drain(..) {
-                rt.on_notice(&mut q, &mut net, now, n);
-            }
-        }
-    }
+    };
+    let ProgramPart {
+        mut net,
+        mut rt,
+        q,
+        counter,
+        ..
+    } = run;
     // A trace read as the run goes that turned out unreadable ends it with its error.
     if let Some(e) = rt.stream_error() {
         return Err(e);
@@ -272,17 +262,17 @@ fn drive<N: Network>(
         return Err(Error::Internal(format!("model invariant broken: {v}")));
     }
     let wall = started.elapsed().as_secs_f64();
+    let events = q.processed();
     if let Some((reason, at)) = stopped {
         let partial = results::Partial {
             reason,
             stopped_at_ps: at,
             ranks_finished: rt.ranks_finished(),
         };
-        let events = q.processed().saturating_sub(1);
         drop(q);
         net.release_run_state();
         let mut r = results::collect(&net, &mut rt, events, wall, Some(partial));
-        r.partitions = partitions.map(PartitionCounter::finish);
+        r.partitions = counter.map(PartitionCounter::finish);
         return Ok(r);
     }
     // What happened after the last event without being one (credits that woke nothing)
@@ -294,11 +284,10 @@ fn drive<N: Network>(
     net.check_end(now)
         .and_then(|()| rt.check_end())
         .map_err(|v| Error::Internal(format!("model invariant broken: {v}")))?;
-    let events = q.processed();
     drop(q);
     net.release_run_state();
     let mut r = results::collect(&net, &mut rt, events, wall, None);
-    r.partitions = partitions.map(PartitionCounter::finish);
+    r.partitions = counter.map(PartitionCounter::finish);
     Ok(r)
 }
 

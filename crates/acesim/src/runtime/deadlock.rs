@@ -12,6 +12,17 @@ use std::collections::HashMap;
 impl Runtime {
     /// `Some(report)` if some rank has not finished.
     pub fn deadlock(&self, now: Ps, net: &impl Network) -> Option<DeadlockReport> {
+        self.deadlock_report(now, net.in_flight(), net.stuck_summary())
+    }
+
+    /// `Some(report)` if some rank has not finished or something is still `in_flight` in
+    /// the network (`stuck` says what).
+    pub fn deadlock_report(
+        &self,
+        now: Ps,
+        in_flight: bool,
+        stuck: Option<String>,
+    ) -> Option<DeadlockReport> {
         let mut blocked = Vec::new();
         for (r, st) in self.ranks.iter().enumerate() {
             if st.finish.is_some() {
@@ -70,14 +81,14 @@ impl Runtime {
                 waits_on,
             });
         }
-        if blocked.is_empty() && !net.in_flight() {
+        if blocked.is_empty() && !in_flight {
             return None;
         }
         Some(DeadlockReport {
             time: now,
             cycle: find_cycle(&blocked),
             blocked,
-            network: net.stuck_summary(),
+            network: stuck,
             model: None,
             note: None,
         })

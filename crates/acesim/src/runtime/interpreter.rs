@@ -21,6 +21,9 @@ impl Runtime {
     /// Starts every rank at time 0, each in its own name (`origin`).
     pub fn start(&mut self, q: &mut impl Schedule<RtEvent>) {
         for rank in 0..self.program.ranks {
+            if !self.runs_here(rank) {
+                continue;
+            }
             let r = rank as usize;
             q.set_origin(self.origin(RtEvent::Resume { rank }));
             if self.ranks[r].dag.is_some() {
@@ -408,6 +411,7 @@ impl Runtime {
             });
         }
         self.ranks[rank as usize].finish = Some(now);
+        self.finished += 1;
         self.last_activity = self.last_activity.max(now);
     }
 

@@ -37,7 +37,7 @@ impl Runtime {
         part: u64,
     ) {
         match self.local_copy(net, src_nic, dst_nic) {
-            None => net.send_data(q, now, src_nic, dst_nic, size, token(xfer, part)),
+            None => net.send_data(q, now, src_nic, dst_nic, size, self.token_of(xfer, part)),
             Some((bandwidth, latency)) => {
                 let done = now + latency + transfer_time(size, bandwidth);
                 for (at, what) in [(now, STARTED), (done, COPIED), (done, LANDED)] {
@@ -58,7 +58,7 @@ impl Runtime {
         part: u64,
     ) {
         match self.local_copy(net, src_nic, dst_nic) {
-            None => net.send_control(q, now, src_nic, dst_nic, token(xfer, part)),
+            None => net.send_control(q, now, src_nic, dst_nic, self.token_of(xfer, part)),
             Some((_, latency)) => q.at(now + latency, local(xfer, part, ARRIVED)),
         }
     }

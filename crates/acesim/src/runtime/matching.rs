@@ -40,6 +40,9 @@ impl Runtime {
             None
         };
         let id = crate::ids::place(&mut self.recvs, free, record);
+        if self.split.is_some() {
+            self.placed_recv(id);
+        }
         let rv = &self.recvs[id as usize];
         let st = &self.ranks[rank as usize];
         match st

@@ -28,11 +28,15 @@ mod estimate;
 mod interpreter;
 mod local;
 mod matching;
+mod merge;
+mod partition;
 mod records;
 mod state;
 mod transfers;
 
 pub use estimate::TransferCounts;
+pub use merge::merge;
+pub use partition::Mirror;
 pub use state::{
     CollRecord, Queue, RankStats, RecvRecord, RegionRecord, RtEvent, RtParams, Runtime, Stamp,
     TraceInterval, TraceKind, UnfinishedRequests, Xfer, XferKind, CATEGORIES,

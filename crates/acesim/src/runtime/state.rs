@@ -39,7 +39,7 @@ pub enum RtEvent {
     Local { xfer: u32, part: u8, what: u8 },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum XferKind {
     Put,
     Get,
@@ -60,7 +60,7 @@ impl XferKind {
 /// One put, get or message, and the times of its phases (picoseconds).
 /// A time that may not have come yet, in 8 bytes where `Option<Ps>` takes 16: a run keeps a
 /// record per message, millions of them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Stamp(Ps);
 
 impl Stamp {
@@ -91,7 +91,7 @@ impl Stamp {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Xfer {
     pub kind: XferKind,
     /// The rank that issued it.
@@ -428,6 +428,13 @@ pub struct Runtime {
     pub program_transfers: u64,
     /// A streamed program's open streams (`program::stream`).
     pub(super) streams: Option<crate::program::stream::StreamState>,
+    /// This runtime's share of a parallel run (`partition.rs`), if it is one of several.
+    pub(super) split: Option<Box<super::partition::RtSplit>>,
+    /// A merged parallel run's operations and user receives, in the run's order
+    /// (`merge.rs`): the results take them instead of `xfers` and `recvs`.
+    pub merged: Option<Box<(Vec<Xfer>, Vec<RecvRecord>)>>,
+    /// Ranks finished so far.
+    pub(super) finished: u32,
 }
 
 /// What the runtime checks of every CPU: it runs one computation or overhead at a time,
@@ -515,6 +522,9 @@ impl Runtime {
             summary_only: false,
             program_transfers: 0,
             streams: None,
+            split: None,
+            merged: None,
+            finished: 0,
         }
     }
 
@@ -540,8 +550,9 @@ impl Runtime {
         !self.summary_only
     }
 
+    /// Ranks that reached the end of their program (in a partition: of its own).
     pub fn ranks_finished(&self) -> u32 {
-        self.ranks.iter().filter(|r| r.finish.is_some()).count() as u32
+        self.finished
     }
 
     pub fn rank_finish(&self, rank: u32) -> Option<Ps> {

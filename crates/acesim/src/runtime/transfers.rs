@@ -2,6 +2,7 @@
 //! protocol as the network reports (RDMA: landed, then acknowledged; messages: eager data,
 //! or a request-to-send and a get once the receive is posted).
 
+use super::partition::LOCAL;
 use super::state::*;
 use crate::engine::Schedule;
 use crate::network::{Network, Notice};
@@ -93,16 +94,40 @@ impl Runtime {
             c.bytes += size;
             self.free_xfers.pop()
         };
-        crate::ids::place(&mut self.xfers, free, x)
+        let id = crate::ids::place(&mut self.xfers, free, x);
+        if self.split.is_some() {
+            self.placed_xfer(id);
+        }
+        id
     }
 
     /// Transfer `id` of a collective (or of the program, when no records are kept) is
     /// retired if it is complete and both its ends are done with it: its record and its
     /// receive's are free for later transfers.
     pub(super) fn try_retire(&mut self, id: u32) {
+        if self.keeps(id) {
+            return;
+        }
         let x = &self.xfers[id as usize];
-        let kept = x.coll == NONE && !self.summary_only;
-        if kept || x.complete.is_none() || !x.sender_waited {
+        if self.is_mirror(id) {
+            // The other end's record, here: its receive completed and was waited for (a
+            // put's and a get's mirrors retire as their last leg leaves, in `on_notice`).
+            if x.kind == XferKind::Msg
+                && x.receiver_waited
+                && x.recv != NONE
+                && self.recvs[x.recv as usize].complete.is_some()
+            {
+                self.free_recvs.push(x.recv);
+                self.retire_named(id);
+            }
+            return;
+        }
+        if x.complete.is_none() || !x.sender_waited {
+            return;
+        }
+        if self.name_of(id) != LOCAL {
+            // Issued here, its other end elsewhere: the sender's side is all there is here.
+            self.retire_named(id);
             return;
         }
         match x.kind {
@@ -151,8 +176,7 @@ impl Runtime {
             | Notice::Landed { token, .. }
             | Notice::ControlArrived { token } => token,
         };
-        let xfer = (tok >> 2) as u32;
-        let part = tok & 3;
+        let (xfer, part) = self.resolve(tok);
         let kind = self.xfers[xfer as usize].kind;
         match (kind, notice, part) {
             (_, Notice::TxStarted { .. }, _) => {
@@ -195,6 +219,16 @@ impl Runtime {
                     self.ranks[d].advance();
                 }
                 self.send_control(q, net, now, (dst_nic, src_nic), xfer, ACK_OR_RTS);
+                // A mirror's side of a put ends with the acknowledgement.
+                if self.is_mirror(xfer) && !self.keeps(xfer) {
+                    self.retire_named(xfer);
+                }
+            }
+            // A mirror's side of a get ends as its data leaves memory.
+            (XferKind::Get, Notice::TxDone { .. }, GET_DATA)
+                if self.is_mirror(xfer) && !self.keeps(xfer) =>
+            {
+                self.retire_named(xfer)
             }
             (XferKind::Put, Notice::ControlArrived { .. }, ACK_OR_RTS)
             | (XferKind::Get, Notice::Landed { .. }, GET_DATA) => {

@@ -6,6 +6,7 @@ use crate::program::ops::{Communicator, Op, OpKind, Program, SrcLoc, NONE, UNDEF
 use std::collections::HashMap;
 
 /// The communicators of a program (0 is the world) and each rank's handles to them.
+#[derive(Clone)]
 pub struct Communicators {
     pub list: Vec<Communicator>,
     /// Per rank: rank-local handle -> communicator (`NONE`: not a member).

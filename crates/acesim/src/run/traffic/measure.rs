@@ -34,16 +34,7 @@ impl Tally {
     }
 }
 
-/// How a point ran: on how many threads, in how many windows, with how many events
-/// handed between partitions.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Parallel {
-    pub threads: u32,
-    /// Processes of a run across processes (`mpirun`), 1 otherwise.
-    pub processes: u32,
-    pub windows: u64,
-    pub crossings: u64,
-}
+pub use crate::results::partitions::Parallel;
 
 /// One point of a latency/throughput curve.
 #[derive(Debug, Clone, Serialize)]

@@ -1,0 +1,189 @@
+//! The partitions' runtimes of a parallel run made into one, as a serial run would have
+//! left it: every rank's state from its partition, every record renumbered into one list,
+//! what a mirror learnt of a transfer (when it landed, which receive it matched) written
+//! into the issuer's record, and the program's operations and receives in the order one
+//! queue would have made them.
+
+use super::partition::{owner, Order, LOCAL};
+use super::state::*;
+use crate::ids::NONE;
+
+/// Where one partition's records start in the merged lists.
+#[derive(Clone, Copy)]
+struct Offsets {
+    xfers: u32,
+    recvs: u32,
+}
+
+impl Offsets {
+    fn xfer(self, id: u32) -> u32 {
+        if id == NONE {
+            NONE
+        } else {
+            id + self.xfers
+        }
+    }
+
+    fn recv(self, id: u32) -> u32 {
+        if id == NONE {
+            NONE
+        } else {
+            id + self.recvs
+        }
+    }
+
+    /// An encoded request (a transfer id, or a receive id with `RECV_BIT`).
+    fn request(self, e: u32) -> u32 {
+        match e {
+            NONE => NONE,
+            e if e & RECV_BIT != 0 => self.recv(e & !RECV_BIT) | RECV_BIT,
+            e => self.xfer(e),
+        }
+    }
+}
+
+/// Merges the runtimes of the partitions of one run (in partition order) into one (`None`
+/// for no partition).
+pub fn merge(mut parts: Vec<Runtime>) -> Option<Runtime> {
+    if parts.len() == 1 {
+        let mut one = parts.pop()?;
+        one.split = None;
+        return Some(one);
+    }
+    let offsets: Vec<Offsets> = parts
+        .iter()
+        .scan(Offsets { xfers: 0, recvs: 0 }, |next, p| {
+            let at = *next;
+            next.xfers += p.xfers.len() as u32;
+            next.recvs += p.recvs.len() as u32;
+            Some(at)
+        })
+        .collect();
+    for (p, &off) in parts.iter_mut().zip(&offsets) {
+        renumber(p, off);
+    }
+    teach_issuers(&mut parts);
+    let (ops, receives) = in_run_order(&parts);
+    let mut rest = parts.into_iter().enumerate();
+    let (_, mut all) = rest.next()?;
+    let of_rank = all.split.take().map(|s| s.of_rank);
+    for (k, mut p) in rest {
+        for (r, st) in p.ranks.into_iter().enumerate() {
+            if of_rank.as_ref().is_some_and(|o| o[r] as usize == k) {
+                all.ranks[r] = st;
+            }
+        }
+        all.xfers.append(&mut p.xfers);
+        all.recvs.append(&mut p.recvs);
+        all.regions.append(&mut p.regions);
+        for (a, b) in all.colls.iter_mut().zip(&p.colls) {
+            a.first_begin = a.first_begin.min(b.first_begin);
+            a.last_end = a.last_end.max(b.last_end);
+            a.sum_ps += b.sum_ps;
+            a.ranks += b.ranks;
+            a.messages += b.messages;
+            a.bytes += b.bytes;
+        }
+        all.early.extend(p.early);
+        all.last_activity = all.last_activity.max(p.last_activity);
+        if let (Some(t), Some(mut u)) = (&mut all.trace, p.trace) {
+            t.append(&mut u);
+        }
+        all.unfinished.append(&mut p.unfinished);
+        all.program_transfers += p.program_transfers;
+        all.finished += p.finished;
+    }
+    all.unfinished.sort_by_key(|u| u.rank);
+    all.merged = Some(Box::new((ops, receives)));
+    Some(all)
+}
+
+/// Writes into each issuer's record what the mirror of it learnt: when its data started
+/// and landed (at the other end), and the receive it matched (renumbered already).
+fn teach_issuers(parts: &mut [Runtime]) {
+    let mut learnt = Vec::new();
+    for (k, p) in parts.iter().enumerate() {
+        let Some(s) = &p.split else { continue };
+        for (id, &name) in s.names.iter().enumerate() {
+            if name != LOCAL && owner(name) as usize != k {
+                let x = &p.xfers[id];
+                learnt.push((name, x.dma_start, x.landed, x.recv));
+            }
+        }
+    }
+    for (name, dma_start, landed, recv) in learnt {
+        let p = &mut parts[owner(name) as usize];
+        let Some(id) = p.split.as_ref().and_then(|s| s.by_name.get(&name).copied()) else {
+            continue; // the issuer retired its record: the results do not show it
+        };
+        let x = &mut p.xfers[id as usize];
+        if let Some(t) = dma_start.get() {
+            x.dma_start.set_once(t);
+        }
+        if let Some(t) = landed.get() {
+            x.landed.set_once(t);
+        }
+        if recv != NONE {
+            x.recv = recv;
+        }
+    }
+}
+
+/// The program's own transfers (issuers' records) and receives of every partition, in the
+/// order one queue would have made them.
+fn in_run_order(parts: &[Runtime]) -> (Vec<Xfer>, Vec<RecvRecord>) {
+    let mut ops: Vec<(Order, Xfer)> = Vec::new();
+    let mut receives: Vec<(Order, RecvRecord)> = Vec::new();
+    for (k, p) in parts.iter().enumerate() {
+        let Some(s) = &p.split else { continue };
+        if p.summary_only {
+            continue;
+        }
+        for (id, x) in p.xfers.iter().enumerate() {
+            let name = s.names.get(id).copied().unwrap_or(LOCAL);
+            let issued_here = name == LOCAL || owner(name) as usize == k;
+            if x.coll == NONE && issued_here {
+                ops.push((order(&s.xfer_order, id), x.clone()));
+            }
+        }
+        for (id, rv) in p.recvs.iter().enumerate() {
+            if rv.ctx.is_multiple_of(2) {
+                receives.push((order(&s.recv_order, id), rv.clone()));
+            }
+        }
+    }
+    ops.sort_unstable_by_key(|(o, _)| *o);
+    receives.sort_unstable_by_key(|(o, _)| *o);
+    (
+        ops.into_iter().map(|(_, x)| x).collect(),
+        receives.into_iter().map(|(_, r)| r).collect(),
+    )
+}
+
+/// Renumbers a partition's records and the ids its ranks hold by `off`.
+fn renumber(p: &mut Runtime, off: Offsets) {
+    for x in &mut p.xfers {
+        x.recv = off.recv(x.recv);
+    }
+    for rv in &mut p.recvs {
+        rv.xfer = off.xfer(rv.xfer);
+    }
+    for st in &mut p.ranks {
+        if let Wait::Req(e) = st.wait {
+            st.wait = Wait::Req(off.request(e));
+        }
+        st.inflight = off.request(st.inflight);
+        st.handles.iter_mut().for_each(|e| *e = off.request(*e));
+        st.unexpected.iter_mut().for_each(|x| *x = off.xfer(*x));
+        st.posted.iter_mut().for_each(|r| *r = off.recv(*r));
+    }
+    for m in p.early.values_mut() {
+        m.values_mut().for_each(|x| *x = off.xfer(*x));
+    }
+}
+
+/// The place of record `id` in the run's order (records made before it was kept have none:
+/// first).
+fn order(orders: &[Order], id: usize) -> Order {
+    orders.get(id).copied().unwrap_or_default()
+}

@@ -1,0 +1,267 @@
+//! Programs on several threads (`acesim run --threads N`): the machine split into blocks of
+//! routers, each with the ranks on its nodes, gives the same results, byte for byte, as one
+//! thread: puts, gets and polls, eager and rendezvous messages with wildcards, collectives
+//! of every transport, several ranks and NICs per node, messages copied within a node,
+//! GOAL, traced runs, runs stopped at a time limit, runs keeping no records, and deadlocks,
+//! reported rank by rank as one thread reports them.
+
+mod common;
+
+use acesim::frontends::schedule;
+use acesim::run::simulate::{simulate_with, Options};
+use acesim::{Machine, Program};
+use common::{load, puts_text, workload};
+use proptest::prelude::*;
+
+/// Machines whose partitions cut links between ranks that talk.
+const TORUS: &str = "[topology]\nkind='torus'\ndims=[4,4]\n[router]\nvcs=2\nbuffer_per_vc='2 KiB'\n[nic]\nmtu='1 KiB'";
+const DRAGONFLY: &str = "[topology]\nkind='dragonfly'\np=2\na=3\nh=1\ng=4\n[router]\nrouting='ugal'\nvcs=3\nbuffer_per_vc='4 KiB'";
+const FAT_TREE: &str =
+    "[topology]\nkind='fat_tree'\nk=2\nn=4\n[router]\nbuffer_per_vc='1 KiB'\n[nic]\nmtu='512 B'";
+
+fn parse(text: &str) -> Program {
+    schedule::parse("t.sched", text).expect("schedule parses")
+}
+
+fn options(threads: u32) -> Options {
+    Options {
+        threads: Some(threads),
+        check: true,
+        ..Default::default()
+    }
+}
+
+/// The run's JSON (without its wall time), or its error as text.
+fn outcome(m: &Machine, p: &Program, o: &Options) -> String {
+    match simulate_with(m, p.clone(), o) {
+        Ok(mut r) => {
+            r.wall_seconds = 0.0;
+            r.to_json()
+        }
+        Err(e) => format!("error: {e}"),
+    }
+}
+
+/// Runs `p` on 1, 2 and 3 threads and checks that the outcomes are identical; returns the
+/// one-thread outcome.
+fn same_on_threads(m: &Machine, p: &Program, o: Options) -> String {
+    let one = outcome(
+        m,
+        p,
+        &Options {
+            threads: Some(1),
+            ..o.clone()
+        },
+    );
+    for n in [2, 3] {
+        let many = outcome(
+            m,
+            p,
+            &Options {
+                threads: Some(n),
+                ..o.clone()
+            },
+        );
+        assert_eq!(one, many, "{n} threads");
+    }
+    one
+}
+
+/// Messages among ranks: each rank posts a receive for every message it gets (by source
+/// and tag, or from any source), sends its own, and waits for all of them.
+fn messages_text(ranks: u32, msgs: &[(u32, u32, u64, bool)]) -> String {
+    let mut t = format!("ranks {ranks}\n");
+    for r in 0..ranks {
+        t += &format!("rank {r}\n");
+        let mut reqs = Vec::new();
+        for (i, &(src, dst, size, any)) in msgs.iter().enumerate() {
+            if dst == r {
+                let from = if any {
+                    "any".to_string()
+                } else {
+                    src.to_string()
+                };
+                let tag = if any {
+                    "any".to_string()
+                } else {
+                    i.to_string()
+                };
+                t += &format!("irecv {from} {size} req=q{i} tag={tag}\n");
+                reqs.push(format!("q{i}"));
+            }
+        }
+        for (i, &(src, dst, size, _)) in msgs.iter().enumerate() {
+            if src == r {
+                t += &format!("isend {dst} {size} req=s{i} tag={i}\n");
+                reqs.push(format!("s{i}"));
+            }
+        }
+        if !reqs.is_empty() {
+            t += &format!("waitall {}\n", reqs.join(" "));
+        }
+        t += "compute 1us\nallreduce 64\nalltoall 512\nbarrier algo=ring transport=rdma\n";
+    }
+    t
+}
+
+#[test]
+fn every_kind_of_operation_gives_the_same_results_on_any_number_of_threads() {
+    // Rendezvous (above 4 KiB) and eager messages, any-source receives, collectives.
+    let msgs = [
+        (0, 15, 100, false),
+        (15, 0, 9000, false),
+        (3, 12, 20_000, true),
+        (12, 3, 64, false),
+        (5, 10, 5000, true),
+        (10, 5, 5000, false),
+        (7, 8, 1, false),
+    ];
+    let p = parse(&messages_text(16, &msgs));
+    for machine in [TORUS, DRAGONFLY, FAT_TREE] {
+        let m = load(machine);
+        let one = same_on_threads(&m, &p, options(1));
+        assert!(one.contains("\"predicted_time_ps\""), "{one}");
+        // Traced, and keeping no records.
+        same_on_threads(
+            &m,
+            &p,
+            Options {
+                trace: true,
+                ..options(1)
+            },
+        );
+        same_on_threads(
+            &m,
+            &p,
+            Options {
+                summary_only: true,
+                ..options(1)
+            },
+        );
+    }
+}
+
+#[test]
+fn gets_puts_and_polls_cross_partitions() {
+    let mut t = "ranks 16\n".to_string();
+    for r in 0..16u32 {
+        let peer = 15 - r;
+        t += &format!(
+            "rank {r}\nget {peer} 3000 handle=1\nput {peer} 700 tag=5 handle=2\ncomplete 1\ncomplete 2\npoll 5\nput {peer} 50000 tag=6\npoll 6\n"
+        );
+    }
+    let p = parse(&t);
+    for machine in [TORUS, DRAGONFLY, FAT_TREE] {
+        same_on_threads(&load(machine), &p, options(1));
+    }
+}
+
+#[test]
+fn several_ranks_and_nics_per_node_and_copies_within_a_node() {
+    let msgs: Vec<(u32, u32, u64, bool)> = (0..32)
+        .map(|i| (i, (i * 7 + 3) % 32, 1000 + 700 * u64::from(i), i % 5 == 0))
+        .filter(|m| m.0 != m.1)
+        .collect();
+    let p = parse(&messages_text(32, &msgs));
+    for extra in [
+        "\n[placement]\nranks_per_node=2",
+        "\n[placement]\nranks_per_node=2\n[node]\nintra_node='memory'",
+        "\n[placement]\npolicy='random'\nranks_per_node=2",
+    ] {
+        same_on_threads(&load(&format!("{TORUS}{extra}")), &p, options(1));
+    }
+    // TORUS ends in its [nic] table.
+    let two_nics = load(&format!("{TORUS}\ncount=2\n[placement]\nranks_per_node=2"));
+    same_on_threads(&two_nics, &p, options(1));
+}
+
+#[test]
+fn a_run_stopped_at_a_time_gives_the_same_partial_results() {
+    let p = parse(&messages_text(
+        16,
+        &[(0, 15, 90_000, false), (15, 0, 90_000, false)],
+    ));
+    let m = load(TORUS);
+    let stopped = same_on_threads(
+        &m,
+        &p,
+        Options {
+            max_sim_time: Some(3_000_000),
+            ..options(1)
+        },
+    );
+    assert!(stopped.contains("max-sim-time"), "{stopped}");
+}
+
+#[test]
+fn a_deadlock_is_reported_rank_by_rank_as_on_one_thread() {
+    // Ranks 0 and 15 (in different partitions) each receive before they send.
+    let t = "ranks 16\nrank 0\nrecv 15 10 tag=1\nsend 15 10 tag=1\nrank 15\nrecv 0 10 tag=1\nsend 0 10 tag=1\n";
+    let p = parse(t);
+    let report = same_on_threads(&load(TORUS), &p, options(1));
+    assert!(report.contains("can never finish"), "{report}");
+    assert!(
+        report.contains("rank 0:") && report.contains("rank 15:"),
+        "{report}"
+    );
+}
+
+#[test]
+fn goal_programs_give_the_same_results() {
+    let mut t = "num_ranks 16\n".to_string();
+    for r in 0..16u32 {
+        let (to, from) = ((r + 5) % 16, (r + 11) % 16);
+        t += &format!(
+            "rank {r} {{\nl1: send 4000b to {to} tag 1\nl2: recv 4000b from {from} tag 1\nl3: calc 500\nl3 requires l2\nl4: send 100b to {to} tag 2\nl4 requires l3\nl5: recv 100b from {from} tag 2\n}}\n"
+        );
+    }
+    let p = acesim::frontends::goal::parse("t.goal", &t).expect("goal parses");
+    same_on_threads(&load(DRAGONFLY), &p, options(1));
+}
+
+#[test]
+fn bad_thread_counts_and_models_are_refused() {
+    let p = parse(&puts_text(4, &[(0, 3, 100)], false));
+    let m = load(TORUS);
+    let e = outcome(&m, &p, &options(17));
+    assert!(
+        e.contains("17 partitions") && e.contains("16 router"),
+        "{e}"
+    );
+    let flow = Options {
+        model: acesim::network::Model::Flow,
+        ..options(2)
+    };
+    let e = outcome(&m, &p, &flow);
+    assert!(e.contains("flow model runs on one thread"), "{e}");
+    let measured = Options {
+        partitions: Some(2),
+        ..options(2)
+    };
+    let e = outcome(&m, &p, &measured);
+    assert!(e.contains("--partitions"), "{e}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Random puts among random ranks, and random messages: the same bytes on 1, 2 and 3
+    /// threads, with the model's invariants checked.
+    #[test]
+    fn random_workloads_give_the_same_bytes_on_any_number_of_threads(
+        (ranks, ops) in workload(),
+        machine in prop::sample::select(vec![TORUS, DRAGONFLY, FAT_TREE]),
+        serial in any::<bool>(),
+        random_placement in any::<bool>(),
+    ) {
+        let placement = if random_placement { "\n[placement]\npolicy='random'" } else { "" };
+        let m = load(&format!("{machine}{placement}"));
+        same_on_threads(&m, &parse(&puts_text(ranks, &ops, serial)), options(1));
+        let msgs: Vec<(u32, u32, u64, bool)> = ops
+            .iter()
+            .filter(|o| o.0 != o.1)
+            .map(|&(a, b, size)| (a, b, size, size == 9000))
+            .collect();
+        same_on_threads(&m, &parse(&messages_text(ranks, &msgs)), options(1));
+    }
+}
