@@ -207,6 +207,16 @@ fn a_deadlock_is_reported_rank_by_rank_as_on_one_thread() {
 }
 
 #[test]
+fn what_a_program_leaves_undone_is_listed_as_on_one_thread() {
+    // Ranks 3 and 12 (different partitions) finish with receives nothing matches; ranks 0
+    // and 15 leave a message unreceived and a put unpolled.
+    let t = "ranks 16\nrank 0\nsend 15 10 tag=7\nput 15 64 tag=9\nrank 3\nirecv 12 10 req=b tag=2\nrank 12\nirecv 3 10 req=b tag=2\n";
+    let one = same_on_threads(&load(TORUS), &parse(t), options(1));
+    assert!(one.contains("\"unfinished_requests\""), "{one}");
+    assert!(one.contains("\"unpolled_puts\""), "{one}");
+}
+
+#[test]
 fn goal_programs_give_the_same_results() {
     let mut t = "num_ranks 16\n".to_string();
     for r in 0..16u32 {

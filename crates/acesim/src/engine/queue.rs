@@ -193,7 +193,7 @@ impl<E: Copy> EventQueue<E> {
     /// scheduled in.
     #[inline]
     pub fn set_origin(&mut self, origin: u32) {
-        if self.counters.len() > 1 {
+        if self.counters.len() > 1 && origin != self.origin {
             debug_assert!(
                 (origin as usize) < self.counters.len(),
                 "origin {origin} out of range"

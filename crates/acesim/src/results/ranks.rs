@@ -70,16 +70,20 @@ pub fn per_rank(rt: &Runtime, predicted: Ps) -> Vec<RankResult> {
         .collect()
 }
 
-/// The ranks that finished with requests pending.
+/// The ranks that finished with requests pending, by rank (the order of a run on any
+/// number of threads).
 pub fn unfinished(rt: &Runtime) -> Vec<UnfinishedResult> {
-    rt.unfinished
+    let mut v: Vec<UnfinishedResult> = rt
+        .unfinished
         .iter()
         .map(|u| UnfinishedResult {
             rank: u.rank,
             count: u.count,
             first: u.first.clone(),
         })
-        .collect()
+        .collect();
+    v.sort_by_key(|u| u.rank);
+    v
 }
 
 /// The intervals of a traced run, regions included, by rank and start (an interval before

@@ -183,14 +183,8 @@ pub fn simulate_with(machine: &Machine, program: Program, options: &Options) -> 
     Ok(results)
 }
 
-/// Runs the runtime against network model `net` until the program ends or a limit stops
-/// it, and collects the results.
-fn drive<N: Network>(
-    mut net: N,
-    mut rt: Runtime,
-    options: &Options,
-    started: std::time::Instant,
-) -> Result<Results> {
+/// Makes `net` and `rt` record, keep and check what `options` ask.
+pub(super) fn prepare<N: Network>(net: &mut N, rt: &mut Runtime, options: &Options) {
     if options.trace {
         rt.enable_trace();
         net.enable_trace();
@@ -202,6 +196,17 @@ fn drive<N: Network>(
         net.enable_checks();
         rt.enable_checks();
     }
+}
+
+/// Runs the runtime against network model `net` until the program ends or a limit stops
+/// it, and collects the results.
+fn drive<N: Network>(
+    mut net: N,
+    mut rt: Runtime,
+    options: &Options,
+    started: std::time::Instant,
+) -> Result<Results> {
+    prepare(&mut net, &mut rt, options);
     let counter = match options.partitions {
         Some(parts) => Some(partition_counter(&net, &rt, parts)?),
         None => None,

@@ -16,7 +16,7 @@ use crate::results::partitions::Parallel;
 use crate::results::{self, Results, StopReason};
 use crate::run::program_part::ProgramPart;
 use crate::run::progress::{Reporter, Status};
-use crate::run::simulate::Options;
+use crate::run::simulate::{prepare, Options};
 use crate::runtime::{RtParams, Runtime};
 use crate::units::Ps;
 use std::sync::atomic::Ordering;
@@ -123,7 +123,8 @@ fn partitions(
         topo,
         placement,
     } = whole;
-    let split = PacketNetwork::new(topo.clone(), machine).partition(threads, "--threads")?;
+    let first = PacketNetwork::new(topo.clone(), machine);
+    let split = first.partition(threads, "--threads")?;
     let of_router = Arc::new(split.of_router);
     let node_part =
         |node: u32, nic: u32| of_router[topo.nic_router(topo.node_nic(node, nic)) as usize];
@@ -140,33 +141,40 @@ fn partitions(
     let of_rank: Arc<Vec<u32>> =
         Arc::new(placement.node.iter().map(|&n| node_part(n, 0)).collect());
     let params = RtParams::from_config(machine);
+    let program = Arc::new(program);
     let parts = threads as usize;
-    (0..threads)
-        .map(|me| {
-            let mut net = PacketNetwork::new(topo.clone(), machine);
-            net.make_partition(me, of_router.clone());
-            if options.every_credit_an_event {
-                net.every_credit_an_event();
-            }
-            let mut rt = Runtime::new(program.clone(), params.clone(), placement.clone());
-            rt.make_partition(me, of_rank.clone());
-            if let Some(c) = &comms {
-                rt.stream(c.clone());
-            }
-            if options.trace {
-                rt.enable_trace();
-                net.enable_trace();
-            }
-            if options.summary_only {
-                rt.keep_no_records();
-            }
-            if options.check || cfg!(debug_assertions) {
-                net.enable_checks();
-                rt.enable_checks();
-            }
-            Ok(ProgramPart::new(net, rt, parts))
-        })
-        .collect()
+    // Each partition's network and runtime are built on a thread of their own.
+    let build = |me: u32, net: Option<PacketNetwork>| {
+        let mut net = net.unwrap_or_else(|| PacketNetwork::new(topo.clone(), machine));
+        net.make_partition(me, of_router.clone());
+        if options.every_credit_an_event {
+            net.every_credit_an_event();
+        }
+        let mut rt = Runtime::partition_of(
+            program.clone(),
+            params.clone(),
+            placement.clone(),
+            (me, of_rank.clone()),
+        );
+        if let Some(c) = &comms {
+            rt.stream(c.clone());
+        }
+        prepare(&mut net, &mut rt, options);
+        ProgramPart::new(net, rt, parts)
+    };
+    std::thread::scope(|s| {
+        let others: Vec<_> = (1..threads)
+            .map(|me| s.spawn(move || build(me, None)))
+            .collect();
+        let mut all = vec![build(0, Some(first))];
+        for h in others {
+            all.push(
+                h.join()
+                    .map_err(|_| Error::Internal("building a partition failed".into()))?,
+            );
+        }
+        Ok(all)
+    })
 }
 
 /// The partitions' shares merged into one run's results (or the error that ended it).

@@ -140,9 +140,10 @@ impl Runtime {
         let Some(streams) = self.streams.as_mut() else {
             return false;
         };
-        let mut window = std::mem::take(&mut self.program.ops[r]);
-        let more = streams.refill(&self.program, r, &mut window);
-        self.program.ops[r] = window;
+        let program = std::sync::Arc::make_mut(&mut self.program);
+        let mut window = std::mem::take(&mut program.ops[r]);
+        let more = streams.refill(program, r, &mut window);
+        program.ops[r] = window;
         self.ranks[r].pc = 0;
         more
     }

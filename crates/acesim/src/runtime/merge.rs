@@ -93,7 +93,6 @@ pub fn merge(mut parts: Vec<Runtime>) -> Option<Runtime> {
         all.program_transfers += p.program_transfers;
         all.finished += p.finished;
     }
-    all.unfinished.sort_by_key(|u| u.rank);
     all.merged = Some(Box::new((ops, receives)));
     Some(all)
 }

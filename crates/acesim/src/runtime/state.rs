@@ -388,7 +388,9 @@ impl RtParams {
 }
 
 pub struct Runtime {
-    pub program: Program,
+    /// Shared by the partitions of a run on threads (a program read as the run goes gets
+    /// its own copy, which it fills).
+    pub program: std::sync::Arc<Program>,
     pub(super) p: RtParams,
     pub(super) ranks: Vec<RankState>,
     /// Every transfer and posted receive of the program, in the order they were issued or
@@ -459,38 +461,42 @@ pub struct UnfinishedRequests {
 
 impl Runtime {
     pub fn new(program: Program, p: RtParams, placement: Placement) -> Runtime {
-        let ranks = (0..program.ranks as usize)
-            .map(|r| RankState {
-                pc: 0,
-                wait: Wait::No,
-                wait_left: 0,
-                all_done: false,
-                blocked_since: 0,
-                inflight: NONE,
-                finish: None,
-                nic_next: 0,
-                handles: vec![NONE; program.handles[r] as usize],
-                landed: HashMap::default(),
-                regions: Vec::new(),
-                in_coll: None,
-                posted: Vec::new(),
-                unexpected: Vec::new(),
-                stats: RankStats::default(),
-                dag: program.deps.as_ref().map(|d| {
-                    let d = &d[r];
-                    let n = d.requires.len();
-                    Box::new(DagRank {
-                        need_requires: d.requires.clone(),
-                        need_irequires: d.irequires.clone(),
-                        started: vec![false; n],
-                        done: vec![false; n],
-                        cpus: vec![DagCpu::default(); d.cpus() as usize],
-                        wake_at: Ps::MAX,
-                        ..Default::default()
-                    })
-                }),
+        Runtime::shared(std::sync::Arc::new(program), p, placement)
+    }
+
+    /// A runtime for `program`, which other runtimes (partitions of one run) may share.
+    pub fn shared(program: std::sync::Arc<Program>, p: RtParams, placement: Placement) -> Runtime {
+        let ranks = (0..program.ranks)
+            .map(|r| rank_state(&program, r))
+            .collect();
+        Runtime::with_ranks(program, p, placement, ranks)
+    }
+
+    /// Partition `me` of a run whose ranks live in the partitions `of_rank` says: it holds
+    /// the state of its own ranks only, and runs them (`make_partition`).
+    pub fn partition_of(
+        program: std::sync::Arc<Program>,
+        p: RtParams,
+        placement: Placement,
+        (me, of_rank): (u32, std::sync::Arc<Vec<u32>>),
+    ) -> Runtime {
+        let ranks = (0..program.ranks)
+            .map(|r| match of_rank[r as usize] == me {
+                true => rank_state(&program, r),
+                false => idle_rank(),
             })
             .collect();
+        let mut rt = Runtime::with_ranks(program, p, placement, ranks);
+        rt.make_partition(me, of_rank);
+        rt
+    }
+
+    fn with_ranks(
+        program: std::sync::Arc<Program>,
+        p: RtParams,
+        placement: Placement,
+        ranks: Vec<RankState>,
+    ) -> Runtime {
         let colls = vec![
             CollRecord {
                 first_begin: Ps::MAX,
@@ -537,7 +543,10 @@ impl Runtime {
     /// Reads the operations of a program read as the run goes (`program::stream`) from its
     /// streams, translated with the communicators its linking made.
     pub fn stream(&mut self, comms: crate::program::link::Communicators) {
-        self.streams = crate::program::stream::StreamState::start(&mut self.program, comms);
+        self.streams = crate::program::stream::StreamState::start(
+            std::sync::Arc::make_mut(&mut self.program),
+            comms,
+        );
     }
 
     /// The first error a streamed program's reading met (the run cannot go on).
@@ -561,5 +570,50 @@ impl Runtime {
 
     pub fn rank_stats(&self, rank: u32) -> &RankStats {
         &self.ranks[rank as usize].stats
+    }
+}
+
+/// The state of rank `r` of `program` before it starts.
+fn rank_state(program: &Program, r: u32) -> RankState {
+    let r = r as usize;
+    RankState {
+        handles: vec![NONE; program.handles[r] as usize],
+        dag: program.deps.as_ref().map(|d| {
+            let d = &d[r];
+            let n = d.requires.len();
+            Box::new(DagRank {
+                need_requires: d.requires.clone(),
+                need_irequires: d.irequires.clone(),
+                started: vec![false; n],
+                done: vec![false; n],
+                cpus: vec![DagCpu::default(); d.cpus() as usize],
+                wake_at: Ps::MAX,
+                ..Default::default()
+            })
+        }),
+        ..idle_rank()
+    }
+}
+
+/// A rank before it starts, without its handles or dependency graph: what a partition
+/// holds of a rank another partition runs.
+fn idle_rank() -> RankState {
+    RankState {
+        pc: 0,
+        wait: Wait::No,
+        wait_left: 0,
+        all_done: false,
+        blocked_since: 0,
+        inflight: NONE,
+        finish: None,
+        nic_next: 0,
+        handles: Vec::new(),
+        landed: HashMap::default(),
+        regions: Vec::new(),
+        in_coll: None,
+        posted: Vec::new(),
+        unexpected: Vec::new(),
+        stats: RankStats::default(),
+        dag: None,
     }
 }
