@@ -6,6 +6,7 @@
 pub mod admission;
 pub mod compare;
 pub mod events;
+pub mod options;
 pub mod partition_report;
 pub mod patterns;
 pub mod program_part;

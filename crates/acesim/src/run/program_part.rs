@@ -8,6 +8,7 @@ use crate::engine::{EventQueue, Partition};
 use crate::network::packet::{Crossing, PacketNetwork};
 use crate::network::Network;
 use crate::run::events::Event;
+use crate::run::options::Options;
 use crate::run::partition_report::PartitionCounter;
 use crate::runtime::{Mirror, RtEvent, Runtime};
 use crate::units::Ps;
@@ -129,5 +130,20 @@ impl Partition for ProgramPart<PacketNetwork> {
 
     fn tally(&self) -> (u64, u32) {
         (self.q.processed(), self.rt.ranks_finished())
+    }
+}
+
+/// Makes `net` and `rt` record, keep and check what `options` ask.
+pub(super) fn prepare<N: Network>(net: &mut N, rt: &mut Runtime, options: &Options) {
+    if options.trace {
+        rt.enable_trace();
+        net.enable_trace();
+    }
+    if options.summary_only {
+        rt.keep_no_records();
+    }
+    if options.check || cfg!(debug_assertions) {
+        net.enable_checks();
+        rt.enable_checks();
     }
 }

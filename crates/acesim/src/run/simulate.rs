@@ -10,15 +10,17 @@ use crate::network::{Model, Network};
 use crate::program::{OpKind, Program, NONE};
 use crate::results::provenance::MachineId;
 use crate::results::{self, Results, StopReason};
-use crate::run::admission::{admit, estimate_run_memory, Tracing};
+use crate::run::admission::{admit, estimate_run_memory};
+/// How to run a simulation (`run/options.rs`).
+pub use crate::run::options::Options;
 use crate::run::partition_report::PartitionCounter;
+use crate::run::program_part::prepare;
 use crate::run::program_part::ProgramPart;
 use crate::run::progress::{Reporter, Status};
 use crate::run::simulate_threads::{simulate_threads, threads_for, Whole};
 use crate::runtime::{RtParams, Runtime};
 use crate::units::Ps;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 /// The topology for `ranks` ranks and where each rank lives.
 pub fn layout(machine: &Machine, ranks: u32) -> Result<(Topology, Placement)> {
@@ -63,53 +65,6 @@ pub fn check_program(machine: &Machine, program: &Program) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// How to run a simulation.
-#[derive(Debug, Clone, Default)]
-pub struct Options {
-    /// Record per-rank intervals and link activity (for timelines; costs memory).
-    pub trace: bool,
-    /// Check the model's invariants as the run goes (always on in debug builds).
-    pub check: bool,
-    /// Stop after this many events, with partial results.
-    pub max_events: Option<u64>,
-    /// Stop at this simulated time, with partial results.
-    pub max_sim_time: Option<Ps>,
-    /// Set from outside (Ctrl-C) to stop the run with partial results.
-    pub interrupt: Option<Arc<AtomicBool>>,
-    /// Refuse to start when the estimated memory exceeds what the machine has available.
-    pub memory_check: bool,
-    /// A timeline will be drawn from the trace after the run (for the memory estimate).
-    pub timeline: bool,
-    /// The network model: packets (the default) or flows.
-    pub model: Model,
-    /// Make every returned credit an event, as before credits were kept off the queue when
-    /// they wake nothing: the reference that optimisation must match (tests).
-    #[doc(hidden)]
-    pub every_credit_an_event: bool,
-    /// Measure how the run would split into this many partitions (`--partitions`).
-    pub partitions: Option<u32>,
-    /// Keep no per-operation records: the results count the operations but list none, and
-    /// a replayed trace holds the requests in flight rather than one record per message.
-    /// For runs whose outputs do not show them (the command line without `--json`).
-    pub summary_only: bool,
-    /// Told where the run is every quarter of a second (`run::progress`).
-    pub progress: Option<crate::run::progress::Progress>,
-    /// Threads to run on (`run::simulate_threads`), 0 meaning every core (with enough
-    /// routers each); one when not given. The results are the same on any number.
-    pub threads: Option<u32>,
-}
-
-impl Options {
-    /// What the run records beyond its results (for the memory estimate).
-    pub fn tracing(&self) -> Tracing {
-        match (self.trace, self.timeline) {
-            (_, true) => Tracing::Timeline,
-            (true, false) => Tracing::Trace,
-            (false, false) => Tracing::None,
-        }
-    }
 }
 
 /// A time limit given as text (`10ms`), or the input error naming `source` and `field`.
@@ -181,21 +136,6 @@ pub fn simulate_with(machine: &Machine, program: Program, options: &Options) -> 
     }?;
     results.machine = Some(MachineId::of(machine, &machine.name.0));
     Ok(results)
-}
-
-/// Makes `net` and `rt` record, keep and check what `options` ask.
-pub(super) fn prepare<N: Network>(net: &mut N, rt: &mut Runtime, options: &Options) {
-    if options.trace {
-        rt.enable_trace();
-        net.enable_trace();
-    }
-    if options.summary_only {
-        rt.keep_no_records();
-    }
-    if options.check || cfg!(debug_assertions) {
-        net.enable_checks();
-        rt.enable_checks();
-    }
 }
 
 /// Runs the runtime against network model `net` until the program ends or a limit stops

@@ -4,7 +4,7 @@
 //! into the issuer's record, and the program's operations and receives in the order one
 //! queue would have made them.
 
-use super::partition::{owner, Order, LOCAL};
+use super::partition::{owner, LOCAL};
 use super::state::*;
 use crate::ids::NONE;
 

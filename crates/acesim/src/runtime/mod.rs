@@ -36,8 +36,7 @@ mod transfers;
 
 pub use estimate::TransferCounts;
 pub use merge::merge;
-pub use partition::Mirror;
 pub use state::{
-    CollRecord, Queue, RankStats, RecvRecord, RegionRecord, RtEvent, RtParams, Runtime, Stamp,
-    TraceInterval, TraceKind, UnfinishedRequests, Xfer, XferKind, CATEGORIES,
+    CollRecord, Mirror, Queue, RankStats, RecvRecord, RegionRecord, RtEvent, RtParams, Runtime,
+    Stamp, TraceInterval, TraceKind, UnfinishedRequests, Xfer, XferKind, CATEGORIES,
 };

@@ -13,8 +13,6 @@
 use super::state::*;
 use crate::ids::NONE;
 use crate::units::Ps;
-use rustc_hash::FxHashMap as HashMap;
-use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// The name of a transfer with both ends in one partition.
@@ -26,38 +24,6 @@ const CROSS: u64 = 1 << 63;
 /// The issuing partition sits above this bit of a name; a count below it (above the two
 /// bits of the token's leg).
 const OWNER_SHIFT: u32 = 44;
-
-/// What a partition keeps of its share of the run.
-#[derive(Debug, Default)]
-pub(super) struct RtSplit {
-    pub(super) me: u32,
-    /// The partition of every rank.
-    pub(super) of_rank: Arc<Vec<u32>>,
-    /// Per transfer slot: its name, or `LOCAL`.
-    pub(super) names: Vec<u64>,
-    /// The transfers between partitions in flight here (issued here or mirrored), by name.
-    pub(super) by_name: HashMap<u64, u32>,
-    pub(super) next_name: u64,
-    /// Mirrors for each partition, until the end of the window.
-    pub(super) out: Vec<Vec<Mirror>>,
-    /// Time and key of the event being handled, and a count of records made in it: where a
-    /// record falls in the run's one order, for the merge.
-    pub(super) event: (Ps, u64),
-    pub(super) made: u64,
-    /// That place of every transfer and receive slot (of kept records).
-    pub(super) xfer_order: Vec<Order>,
-    pub(super) recv_order: Vec<Order>,
-}
-
-/// Where a record was made in the run's order of events: (time, key, count).
-pub(super) type Order = (Ps, u64, u64);
-
-/// A transfer issued in another partition, whose other end is here.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Mirror {
-    name: u64,
-    xfer: Xfer,
-}
 
 impl Runtime {
     /// Makes this runtime partition `me` of a run whose ranks live in `of_rank`: it starts

@@ -431,12 +431,46 @@ pub struct Runtime {
     /// A streamed program's open streams (`program::stream`).
     pub(super) streams: Option<crate::program::stream::StreamState>,
     /// This runtime's share of a parallel run (`partition.rs`), if it is one of several.
-    pub(super) split: Option<Box<super::partition::RtSplit>>,
+    pub(super) split: Option<Box<RtSplit>>,
     /// A merged parallel run's operations and user receives, in the run's order
     /// (`merge.rs`): the results take them instead of `xfers` and `recvs`.
     pub merged: Option<Box<(Vec<Xfer>, Vec<RecvRecord>)>>,
     /// Ranks finished so far.
     pub(super) finished: u32,
+}
+
+// What a partition of a run on threads keeps (its behaviour: partition.rs).
+
+/// What a partition keeps of its share of the run.
+#[derive(Debug, Default)]
+pub(super) struct RtSplit {
+    pub(super) me: u32,
+    /// The partition of every rank.
+    pub(super) of_rank: std::sync::Arc<Vec<u32>>,
+    /// Per transfer slot: its name, or `LOCAL`.
+    pub(super) names: Vec<u64>,
+    /// The transfers between partitions in flight here (issued here or mirrored), by name.
+    pub(super) by_name: HashMap<u64, u32>,
+    pub(super) next_name: u64,
+    /// Mirrors for each partition, until the end of the window.
+    pub(super) out: Vec<Vec<Mirror>>,
+    /// Time and key of the event being handled, and a count of records made in it: where a
+    /// record falls in the run's one order, for the merge.
+    pub(super) event: (Ps, u64),
+    pub(super) made: u64,
+    /// That place of every transfer and receive slot (of kept records).
+    pub(super) xfer_order: Vec<Order>,
+    pub(super) recv_order: Vec<Order>,
+}
+
+/// Where a record was made in the run's order of events: (time, key, count).
+pub(super) type Order = (Ps, u64, u64);
+
+/// A transfer issued in another partition, whose other end is here.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Mirror {
+    pub(super) name: u64,
+    pub(super) xfer: Xfer,
 }
 
 /// What the runtime checks of every CPU: it runs one computation or overhead at a time,
