@@ -280,7 +280,8 @@ pub(crate) struct RunArgs {
     pub(crate) partitions: Option<u32>,
     /// Run on N threads, the machine split into N blocks of routers, each with the ranks
     /// on its nodes (0: every core, with at least 1,024 routers a thread; packet model).
-    /// The results are the same on any number of threads.
+    /// The results are the same on any number of threads; on more than one, --max-events
+    /// stops at the end of the window in which the count is passed.
     #[arg(long, value_name = "N")]
     pub(crate) threads: Option<u32>,
     /// Stop recording a C or Python program when a rank makes no MGEN call (records no

@@ -191,6 +191,25 @@ fn a_run_stopped_at_a_time_gives_the_same_partial_results() {
         },
     );
     assert!(stopped.contains("max-sim-time"), "{stopped}");
+    // An event limit stops at the end of a window: the same one on any number of threads
+    // above one.
+    let limited = Options {
+        max_events: Some(500),
+        ..options(2)
+    };
+    let two = outcome(&m, &p, &limited);
+    assert!(two.contains("max-events"), "{two}");
+    assert_eq!(
+        two,
+        outcome(
+            &m,
+            &p,
+            &Options {
+                threads: Some(3),
+                ..limited
+            }
+        )
+    );
 }
 
 #[test]
