@@ -36,6 +36,16 @@ pub trait Partition: Send {
     fn tally(&self) -> Self::Tally;
 }
 
+/// A partition's clock moves from `last` to `now` after a window: an error if it went
+/// back (a broken event order).
+pub fn advance_clock(last: &mut Ps, now: Ps) -> Result<(), String> {
+    if now < *last {
+        return Err(format!("event time went back from {last} ps to {now} ps"));
+    }
+    *last = now;
+    Ok(())
+}
+
 /// How a run advanced.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct WindowCount {

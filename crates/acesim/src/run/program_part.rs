@@ -4,6 +4,7 @@
 //! partition: the network's packets and credits, and the runtime's mirrors of transfers
 //! whose other end lives there.
 
+use crate::engine::windows::advance_clock;
 use crate::engine::{EventQueue, Partition};
 use crate::network::packet::{Crossing, PacketNetwork};
 use crate::network::Network;
@@ -84,14 +85,7 @@ impl<N: Network> ProgramPart<N> {
                 }
             }
         }
-        if self.q.now() < self.last {
-            return Err(format!(
-                "event time went back from {} ps to {} ps",
-                self.last,
-                self.q.now()
-            ));
-        }
-        self.last = self.q.now();
+        advance_clock(&mut self.last, self.q.now())?;
         Ok(())
     }
 }

@@ -3,6 +3,7 @@
 //! is one partition of the whole machine; a parallel run has one per thread, advancing in
 //! the windows of `engine::windows`.
 
+use crate::engine::windows::advance_clock;
 use crate::engine::{EventQueue, Partition};
 use crate::network::packet::{Crossing, PacketEvent, PacketNetwork};
 use crate::network::{Network, Notice};
@@ -98,14 +99,7 @@ impl Partition for TrafficPart {
 
     fn run_until(&mut self, end: Ps, out: &mut [Vec<Crossing>]) -> Result<(), String> {
         self.handle_until(end);
-        if self.q.now() < self.last {
-            return Err(format!(
-                "event time went back from {} ps to {} ps",
-                self.last,
-                self.q.now()
-            ));
-        }
-        self.last = self.q.now();
+        advance_clock(&mut self.last, self.q.now())?;
         self.net.take_crossings(out);
         Ok(())
     }
