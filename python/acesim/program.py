@@ -1028,18 +1028,19 @@ class _Watch:
         except _Stop:
             pass  # self.error says why
         finally:
-            error = self._end()
+            # The watch raises _Stop again on every tick until it ends. Once _active is False
+            # it raises no more, and one already on its way is delivered at a call, so inside
+            # the loop (an attribute store is not a point where Python delivers it).
+            self._active = False
+            while True:
+                try:
+                    error = self.close()
+                    break
+                except _Stop:
+                    continue
             if error is not None:
                 raise error from None
         raise ProgramError("the recording was stopped")  # not reached: _Stop comes with an error
-
-    def _end(self) -> BaseException | None:
-        """:meth:`close`, even if a _Stop raised just before the watch ended arrives in it."""
-        while True:
-            try:
-                return self.close()
-            except _Stop:
-                continue
 
     def close(self) -> BaseException | None:
         """Ends the watch (no _Stop is raised afterwards); returns the error that stopped the
