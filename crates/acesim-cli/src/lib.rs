@@ -75,7 +75,7 @@ fn exit_code_of(result: acesim::Result<i32>) -> i32 {
 }
 
 fn dispatch(cli: Cli) -> acesim::Result<i32> {
-    if !matches!(cli.command, Command::Traffic(_)) {
+    if !matches!(cli.command, Command::Traffic(_) | Command::Run(_)) {
         processes::refuse_if_launched(cli.command.name())?;
     }
     match cli.command {

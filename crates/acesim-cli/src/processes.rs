@@ -1,4 +1,4 @@
-//! A run across processes: `mpirun -np P acesim traffic ...` splits the machine into P
+//! A run across processes: `mpirun -np P acesim traffic ...` (or `acesim run`) splits the machine into P
 //! blocks of routers, one per process, which exchange what crosses between them through
 //! MPI after every window (`acesim::engine::processes`). Process 0 prints and writes the
 //! outputs, the same bytes as a run in one process.
@@ -27,7 +27,7 @@ fn refuse(message: String) -> Error {
 pub(crate) fn refuse_if_launched(command: &str) -> Result<()> {
     match launched() {
         n if n > 1 => Err(refuse(format!(
-            "`acesim {command}` runs in one process, and mpirun started {n}: only `acesim traffic` runs across processes so far"
+            "`acesim {command}` runs in one process, and mpirun started {n}: only `acesim run` and `acesim traffic` run across processes"
         ))),
         _ => Ok(()),
     }
@@ -115,6 +115,26 @@ impl Exchange for Mpi {
             self.world.all_gather_varcount_into(&mine[..], &mut got);
         }
         split(&all, &counts)
+    }
+    fn gather(&self, mine: Vec<u8>) -> Option<Vec<Vec<u8>>> {
+        use mpi::datatype::PartitionMut;
+        use mpi::traits::{Communicator, Root};
+        let root = self.world.process_at_rank(0);
+        let count = mine.len() as i32;
+        if self.me() != 0 {
+            root.gather_into(&count);
+            root.gather_varcount_into(&mine[..]);
+            return None;
+        }
+        let mut counts = vec![0i32; self.count()];
+        root.gather_into_root(&count, &mut counts[..]);
+        let at = offsets(&counts);
+        let mut all = vec![0u8; counts.iter().map(|&c| c as usize).sum()];
+        {
+            let mut got = PartitionMut::new(&mut all[..], &counts[..], &at[..]);
+            root.gather_varcount_into_root(&mine[..], &mut got);
+        }
+        Some(split(&all, &counts))
     }
 }
 

@@ -75,8 +75,11 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
     if let Some(t) = a.threads {
         crate::traffic::warn_if_more_than_cores(t);
     }
+    // Under mpirun, one block of the machine per process; process 0 prints and writes.
+    let processes = crate::processes::start()?;
+    let first = processes.as_ref().is_none_or(|p| p.me() == 0);
     // Where the run is, on a terminal unless --quiet (cleared before the summary).
-    let terminal = (!a.quiet)
+    let terminal = (!a.quiet && first)
         .then(acesim::run::progress::Terminal::on_stderr)
         .flatten();
     let options = acesim::run::simulate::Options {
@@ -95,11 +98,18 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
         summary_only: json_out.is_none() && a.timeline.is_none(),
         ..Default::default()
     };
-    let results = acesim::run::simulate::simulate_with(&config, program, &options);
+    let results = match &processes {
+        Some(ex) => {
+            acesim::run::simulate_processes::simulate_across(&config, program, &options, &**ex)
+        }
+        None => acesim::run::simulate::simulate_with(&config, program, &options).map(Some),
+    };
     if let Some(t) = &terminal {
         t.clear();
     }
-    let results = results?;
+    let Some(results) = results? else {
+        return Ok(0); // another process than the first: process 0 writes
+    };
     let timeline = match &a.timeline {
         Some(_) => {
             let spec = if a.timeline_links.is_empty() {

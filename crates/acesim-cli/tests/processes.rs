@@ -1,6 +1,7 @@
-//! `mpirun -np P acesim traffic`: the machine split among processes that exchange what
-//! crosses between them through MPI gives the bytes of one process; a command that cannot
-//! split, a build without MPI and processes given different inputs are refused.
+//! `mpirun -np P acesim traffic` and `acesim run`: the machine split among processes that
+//! exchange what crosses between them through MPI gives the bytes of one process; a
+//! command that cannot split, a build without MPI and processes given different inputs
+//! are refused.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -83,6 +84,76 @@ fn two_processes_give_the_bytes_of_one() {
 
 #[cfg(feature = "mpi")]
 #[test]
+fn a_program_on_two_processes_writes_the_files_of_one() {
+    let Some(mut mpi) = mpirun() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let files = |name: &str| -> Vec<String> {
+        ["json", "csv", "timeline"]
+            .iter()
+            .map(|ext| dir.path().join(format!("{name}.{ext}")).display().to_string())
+            .collect()
+    };
+    let args = |f: &[String]| -> Vec<String> {
+        let mut a: Vec<String> = [
+            "run",
+            "examples/mpi/collectives.c",
+            "-m",
+            "examples/machines/torus-4x4.toml",
+            "--ranks",
+            "16",
+            "--check",
+            "--json",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        a.extend([f[0].clone(), "--links-csv".into(), f[1].clone()]);
+        a.extend(["--timeline".into(), f[2].clone()]);
+        a
+    };
+    let (one, two) = (files("one"), files("two"));
+    let o = Command::new(ACESIM)
+        .args(args(&one))
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = mpi
+        .args(["-np", "2", ACESIM])
+        .args(args(&two))
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    // Process 0 alone prints the summary, and how the run went.
+    assert_eq!(out.matches("predicted execution time").count(), 1, "{out}");
+    assert!(out.contains("2 processes"), "{out}");
+    for (a, b) in one.iter().zip(&two) {
+        let (a, b) = (std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
+        assert!(a == b, "two processes changed {}", two[0]);
+    }
+    // A deadlock: process 0 reports it, as one process does, and the run fails.
+    let dl = dir.path().join("dl.sched");
+    std::fs::write(&dl, "ranks 16\nrank 0\nrecv 15 10 tag=1\nsend 15 10 tag=1\nrank 15\nrecv 0 10 tag=1\nsend 0 10 tag=1\n").unwrap();
+    let dl = dl.display().to_string();
+    let torus = repo().join("examples/machines/torus-4x4.toml");
+    let single = Command::new(ACESIM)
+        .args(["run", &dl, "-m", torus.to_str().unwrap(), "--ranks", "16"])
+        .output()
+        .unwrap();
+    assert_eq!(single.status.code(), Some(3), "{}", stderr(&single));
+    let o = mpirun()
+        .unwrap()
+        .args(["-np", "2", ACESIM, "run", &dl, "-m", torus.to_str().unwrap(), "--ranks", "16"])
+        .output()
+        .unwrap();
+    assert_ne!(o.status.code(), Some(0));
+    assert!(stderr(&o).starts_with(&stderr(&single)), "{}", stderr(&o));
+}
+
+#[cfg(feature = "mpi")]
+#[test]
 fn processes_given_different_inputs_are_refused() {
     let Some(mut mpi) = mpirun() else { return };
     let dir = tempfile::tempdir().unwrap();
@@ -109,21 +180,14 @@ fn processes_given_different_inputs_are_refused() {
 fn commands_that_do_not_split_refuse_several_processes() {
     // What mpirun tells its processes: here a launch of 2.
     let o = Command::new(ACESIM)
-        .args([
-            "run",
-            "examples/papers/ring_put.c",
-            "--machine",
-            "table1",
-            "--ranks",
-            "4",
-        ])
+        .args(["machine", "-m", "table1"])
         .current_dir(repo())
         .env("OMPI_COMM_WORLD_SIZE", "2")
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("`acesim run` runs in one process, and mpirun started 2"),
+        stderr(&o).contains("`acesim machine` runs in one process, and mpirun started 2"),
         "{}",
         stderr(&o)
     );

@@ -3,12 +3,15 @@
 //! thread: puts, gets and polls, eager and rendezvous messages with wildcards, collectives
 //! of every transport, several ranks and NICs per node, messages copied within a node,
 //! GOAL, traced runs, runs stopped at a time limit, runs keeping no records, and deadlocks,
-//! reported rank by rank as one thread reports them.
+//! reported rank by rank as one thread reports them. Across processes too (`mpirun -np P
+//! acesim run`), with the processes played by threads (`engine::LocalExchange`).
 
 mod common;
 
+use acesim::engine::{Exchange, LocalExchange};
 use acesim::frontends::schedule;
 use acesim::run::simulate::{simulate_with, Options};
+use acesim::run::simulate_processes::simulate_across;
 use acesim::{Machine, Program};
 use common::{load, puts_text, workload};
 use proptest::prelude::*;
@@ -42,8 +45,40 @@ fn outcome(m: &Machine, p: &Program, o: &Options) -> String {
     }
 }
 
-/// Runs `p` on 1, 2 and 3 threads and checks that the outcomes are identical; returns the
-/// one-thread outcome.
+/// The outcome of a run across `n` processes (threads exchanging bytes as MPI processes
+/// do): process 0's; the others return nothing, or the same input error.
+fn outcome_across(m: &Machine, p: &Program, o: &Options, n: usize) -> String {
+    let outcomes: Vec<acesim::Result<Option<acesim::results::Results>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = LocalExchange::group(n)
+            .into_iter()
+            .map(|ex| s.spawn(move || simulate_across(m, p.clone(), o, &ex)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a process panicked"))
+            .collect()
+    });
+    let mut outcomes = outcomes.into_iter();
+    let first = match outcomes.next().expect("process 0") {
+        Ok(Some(mut r)) => {
+            r.wall_seconds = 0.0;
+            r.to_json()
+        }
+        Ok(None) => panic!("process 0 returned no results"),
+        Err(e) => format!("error: {e}"),
+    };
+    for (k, other) in outcomes.enumerate() {
+        match other {
+            Ok(None) => {}
+            Ok(Some(_)) => panic!("process {} returned results", k + 1),
+            Err(e) => assert_eq!(first, format!("error: {e}"), "process {}", k + 1),
+        }
+    }
+    first
+}
+
+/// Runs `p` on 1, 2 and 3 threads, and across 2 and 3 processes, and checks that the
+/// outcomes are identical; returns the one-thread outcome.
 fn same_on_threads(m: &Machine, p: &Program, o: Options) -> String {
     let one = outcome(
         m,
@@ -63,6 +98,15 @@ fn same_on_threads(m: &Machine, p: &Program, o: Options) -> String {
             },
         );
         assert_eq!(one, many, "{n} threads");
+        let across = Options {
+            threads: None,
+            ..o.clone()
+        };
+        assert_eq!(
+            one,
+            outcome_across(m, p, &across, n as usize),
+            "{n} processes"
+        );
     }
     one
 }
@@ -206,10 +250,16 @@ fn a_run_stopped_at_a_time_gives_the_same_partial_results() {
             &p,
             &Options {
                 threads: Some(3),
-                ..limited
+                ..limited.clone()
             }
         )
     );
+    // And on processes: the same window.
+    let across = Options {
+        threads: None,
+        ..limited
+    };
+    assert_eq!(two, outcome_across(&m, &p, &across, 2));
 }
 
 #[test]
@@ -223,6 +273,35 @@ fn a_deadlock_is_reported_rank_by_rank_as_on_one_thread() {
         report.contains("rank 0:") && report.contains("rank 15:"),
         "{report}"
     );
+}
+
+#[test]
+fn ranks_stopped_inside_collectives_are_reported_as_on_one_thread() {
+    // Rank 15 waits for a message nobody sends, so never enters the RDMA ring barrier the
+    // others wait in, polling for puts; then all ranks stopped inside an all-to-all.
+    let mut t = "ranks 16\n".to_string();
+    for r in 0..16 {
+        t += &format!("rank {r}\ncompute {}ns\n", 100 * r);
+        if r == 15 {
+            t += "recv 0 10 tag=3\n";
+        }
+        t += "barrier algo=ring transport=rdma\nalltoall 4096\n";
+    }
+    let report = same_on_threads(&load(TORUS), &parse(&t), options(1));
+    assert!(report.contains("can never finish"), "{report}");
+    let mut t = "ranks 16\n".to_string();
+    for r in 0..16 {
+        t += &format!("rank {r}\nalltoall 40000\nallreduce 64\n");
+    }
+    let stopped = same_on_threads(
+        &load(TORUS),
+        &parse(&t),
+        Options {
+            max_sim_time: Some(20_000_000),
+            ..options(1)
+        },
+    );
+    assert!(stopped.contains("max-sim-time"), "{stopped}");
 }
 
 #[test]
@@ -269,6 +348,40 @@ fn bad_thread_counts_and_models_are_refused() {
     };
     let e = outcome(&m, &p, &measured);
     assert!(e.contains("--partitions"), "{e}");
+    // Across processes: one thread in each, the packet model, the same inputs everywhere.
+    let e = outcome_across(&m, &p, &options(2), 2);
+    assert!(e.contains("one thread in each"), "{e}");
+    let e = outcome_across(&m, &p, &flow, 2);
+    assert!(e.contains("leave out mpirun"), "{e}");
+    let e = outcome_across(&m, &p, &options(1), 17);
+    assert!(e.contains("17 partitions"), "{e}");
+    let other = parse(&puts_text(4, &[(0, 3, 100), (1, 2, 5)], false));
+    let outcomes: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = LocalExchange::group(2)
+            .into_iter()
+            .map(|ex| {
+                let (m, p, other) = (&m, &p, &other);
+                s.spawn(move || {
+                    let prog = if ex.me() == 0 {
+                        p.clone()
+                    } else {
+                        other.clone()
+                    };
+                    match simulate_across(m, prog, &Options::default(), &ex) {
+                        Err(e) => e.to_string(),
+                        Ok(_) => "ran".into(),
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("no panic"))
+            .collect()
+    });
+    for e in outcomes {
+        assert!(e.contains("process 1 differs from process 0"), "{e}");
+    }
 }
 
 proptest! {

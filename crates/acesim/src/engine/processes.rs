@@ -23,6 +23,11 @@ pub trait Exchange {
     fn all_to_all(&self, out: Vec<Vec<u8>>) -> Vec<Vec<u8>>;
     /// Every process's `mine`, by process.
     fn all_gather(&self, mine: Vec<u8>) -> Vec<Vec<u8>>;
+    /// Every process's `mine`, by process, on process 0 (`None` on the others).
+    fn gather(&self, mine: Vec<u8>) -> Option<Vec<Vec<u8>>> {
+        let all = self.all_gather(mine);
+        (self.me() == 0).then_some(all)
+    }
 }
 
 fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, String> {
@@ -42,6 +47,21 @@ pub fn gather_all<T: Serialize + DeserializeOwned>(
         .iter()
         .map(|b| decode(b))
         .collect()
+}
+
+/// `value` of every process, by process, on process 0 (`None` on the others).
+pub fn gather_first<T: Serialize + DeserializeOwned>(
+    ex: &dyn Exchange,
+    value: &T,
+) -> Result<Option<Vec<T>>, String> {
+    match ex.gather(encode(value)?) {
+        Some(all) => all
+            .iter()
+            .map(|b| decode(b))
+            .collect::<Result<_, _>>()
+            .map(Some),
+        None => Ok(None),
+    }
 }
 
 /// Runs this process's partition `part` window by window with the others, until none has

@@ -6,7 +6,7 @@ pub use deadlock::{BlockedRank, DeadlockReport};
 use std::fmt;
 
 /// Where in the user's input an error was found.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Location {
     /// File name, `command line` or a preset name.
     pub file: String,
@@ -19,7 +19,7 @@ pub struct Location {
 }
 
 /// One line of a user's input and the part of it an error is about.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SourceLine {
     pub text: String,
     /// Byte range within `text`.
@@ -159,6 +159,50 @@ fn shorten(message: String) -> String {
         tail - head,
         &message[tail..]
     )
+}
+
+/// An error as sent from one process of a run to another: its kind and text.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub enum SentError {
+    Input { location: Location, message: String },
+    Program(String),
+    Io { path: String, message: String },
+    TooBig(String),
+    Interrupted(String),
+    Internal(String),
+}
+
+impl From<Error> for SentError {
+    fn from(e: Error) -> SentError {
+        match e {
+            Error::Input { location, message } => SentError::Input { location, message },
+            Error::Program { message } => SentError::Program(message),
+            Error::Io { path, source } => SentError::Io {
+                path,
+                message: source.to_string(),
+            },
+            Error::TooBig(m) => SentError::TooBig(m),
+            Error::Interrupted(m) => SentError::Interrupted(m),
+            Error::Internal(m) => SentError::Internal(m),
+            e @ Error::Deadlock(_) => SentError::Internal(e.to_string()),
+        }
+    }
+}
+
+impl From<SentError> for Error {
+    fn from(e: SentError) -> Error {
+        match e {
+            SentError::Input { location, message } => Error::Input { location, message },
+            SentError::Program(message) => Error::Program { message },
+            SentError::Io { path, message } => Error::Io {
+                path,
+                source: std::io::Error::other(message),
+            },
+            SentError::TooBig(m) => Error::TooBig(m),
+            SentError::Interrupted(m) => Error::Interrupted(m),
+            SentError::Internal(m) => Error::Internal(m),
+        }
+    }
 }
 
 impl Error {

@@ -401,6 +401,16 @@ impl StepGen {
         gen
     }
 
+    /// The rank's place in its communicator.
+    pub fn me(&self) -> u32 {
+        self.me as u32
+    }
+
+    /// The rounds generated so far.
+    pub fn rounds_done(&self) -> u64 {
+        self.round
+    }
+
     fn ctx<'s>(&self, sizes: &'s [u64]) -> Ctx<'s> {
         Ctx {
             p: self.p,

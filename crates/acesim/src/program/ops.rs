@@ -38,7 +38,7 @@ pub fn source_rank(src: u32) -> i64 {
 pub const UNDEFINED: i64 = i64::MIN;
 
 /// Where an operation came from in the user's source (schedule line or C line).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SrcLoc {
     /// Index into `Program::files`.
     pub file: u32,
@@ -63,7 +63,7 @@ impl SrcLoc {
 /// One operation of a rank. Ranks in point-to-point operations are communicator ranks
 /// until `program::link` has run, world ranks after; `comm` is a rank-local handle before
 /// linking and a message context after.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum OpKind {
     /// Compute for a time (`MGEN_Comp`).
     Compute {
@@ -171,7 +171,7 @@ pub enum OpKind {
     },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Op {
     pub kind: OpKind,
     pub loc: SrcLoc,

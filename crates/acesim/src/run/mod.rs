@@ -1,7 +1,8 @@
 //! The drivers: a program on a machine (`simulate`), synthetic traffic on a network
 //! (`traffic`, with its `patterns`), and the memory admission both apply first; `compare`
 //! runs a program at both network levels and says how far apart they are; `partition_report`
-//! measures how a run would split among partitions.
+//! measures how a run would split among partitions; a program runs on threads
+//! (`simulate_threads`) or across processes (`simulate_processes`).
 
 pub mod admission;
 pub mod compare;
@@ -12,5 +13,6 @@ pub mod patterns;
 pub mod program_part;
 pub mod progress;
 pub mod simulate;
+pub mod simulate_processes;
 pub mod simulate_threads;
 pub mod traffic;

@@ -13,6 +13,8 @@ use crate::run::options::Options;
 use crate::run::partition_report::PartitionCounter;
 use crate::runtime::{Mirror, RtEvent, Runtime};
 use crate::units::Ps;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// A program run, or a partition of one.
 pub(super) struct ProgramPart<N: Network> {
@@ -29,9 +31,13 @@ pub(super) struct ProgramPart<N: Network> {
     pub last: Ps,
     /// Counts events by partition, for `--partitions` (serial runs only).
     pub counter: Option<PartitionCounter>,
+    /// Set from outside (Ctrl-C) to stop the run: a partition's tally carries it, so that
+    /// every partition takes the same decision at a window's end.
+    pub interrupt: Option<Arc<AtomicBool>>,
 }
 
-/// What a partition hands another at the end of a window.
+/// What a partition hands another at the end of a window (between processes, as bytes).
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) enum Handed {
     Packet(Crossing),
     Mirror(Mirror),
@@ -54,6 +60,7 @@ impl<N: Network> ProgramPart<N> {
             mirrors_out: (0..parts).map(|_| Vec::new()).collect(),
             last: 0,
             counter: None,
+            interrupt: None,
         }
     }
 
@@ -92,8 +99,8 @@ impl<N: Network> ProgramPart<N> {
 
 impl Partition for ProgramPart<PacketNetwork> {
     type Crossing = Handed;
-    /// Events handled and ranks finished.
-    type Tally = (u64, u32);
+    /// Events handled, ranks finished, and whether the run was interrupted.
+    type Tally = (u64, u32, bool);
 
     fn next_time(&self) -> Option<Ps> {
         self.q.peek_time()
@@ -122,8 +129,12 @@ impl Partition for ProgramPart<PacketNetwork> {
         self.net.receive(&mut self.q, &mut packets);
     }
 
-    fn tally(&self) -> (u64, u32) {
-        (self.q.processed(), self.rt.ranks_finished())
+    fn tally(&self) -> (u64, u32, bool) {
+        let interrupted = self
+            .interrupt
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::Relaxed));
+        (self.q.processed(), self.rt.ranks_finished(), interrupted)
     }
 }
 

@@ -76,17 +76,12 @@ pub fn parse_time_limit(text: Option<&str>, source: &str, field: &str) -> Result
     .transpose()
 }
 
-/// How often (in events) the interrupt flag is looked at.
-const INTERRUPT_POLL: u64 = 4096;
-
-/// Runs `program` on `machine` and returns the results (or why it could not finish).
-pub fn simulate(machine: &Machine, program: Program) -> Result<Results> {
-    simulate_with(machine, program, &Options::default())
-}
-
-/// `simulate` with options.
-pub fn simulate_with(machine: &Machine, program: Program, options: &Options) -> Result<Results> {
-    let started = std::time::Instant::now();
+/// The program checked and linked, admitted to the memory, and laid out on the machine.
+pub(super) fn whole_of<'a>(
+    machine: &'a Machine,
+    program: Program,
+    options: &Options,
+) -> Result<Whole<'a>> {
     let mut program = program;
     check_program(machine, &program)?;
     let comms = crate::program::link::link_keeping(&mut program, &machine.collectives)?;
@@ -105,21 +100,42 @@ pub fn simulate_with(machine: &Machine, program: Program, options: &Options) -> 
         )?)?;
     }
     let (topo, placement) = layout(machine, program.ranks)?;
+    Ok(Whole {
+        machine,
+        program,
+        comms,
+        topo,
+        placement,
+    })
+}
+
+/// How often (in events) the interrupt flag is looked at.
+const INTERRUPT_POLL: u64 = 4096;
+
+/// Runs `program` on `machine` and returns the results (or why it could not finish).
+pub fn simulate(machine: &Machine, program: Program) -> Result<Results> {
+    simulate_with(machine, program, &Options::default())
+}
+
+/// `simulate` with options.
+pub fn simulate_with(machine: &Machine, program: Program, options: &Options) -> Result<Results> {
+    let started = std::time::Instant::now();
+    let whole = whole_of(machine, program, options)?;
     let threads = options
         .threads
-        .map_or(1, |t| threads_for(t, topo.num_routers));
+        .map_or(1, |t| threads_for(t, whole.topo.num_routers));
     if threads > 1 {
-        let whole = Whole {
-            machine,
-            program,
-            comms,
-            topo,
-            placement,
-        };
         let mut results = simulate_threads(whole, threads, options, started)?;
         results.machine = Some(MachineId::of(machine, &machine.name.0));
         return Ok(results);
     }
+    let Whole {
+        program,
+        comms,
+        topo,
+        placement,
+        ..
+    } = whole;
     let mut rt = Runtime::new(program, RtParams::from_config(machine), placement);
     if let Some(comms) = comms {
         rt.stream(comms);

@@ -3,13 +3,13 @@
 //! partitions' networks and runtimes merged at the end into what one thread would have
 //! left. The results are those of a run on one thread, byte for byte.
 
-use crate::engine::{run_windows, Bounds, Partition, WindowCount};
-use crate::error::{Error, Location, Result};
+use crate::engine::{run_windows, Bounds, Partition};
+use crate::error::{Error, Location, Result, SentError};
 use crate::machine::loaded::Machine;
 use crate::machine::placement::Placement;
 use crate::machine::topology::Topology;
 use crate::network::packet::{check_bytes, PacketNetwork};
-use crate::network::{Model, Network};
+use crate::network::{Model, NetStats, Network};
 use crate::program::link::Communicators;
 use crate::program::Program;
 use crate::results::partitions::Parallel;
@@ -20,7 +20,7 @@ use crate::run::program_part::ProgramPart;
 use crate::run::progress::{Reporter, Status};
 use crate::runtime::{RtParams, Runtime};
 use crate::units::Ps;
-use std::sync::atomic::Ordering;
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// Routers a thread needs for threads to pay, when `threads = 0` chooses (the measure of
@@ -48,6 +48,23 @@ pub(super) struct Whole<'a> {
     pub placement: Placement,
 }
 
+/// Refuses what a run split into partitions cannot do (`source`: how it was split).
+pub(super) fn refuse_unsplittable(options: &Options, source: &str) -> Result<()> {
+    let bad = |msg: String| Error::input(Location::file("command line").with_field("threads"), msg);
+    if options.model != Model::Packet {
+        return Err(bad(format!(
+            "the {} model runs on one thread and in one process: leave out {source} (or use the packet model)",
+            options.model.name()
+        )));
+    }
+    if options.partitions.is_some() {
+        return Err(bad(format!(
+            "--partitions measures how a serial run would split: it runs on one thread, so leave out {source}"
+        )));
+    }
+    Ok(())
+}
+
 /// Runs `whole` on `threads` threads (at least 2).
 pub(super) fn simulate_threads(
     whole: Whole<'_>,
@@ -55,68 +72,109 @@ pub(super) fn simulate_threads(
     options: &Options,
     started: std::time::Instant,
 ) -> Result<Results> {
-    let bad = |msg: String| Error::input(Location::file("command line").with_field("threads"), msg);
-    if options.model != Model::Packet {
-        return Err(bad(format!(
-            "the {} model runs on one thread: leave out --threads (or use the packet model)",
-            options.model.name()
-        )));
-    }
-    if options.partitions.is_some() {
-        return Err(bad(
-            "--partitions measures how a serial run would split: it runs on one thread, so leave out --threads".into(),
-        ));
-    }
-    let mut parts = partitions(whole, threads, options)?;
-    let grid = parts[0].net.window_grid();
+    refuse_unsplittable(options, "--threads")?;
+    let (mut parts, _) = partitions(whole, (threads, None), options)?;
     let limit = options.max_sim_time.unwrap_or(Ps::MAX);
-    let max_events = options.max_events.unwrap_or(u64::MAX);
-    let interrupt = options.interrupt.clone();
-    let interrupted = move || {
-        interrupt
-            .as_ref()
-            .is_some_and(|f| f.load(Ordering::Relaxed))
-    };
-    let events_of = |tallies: &[(u64, u32)]| tallies.iter().map(|t| t.0).sum::<u64>();
-    let stop = |_: Ps, tallies: &[(u64, u32)]| events_of(tallies) > max_events || interrupted();
+    let stop = stop_rule(options);
     let ranks = parts[0].rt.program.ranks;
     let mut reporter = Reporter::new(options.progress.as_ref());
-    let mut watch = |end: Ps, tallies: &[(u64, u32)]| {
-        if reporter.due() {
-            reporter.report(Status::Run {
-                sim_ps: end,
-                events: events_of(tallies),
-                ranks_finished: tallies.iter().map(|t| t.1).sum(),
-                ranks,
-            });
-        }
-    };
+    let mut watch = |end: Ps, tallies: &[Tally]| watch_run(&mut reporter, ranks, end, tallies);
     let bounds = Bounds {
-        grid,
+        grid: parts[0].net.window_grid(),
         limit,
         stop: &stop,
         no_stop_before: 0,
     };
     let count = run_windows(&mut parts, &bounds, &mut watch).map_err(Error::Internal)?;
-    let next = parts.iter().filter_map(|p| p.next_time()).min();
+    let status: Vec<_> = parts
+        .iter()
+        .map(|p| (p.next_time(), p.tally(), p.q.now()))
+        .collect();
+    let (stopped, end) = stop_of(&status, limit, count.reached);
+    let mut ends = Vec::with_capacity(parts.len());
+    let (mut nets, mut runtimes) = (Vec::new(), Vec::new());
+    for p in parts {
+        let (ended, net, rt) = Ended::of(p, end, stopped.is_none());
+        ends.push(ended);
+        nets.push(net);
+        runtimes.push(rt);
+    }
+    let parallel = Parallel {
+        threads,
+        processes: 1,
+        windows: count.windows,
+        crossings: count.crossings,
+    };
+    finish(
+        nets.swap_remove(0),
+        runtimes,
+        ends,
+        (stopped, parallel),
+        started,
+    )
+}
+
+/// A partition's tally: events handled, ranks finished, interrupted.
+pub(super) type Tally = (u64, u32, bool);
+
+/// When the partitions stop at a window's end: past the events asked for, or interrupted
+/// (the same decision in every partition: it reads only the tallies).
+pub(super) fn stop_rule(options: &Options) -> impl Fn(Ps, &[Tally]) -> bool {
+    let max_events = options.max_events.unwrap_or(u64::MAX);
+    move |_: Ps, tallies: &[Tally]| {
+        tallies.iter().map(|t| t.0).sum::<u64>() > max_events || tallies.iter().any(|t| t.2)
+    }
+}
+
+/// Progress at a window's end.
+pub(super) fn watch_run(reporter: &mut Reporter, ranks: u32, end: Ps, tallies: &[Tally]) {
+    if reporter.due() {
+        reporter.report(Status::Run {
+            sim_ps: end,
+            events: tallies.iter().map(|t| t.0).sum(),
+            ranks_finished: tallies.iter().map(|t| t.1).sum(),
+            ranks,
+        });
+    }
+}
+
+/// Why the run stopped before its end (and when), from every partition's next event, tally
+/// and clock after the last window; and the time the run ended.
+pub(super) fn stop_of(
+    status: &[(Option<Ps>, Tally, Ps)],
+    limit: Ps,
+    reached: Ps,
+) -> (Option<(StopReason, Ps)>, Ps) {
+    let next = status.iter().filter_map(|s| s.0).min();
     let stopped = next.map(|t| {
         if t > limit {
             (StopReason::MaxSimTime, limit)
-        } else if interrupted() {
-            (StopReason::Interrupted, count.reached)
+        } else if status.iter().any(|s| s.1 .2) {
+            (StopReason::Interrupted, reached)
         } else {
-            (StopReason::MaxEvents, count.reached)
+            (StopReason::MaxEvents, reached)
         }
     });
-    finish(parts, stopped, count, threads, started)
+    let last = status.iter().map(|s| s.2).max().unwrap_or(0);
+    (stopped, stopped.map_or(last, |(_, at)| at))
 }
 
-/// The partitions of a run on `threads` threads, each with its ranks started.
-fn partitions(
+/// How the machine is split: the program, its parameters and placement, and the partition
+/// of every rank (what process 0 needs to rebuild the others' runtimes).
+pub(super) struct Split {
+    pub program: Arc<Program>,
+    pub params: RtParams,
+    pub placement: Placement,
+    pub of_rank: Arc<Vec<u32>>,
+}
+
+/// The partitions of a run split in `blocks` (all of them, or only block `only`), each
+/// with its ranks started.
+pub(super) fn partitions(
     whole: Whole<'_>,
-    threads: u32,
+    (blocks, only): (u32, Option<u32>),
     options: &Options,
-) -> Result<Vec<ProgramPart<PacketNetwork>>> {
+) -> Result<(Vec<ProgramPart<PacketNetwork>>, Split)> {
     let Whole {
         machine,
         program,
@@ -124,8 +182,13 @@ fn partitions(
         topo,
         placement,
     } = whole;
+    let source = if only.is_some() {
+        "mpirun -np"
+    } else {
+        "--threads"
+    };
     let first = PacketNetwork::new(topo.clone(), machine);
-    let split = first.partition(threads, "--threads")?;
+    let split = first.partition(blocks, source)?;
     let of_router = Arc::new(split.of_router);
     let node_part =
         |node: u32, nic: u32| of_router[topo.nic_router(topo.node_nic(node, nic)) as usize];
@@ -136,14 +199,14 @@ fn partitions(
     {
         return Err(Error::input(
             Location::file("command line").with_field("threads"),
-            format!("node {node} has NICs on routers of different partitions, so the machine cannot be split in {threads}: use one thread"),
+            format!("node {node} has NICs on routers of different partitions, so the machine cannot be split in {blocks}: use one thread and one process"),
         ));
     }
     let of_rank: Arc<Vec<u32>> =
         Arc::new(placement.node.iter().map(|&n| node_part(n, 0)).collect());
     let params = RtParams::from_config(machine);
     let program = Arc::new(program);
-    let parts = threads as usize;
+    let parts = blocks as usize;
     // Each partition's network and runtime are built on a thread of their own.
     let build = |me: u32, net: Option<PacketNetwork>| {
         let mut net = net.unwrap_or_else(|| PacketNetwork::new(topo.clone(), machine));
@@ -161,120 +224,150 @@ fn partitions(
             rt.stream(c.clone());
         }
         prepare(&mut net, &mut rt, options);
-        ProgramPart::new(net, rt, parts)
+        let mut part = ProgramPart::new(net, rt, parts);
+        part.interrupt = options.interrupt.clone();
+        part
     };
-    std::thread::scope(|s| {
-        let others: Vec<_> = (1..threads)
-            .map(|me| s.spawn(move || build(me, None)))
-            .collect();
-        let mut all = vec![build(0, Some(first))];
-        for h in others {
-            all.push(
-                h.join()
-                    .map_err(|_| Error::Internal("building a partition failed".into()))?,
-            );
-        }
-        Ok(all)
-    })
+    let built = match only {
+        Some(me) => vec![build(me, Some(first))],
+        None => std::thread::scope(|s| {
+            let others: Vec<_> = (1..blocks)
+                .map(|me| s.spawn(move || build(me, None)))
+                .collect();
+            let mut all = vec![build(0, Some(first))];
+            for h in others {
+                all.push(
+                    h.join()
+                        .map_err(|_| Error::Internal("building a partition failed".into()))?,
+                );
+            }
+            Ok::<_, Error>(all)
+        })?,
+    };
+    let split = Split {
+        program,
+        params,
+        placement,
+        of_rank,
+    };
+    Ok((built, split))
 }
 
-/// The partitions' shares merged into one run's results (or the error that ended it).
-fn finish(
-    parts: Vec<ProgramPart<PacketNetwork>>,
-    stopped: Option<(StopReason, Ps)>,
-    count: WindowCount,
-    threads: u32,
+/// What a partition leaves when the run ends, beside its runtime: what the end of the run
+/// needs of its network (the counts, and the checks it made of itself), and whether its
+/// runtime failed.
+#[derive(Serialize, Deserialize)]
+pub(super) struct Ended {
+    /// A trace read as the run goes that turned out unreadable.
+    stream_error: Option<SentError>,
+    broken: Option<String>,
+    events: u64,
+    /// Bytes of the packets still in the network at the end, or the invariant broken.
+    in_network: std::result::Result<Option<u64>, String>,
+    /// When what happened after the last event ended (a run that finished).
+    settled: Ps,
+    in_flight: bool,
+    stuck: Option<String>,
+    runtime_end: std::result::Result<(), String>,
+    stats: NetStats,
+}
+
+impl Ended {
+    /// Partition `p` ended at `end` (`complete`: with nothing left to do).
+    pub(super) fn of(
+        p: ProgramPart<PacketNetwork>,
+        end: Ps,
+        complete: bool,
+    ) -> (Ended, PacketNetwork, Runtime) {
+        let ProgramPart {
+            mut net, mut rt, q, ..
+        } = p;
+        let stream_error = rt.stream_error().map(SentError::from);
+        let broken = net
+            .violation()
+            .or(rt.violation())
+            .or(q.overflow())
+            .map(str::to_string);
+        let in_network = net.in_network_bytes(end);
+        // What happened after the last event without being one (credits that woke
+        // nothing) ends the run as its event would have.
+        let settled = if complete { net.settle() } else { 0 };
+        let ended = Ended {
+            stream_error,
+            broken,
+            events: q.processed(),
+            in_network,
+            settled: settled.max(q.now()),
+            in_flight: net.in_flight(),
+            stuck: net.stuck_summary(),
+            runtime_end: if complete { rt.check_end() } else { Ok(()) },
+            stats: std::mem::take(&mut net.stats),
+        };
+        (ended, net, rt)
+    }
+}
+
+/// The partitions' shares merged into one run's results (or the error that ended it):
+/// `net` is the first partition's network, `runtimes` and `ends` every partition's.
+pub(super) fn finish(
+    mut net: PacketNetwork,
+    runtimes: Vec<Runtime>,
+    ends: Vec<Ended>,
+    (stopped, parallel): (Option<(StopReason, Ps)>, Parallel),
     started: std::time::Instant,
 ) -> Result<Results> {
     let broken = |v: &str| Error::Internal(format!("model invariant broken: {v}"));
-    let mut nets = Vec::with_capacity(parts.len());
-    let mut runtimes = Vec::with_capacity(parts.len());
-    let (mut events, mut last) = (0, 0);
-    for mut p in parts {
-        if let Some(e) = p.rt.stream_error() {
-            return Err(e);
+    let (mut events, mut now, mut in_flight) = (0, 0, false);
+    let (mut in_network, mut stuck) = (Some(0), Vec::new());
+    for (i, e) in ends.into_iter().enumerate() {
+        if let Some(e) = e.stream_error {
+            return Err(e.into());
         }
-        if let Some(v) = p.net.violation().or(p.rt.violation()).or(p.q.overflow()) {
+        if let Some(v) = &e.broken {
             return Err(broken(v));
         }
-        events += p.q.processed();
-        last = last.max(p.q.now());
-        nets.push(p.net);
-        runtimes.push(p.rt);
+        events += e.events;
+        now = now.max(e.settled);
+        in_flight |= e.in_flight;
+        stuck.extend(e.stuck);
+        let bytes = e.in_network.map_err(|v| broken(&v))?;
+        in_network = in_network.zip(bytes).map(|(a, b)| a + b);
+        if stopped.is_none() {
+            e.runtime_end.map_err(|v| broken(&v))?;
+        }
+        // The first partition's counts, then the others' added.
+        if i == 0 {
+            net.stats = e.stats;
+        } else {
+            net.stats.add(&e.stats);
+        }
     }
     let wall = started.elapsed().as_secs_f64();
-    let parallel = Parallel {
-        threads,
-        processes: 1,
-        windows: count.windows,
-        crossings: count.crossings,
-    };
-    let end = stopped.map_or(last, |(_, at)| at);
-    let in_network = in_network_bytes(&nets, end).map_err(|v| broken(&v))?;
-    if let Some((reason, at)) = stopped {
-        let mut rt = merged(runtimes)?;
-        let partial = results::Partial {
-            reason,
-            stopped_at_ps: at,
-            ranks_finished: rt.ranks_finished(),
-        };
-        let mut net = merged_network(nets)?;
-        if let Some(bytes) = in_network {
-            let c = net.counters();
-            check_bytes(c.bytes_injected, c.bytes_delivered, bytes).map_err(|v| broken(&v))?;
+    let mut rt = crate::runtime::merge(runtimes)
+        .ok_or_else(|| Error::Internal("a run with no partition".into()))?;
+    let partial = match stopped {
+        Some((reason, at)) => {
+            if let Some(bytes) = in_network {
+                let c = net.counters();
+                check_bytes(c.bytes_injected, c.bytes_delivered, bytes).map_err(|v| broken(&v))?;
+            }
+            Some(results::Partial {
+                reason,
+                stopped_at_ps: at,
+                ranks_finished: rt.ranks_finished(),
+            })
         }
-        net.release_run_state();
-        let mut r = results::collect(&net, &mut rt, events, wall, Some(partial));
-        r.parallel = Some(parallel);
-        return Ok(r);
-    }
-    // What happened after the last event without being one (credits that woke nothing)
-    // ends the run as its event would have.
-    let mut now = last;
-    for n in &mut nets {
-        now = now.max(n.settle());
-    }
-    let in_flight = nets.iter().any(|n| n.in_flight());
-    let stuck: Vec<String> = nets.iter().filter_map(|n| n.stuck_summary()).collect();
-    for rt in &runtimes {
-        rt.check_end().map_err(|v| broken(&v))?;
-    }
-    let mut rt = merged(runtimes)?;
-    let stuck = (!stuck.is_empty()).then(|| stuck.join("; "));
-    if let Some(report) = rt.deadlock_report(now, in_flight, stuck) {
-        return Err(Error::Deadlock(Box::new(report)));
-    }
-    let mut net = merged_network(nets)?;
-    net.check_end(now).map_err(|v| broken(&v))?;
+        None => {
+            let stuck = (!stuck.is_empty()).then(|| stuck.join("; "));
+            if let Some(report) = rt.deadlock_report(now, in_flight, stuck) {
+                return Err(Error::Deadlock(Box::new(report)));
+            }
+            net.check_end(now).map_err(|v| broken(&v))?;
+            None
+        }
+    };
     net.release_run_state();
-    let mut r = results::collect(&net, &mut rt, events, wall, None);
+    let mut r = results::collect(&net, &mut rt, events, wall, partial);
     r.parallel = Some(parallel);
     Ok(r)
-}
-
-/// Bytes of the packets still in the network over all partitions, after each checked its
-/// own (`None` without the checks on).
-fn in_network_bytes(nets: &[PacketNetwork], end: Ps) -> std::result::Result<Option<u64>, String> {
-    let mut total = Some(0);
-    for n in nets {
-        let bytes = n.in_network_bytes(end)?;
-        total = total.zip(bytes).map(|(a, b)| a + b);
-    }
-    Ok(total)
-}
-
-fn merged(runtimes: Vec<Runtime>) -> Result<Runtime> {
-    crate::runtime::merge(runtimes).ok_or_else(|| Error::Internal("a run with no partition".into()))
-}
-
-/// The first partition's network with every partition's counts: what the results read.
-fn merged_network(nets: Vec<PacketNetwork>) -> Result<PacketNetwork> {
-    let mut nets = nets.into_iter();
-    let mut first = nets
-        .next()
-        .ok_or_else(|| Error::Internal("a run with no partition".into()))?;
-    for n in nets {
-        first.stats.add(&n.stats);
-    }
-    Ok(first)
 }

@@ -30,6 +30,17 @@ fn step_gen(program: &Program, id: u32, me: u32) -> StepGen {
     StepGen::new(spec, algorithm, members, me)
 }
 
+/// `step_gen` after it generated `rounds` rounds of the rank's call `call`.
+pub(super) fn step_gen_at(program: &Program, id: u32, call: u32, me: u32, rounds: u64) -> StepGen {
+    let mut gen = step_gen(program, id, me);
+    let mut scratch = Vec::new();
+    for _ in 0..rounds {
+        scratch.clear();
+        gen.next_round(rank_sizes(program, id, call), &mut scratch);
+    }
+    gen
+}
+
 /// The sizes per rank of a rank's call `call` of collective `id`, if its kind has them.
 fn rank_sizes(program: &Program, id: u32, call: u32) -> &[u64] {
     match program.coll_calls.get(call as usize) {

@@ -31,11 +31,13 @@ mod matching;
 mod merge;
 mod partition;
 mod records;
+mod share;
 mod state;
 mod transfers;
 
 pub use estimate::TransferCounts;
 pub use merge::merge;
+pub use share::RuntimeShare;
 pub use state::{
     CollRecord, Mirror, Queue, RankStats, RecvRecord, RegionRecord, RtEvent, RtParams, Runtime,
     Stamp, TraceInterval, TraceKind, UnfinishedRequests, Xfer, XferKind, CATEGORIES,

@@ -127,7 +127,7 @@ pub struct Xfer {
 }
 
 /// A posted receive.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct RecvRecord {
     pub rank: u32,
     pub src: i64,
@@ -155,7 +155,7 @@ pub(super) fn token(xfer: u32, part: u64) -> u64 {
     ((xfer as u64) << 2) | part
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(super) enum Wait {
     /// Running, or waiting for a scheduled Resume.
     No,
@@ -189,7 +189,7 @@ pub(super) fn category(name: &str) -> usize {
 }
 
 /// One CPU of a dependency-graph rank (GOAL's `cpu N`; most ranks have one).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(super) struct DagCpu {
     /// Busy until this time with a computation or a send's overhead.
     pub(super) busy_until: Ps,
@@ -210,7 +210,7 @@ impl Default for DagCpu {
 }
 
 /// Dependency-graph state of one rank.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct DagRank {
     pub(super) need_requires: Vec<u32>,
     pub(super) need_irequires: Vec<u32>,
@@ -226,7 +226,7 @@ pub(super) struct DagRank {
 }
 
 /// Time a rank spent, by kind.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct RankStats {
     pub compute_ps: Ps,
     pub overhead_ps: Ps,
@@ -234,7 +234,7 @@ pub struct RankStats {
     pub blocked_ps: [Ps; CATEGORIES.len()],
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(super) struct RankState {
     pub(super) pc: usize,
     pub(super) wait: Wait,
@@ -255,6 +255,8 @@ pub(super) struct RankState {
     pub(super) regions: Vec<(u32, Ps)>,
     /// The collective call the rank is in, and its steps generated as the rank goes
     /// (boxed: most ranks are in none at a time).
+    /// (Sent between processes apart: `share.rs`.)
+    #[serde(skip)]
     pub(super) in_coll: Option<Box<InCollective>>,
     /// Receives not yet matched, in posting order.
     pub(super) posted: Vec<u32>,
@@ -312,7 +314,7 @@ pub(super) struct InCollective {
 }
 
 /// What a traced interval of a rank was.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum TraceKind {
     Compute,
     Overhead,
@@ -323,7 +325,7 @@ pub enum TraceKind {
 }
 
 /// One interval of a rank's time, recorded when tracing.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct TraceInterval {
     pub rank: u32,
     pub kind: TraceKind,
@@ -332,7 +334,7 @@ pub struct TraceInterval {
 }
 
 /// A closed region on one rank.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct RegionRecord {
     pub rank: u32,
     pub region: u32,
@@ -342,7 +344,7 @@ pub struct RegionRecord {
 
 /// Timing of one collective call over its ranks, and the messages and bytes of its steps
 /// (counted as they are issued: their records are reused once done).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct CollRecord {
     pub first_begin: Ps,
     pub last_end: Ps,
@@ -485,7 +487,7 @@ pub(super) struct CpuChecks {
 
 /// A rank that reached the end of its program with requests still pending (an MPI program
 /// that never waits for an isend/irecv).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct UnfinishedRequests {
     pub rank: u32,
     pub count: u32,
