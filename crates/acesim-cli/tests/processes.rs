@@ -90,7 +90,12 @@ fn a_program_on_two_processes_writes_the_files_of_one() {
     let files = |name: &str| -> Vec<String> {
         ["json", "csv", "timeline"]
             .iter()
-            .map(|ext| dir.path().join(format!("{name}.{ext}")).display().to_string())
+            .map(|ext| {
+                dir.path()
+                    .join(format!("{name}.{ext}"))
+                    .display()
+                    .to_string()
+            })
             .collect()
     };
     let args = |f: &[String]| -> Vec<String> {
@@ -145,7 +150,17 @@ fn a_program_on_two_processes_writes_the_files_of_one() {
     assert_eq!(single.status.code(), Some(3), "{}", stderr(&single));
     let o = mpirun()
         .unwrap()
-        .args(["-np", "2", ACESIM, "run", &dl, "-m", torus.to_str().unwrap(), "--ranks", "16"])
+        .args([
+            "-np",
+            "2",
+            ACESIM,
+            "run",
+            &dl,
+            "-m",
+            torus.to_str().unwrap(),
+            "--ranks",
+            "16",
+        ])
         .output()
         .unwrap();
     assert_ne!(o.status.code(), Some(0));

@@ -10,6 +10,7 @@
 
 use crate::engine::windows::{window_end, Bounds, Partition, WindowCount};
 use crate::units::Ps;
+use bincode::Options;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -30,12 +31,17 @@ pub trait Exchange {
     }
 }
 
+// Integers as varints: most counts and times sent are far below their type's range.
 fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, String> {
-    bincode::serialize(value).map_err(|e| format!("encoding for another process: {e}"))
+    bincode::DefaultOptions::new()
+        .serialize(value)
+        .map_err(|e| format!("encoding for another process: {e}"))
 }
 
 fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
-    bincode::deserialize(bytes).map_err(|e| format!("decoding from another process: {e}"))
+    bincode::DefaultOptions::new()
+        .deserialize(bytes)
+        .map_err(|e| format!("decoding from another process: {e}"))
 }
 
 /// `value` of every process, by process.

@@ -22,7 +22,7 @@ pub enum Notice {
 }
 
 /// Counters of one NIC.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct NicStats {
     pub injected_packets: u64,
     pub ejected_packets: u64,
@@ -36,7 +36,7 @@ pub struct NicStats {
 }
 
 /// Counters of one directed link.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct LinkStats {
     pub bytes: u64,
     pub packets: u64,
@@ -87,7 +87,81 @@ pub struct NetStats {
     pub link_activity: Option<Vec<Vec<(Ps, Ps)>>>,
 }
 
+/// The entries of `v` that are not zero, with their indices.
+fn seen<T: Copy + Default + PartialEq>(v: &[T]) -> Vec<(u32, T)> {
+    let zero = T::default();
+    (0..v.len() as u32)
+        .map(|i| (i, v[i as usize]))
+        .filter(|(_, x)| *x != zero)
+        .collect()
+}
+
+/// What one partition counted, without the links and NICs it did not see (those of the
+/// other partitions): what it sends to be added to the others' counts.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct SparseStats {
+    links: usize,
+    nics: usize,
+    link_counts: Vec<(u32, LinkStats)>,
+    nic_counts: Vec<(u32, NicStats)>,
+    counters: NetCounters,
+    link_activity: Option<Vec<(u32, Vec<(Ps, Ps)>)>>,
+}
+
 impl NetStats {
+    /// These counts without the links and NICs that counted nothing.
+    pub fn sparse(self) -> SparseStats {
+        SparseStats {
+            links: self.links.len(),
+            nics: self.nics.len(),
+            link_counts: seen(&self.links),
+            nic_counts: seen(&self.nics),
+            counters: self.counters,
+            link_activity: self.link_activity.map(|a| {
+                a.into_iter()
+                    .enumerate()
+                    .filter(|(_, v)| !v.is_empty())
+                    .map(|(i, v)| (i as u32, v))
+                    .collect()
+            }),
+        }
+    }
+
+    /// Counts of no link and no NIC, shaped as `like`'s.
+    pub fn zero_like(like: &SparseStats) -> NetStats {
+        NetStats {
+            links: vec![LinkStats::default(); like.links],
+            nics: vec![NicStats::default(); like.nics],
+            counters: NetCounters::default(),
+            link_activity: like
+                .link_activity
+                .as_ref()
+                .map(|_| vec![Vec::new(); like.links]),
+        }
+    }
+
+    /// Adds another partition's counts (`add`, for sparse counts).
+    pub fn add_sparse(&mut self, other: &SparseStats) {
+        self.counters.add(&other.counters);
+        for &(i, b) in &other.link_counts {
+            if let Some(a) = self.links.get_mut(i as usize) {
+                a.add(&b);
+            }
+        }
+        for &(i, b) in &other.nic_counts {
+            if let Some(a) = self.nics.get_mut(i as usize) {
+                a.add(&b);
+            }
+        }
+        if let (Some(mine), Some(theirs)) = (&mut self.link_activity, &other.link_activity) {
+            for (i, b) in theirs {
+                if let Some(a) = mine.get_mut(*i as usize) {
+                    a.extend_from_slice(b);
+                }
+            }
+        }
+    }
+
     pub fn new(links: usize, nics: usize) -> NetStats {
         NetStats {
             links: vec![LinkStats::default(); links],

@@ -16,5 +16,7 @@ pub mod models;
 pub mod packet;
 pub mod partition;
 
-pub use interface::{LinkStats, ModelEvent, NetCounters, NetStats, Network, NicStats, Notice};
+pub use interface::{
+    LinkStats, ModelEvent, NetCounters, NetStats, Network, NicStats, Notice, SparseStats,
+};
 pub use models::Model;

@@ -9,7 +9,7 @@ use crate::machine::loaded::Machine;
 use crate::machine::placement::Placement;
 use crate::machine::topology::Topology;
 use crate::network::packet::{check_bytes, PacketNetwork};
-use crate::network::{Model, NetStats, Network};
+use crate::network::{Model, NetStats, Network, SparseStats};
 use crate::program::link::Communicators;
 use crate::program::Program;
 use crate::results::partitions::Parallel;
@@ -269,7 +269,7 @@ pub(super) struct Ended {
     in_flight: bool,
     stuck: Option<String>,
     runtime_end: std::result::Result<(), String>,
-    stats: NetStats,
+    stats: SparseStats,
 }
 
 impl Ended {
@@ -301,7 +301,7 @@ impl Ended {
             in_flight: net.in_flight(),
             stuck: net.stuck_summary(),
             runtime_end: if complete { rt.check_end() } else { Ok(()) },
-            stats: std::mem::take(&mut net.stats),
+            stats: std::mem::take(&mut net.stats).sparse(),
         };
         (ended, net, rt)
     }
@@ -335,12 +335,11 @@ pub(super) fn finish(
         if stopped.is_none() {
             e.runtime_end.map_err(|v| broken(&v))?;
         }
-        // The first partition's counts, then the others' added.
+        // The partitions' counts added in partition order (busy intervals in that order).
         if i == 0 {
-            net.stats = e.stats;
-        } else {
-            net.stats.add(&e.stats);
+            net.stats = NetStats::zero_like(&e.stats);
         }
+        net.stats.add_sparse(&e.stats);
     }
     let wall = started.elapsed().as_secs_f64();
     let mut rt = crate::runtime::merge(runtimes)

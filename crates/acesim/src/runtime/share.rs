@@ -16,7 +16,8 @@ use std::sync::Arc;
 /// What process 0 needs of another process's runtime.
 #[derive(Serialize, Deserialize)]
 pub struct RuntimeShare {
-    ranks: Vec<RankState>,
+    /// The partition's own ranks (the others are idle here).
+    ranks: Vec<(u32, RankState)>,
     /// The collective call of each rank in one: (rank, where it is).
     in_colls: Vec<(u32, CollPlace)>,
     xfers: Vec<Xfer>,
@@ -59,12 +60,13 @@ impl Runtime {
         let split = self.split.map(|s| *s).unwrap_or_default();
         let of_rank = split.of_rank.clone();
         let mine = |r: usize| of_rank.get(r).is_none_or(|&p| p == split.me);
-        let mut ranks = self.ranks;
+        let mut ranks = Vec::new();
         let mut in_colls = Vec::new();
-        for (r, st) in ranks.iter_mut().enumerate() {
-            if let Some(c) = st.in_coll.take().filter(|_| mine(r)) {
+        for (r, mut st) in self.ranks.into_iter().enumerate().filter(|(r, _)| mine(*r)) {
+            if let Some(c) = st.in_coll.take() {
                 in_colls.push((r as u32, CollPlace::of(*c)));
             }
+            ranks.push((r as u32, st));
         }
         RuntimeShare {
             ranks,
@@ -97,7 +99,9 @@ impl Runtime {
         share: RuntimeShare,
     ) -> Runtime {
         let mut rt = Runtime::partition_of(program, p, placement, (me, of_rank));
-        rt.ranks = share.ranks;
+        for (r, st) in share.ranks {
+            rt.ranks[r as usize] = st;
+        }
         for (r, place) in share.in_colls {
             let gen = step_gen_at(
                 &rt.program,

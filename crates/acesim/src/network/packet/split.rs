@@ -12,7 +12,7 @@
 use super::state::*;
 use crate::engine::Schedule;
 use crate::machine::topology::ports::LinkEnd;
-use crate::network::interface::NetStats;
+use crate::network::interface::{LinkStats, NetCounters, NetStats, NicStats};
 use crate::units::Ps;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -291,32 +291,45 @@ impl NetStats {
     /// partitions that saw it, so the sums are the run's.
     pub fn add(&mut self, other: &NetStats) {
         for (a, b) in self.links.iter_mut().zip(&other.links) {
-            a.bytes += b.bytes;
-            a.packets += b.packets;
-            a.busy_ps += b.busy_ps;
-            a.wait_ps += b.wait_ps;
-            a.stall_ps += b.stall_ps;
+            a.add(b);
         }
         for (a, b) in self.nics.iter_mut().zip(&other.nics) {
-            a.injected_packets += b.injected_packets;
-            a.ejected_packets += b.ejected_packets;
-            a.delivered_packets += b.delivered_packets;
-            a.hops += b.hops;
-            a.minimal_packets += b.minimal_packets;
+            a.add(b);
         }
-        let (c, o) = (&mut self.counters, &other.counters);
-        c.packet_hops += o.packet_hops;
-        c.bytes_injected += o.bytes_injected;
-        c.bytes_delivered += o.bytes_delivered;
-        c.bytes_local += o.bytes_local;
+        self.counters.add(&other.counters);
         if let (Some(mine), Some(theirs)) = (&mut self.link_activity, &other.link_activity) {
             for (a, b) in mine.iter_mut().zip(theirs) {
-                if a.is_empty() {
-                    a.clone_from(b);
-                } else {
-                    a.extend_from_slice(b);
-                }
+                a.extend_from_slice(b);
             }
         }
+    }
+}
+
+impl LinkStats {
+    pub fn add(&mut self, b: &LinkStats) {
+        self.bytes += b.bytes;
+        self.packets += b.packets;
+        self.busy_ps += b.busy_ps;
+        self.wait_ps += b.wait_ps;
+        self.stall_ps += b.stall_ps;
+    }
+}
+
+impl NicStats {
+    pub fn add(&mut self, b: &NicStats) {
+        self.injected_packets += b.injected_packets;
+        self.ejected_packets += b.ejected_packets;
+        self.delivered_packets += b.delivered_packets;
+        self.hops += b.hops;
+        self.minimal_packets += b.minimal_packets;
+    }
+}
+
+impl NetCounters {
+    pub fn add(&mut self, o: &NetCounters) {
+        self.packet_hops += o.packet_hops;
+        self.bytes_injected += o.bytes_injected;
+        self.bytes_delivered += o.bytes_delivered;
+        self.bytes_local += o.bytes_local;
     }
 }
