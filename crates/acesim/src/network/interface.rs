@@ -105,8 +105,11 @@ pub struct SparseStats {
     link_counts: Vec<(u32, LinkStats)>,
     nic_counts: Vec<(u32, NicStats)>,
     counters: NetCounters,
-    link_activity: Option<Vec<(u32, Vec<(Ps, Ps)>)>>,
+    link_activity: Option<Vec<(u32, Busy)>>,
 }
+
+/// A link's busy intervals.
+type Busy = Vec<(Ps, Ps)>;
 
 impl NetStats {
     /// These counts without the links and NICs that counted nothing.
