@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import random
+import shutil
 import re
 import subprocess
 import sys
@@ -71,6 +72,11 @@ def timed(args: list[str]) -> tuple[float, float, str]:
 
 
 RUN_ARGS: list[str] = []
+
+# Two processes on this machine's cores; Open MPI refuses root (CI) unless told.
+MPIRUN = ["mpirun", "--oversubscribe"]
+os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
 
 
 def summary_wall(out: str) -> float:
@@ -289,10 +295,11 @@ def main() -> int:
             r["generate_seconds"] = gen
             return r
         cases.append(("nn-1m", nn))
-        # Issue 20: the same program on 2 threads against 1, timed in turn (1, 2, 1, 2) in
-        # this run; the least of each counts, for the whole process and for the simulation
-        # (the summary's wall: after the schedule is read). The same bytes either way.
-        def nn_threads():
+        # Issue 20: the same program on 2 threads (or 2 MPI processes) against 1, timed in
+        # turn (1, 2, 1, 2) in this run; the least of each counts, for the whole process and
+        # for the simulation (the summary's wall: after the schedule is read). The same
+        # bytes either way.
+        def nn_split(by: str) -> dict:
             dims = (8, 8, 4) if smoke else (128, 128, 64)
             s = os.path.join(tmp, "nn.sched")
             if not os.path.exists(s):
@@ -304,21 +311,32 @@ def main() -> int:
             peaks: dict[int, float] = {}
             for _ in range(1 if smoke else 2):
                 for n in (1, 2):
-                    js = os.path.join(tmp, f"nn-threads{n}.json")
-                    wall, peak, out = timed([BIN, "run", s, *machine, *RUN_ARGS, "--threads", str(n), "--json", js])
+                    js = os.path.join(tmp, f"nn-{by}{n}.json")
+                    command = [BIN, "run", s, *machine, *RUN_ARGS, "--json", js]
+                    if by == "threads":
+                        command += ["--threads", str(n)]
+                    elif n > 1:
+                        command = [*MPIRUN, "-np", str(n), *command]
+                    wall, peak, out = timed(command)
                     walls[n].append(wall)
                     sims[n].append(summary_wall(out))
                     peaks[n] = peak
                     outputs[n] = hashlib.sha256(open(js, "rb").read()).hexdigest()
             if outputs[1] != outputs[2]:
-                raise RuntimeError("2 threads gave other results than 1")
-            r = json.load(open(os.path.join(tmp, "nn-threads1.json")))
+                raise RuntimeError(f"2 {by} gave other results than 1")
+            r = json.load(open(os.path.join(tmp, f"nn-{by}1.json")))
             one, two = min(walls[1]), min(walls[2])
-            return {"wall_seconds": two, "sim_seconds": min(sims[2]), "wall_seconds_1_thread": one,
-                    "speedup_2_threads": one / two, "sim_speedup_2_threads": min(sims[1]) / min(sims[2]),
-                    "peak_mib": peaks[2], "peak_mib_1_thread": peaks[1], "events": r["events"],
+            return {"wall_seconds": two, "sim_seconds": min(sims[2]), "wall_seconds_1": one, "split_by": by,
+                    "speedup_2": one / two, "sim_speedup_2": min(sims[1]) / min(sims[2]),
+                    "peak_mib": peaks[2], "peak_mib_1": peaks[1], "events": r["events"],
                     "packet_hops": r["packet_hops"], "predicted_time_ps": r["predicted_time_ps"]}
+        def nn_threads() -> dict:
+            return nn_split("threads")
+        def nn_processes() -> dict:
+            return nn_split("processes")
         cases.append(("nn-1m-threads", nn_threads))
+        if shutil.which("mpirun") is not None:
+            cases.append(("nn-1m-processes", nn_processes))
         def nn_flow():
             dims = (8, 8, 4) if smoke else (128, 128, 64)
             s = os.path.join(tmp, "nn.sched")
@@ -351,8 +369,10 @@ def main() -> int:
                 extra += f"  saturation load {r['saturation_load']:g}"
             if "speedup_2_threads" in r:
                 extra += f"  1 thread {r['wall_seconds_1_thread']:.2f} s: 2 threads {r['speedup_2_threads']:.2f}x"
-            if "sim_speedup_2_threads" in r:
-                extra += f" (simulation {r['sim_speedup_2_threads']:.2f}x)"
+            if "speedup_2" in r:
+                by = r["split_by"]
+                one = {"threads": "thread", "processes": "process"}[by]
+                extra += f"  1 {one} {r['wall_seconds_1']:.2f} s: 2 {by} {r['speedup_2']:.2f}x (simulation {r['sim_speedup_2']:.2f}x)"
             if r.get("estimate_mib") is not None:
                 extra += f"  estimate {r['estimate_mib']:8.1f} MiB"
             print(f"{name:26s} wall {r['wall_seconds']:7.2f} s (simulation {r['sim_seconds']:6.2f} s)  peak {r['peak_mib']:8.1f} MiB  "

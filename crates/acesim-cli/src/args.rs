@@ -21,7 +21,11 @@ pub(crate) enum Command {
   acesim run examples/papers/ring_put.c --machine table1 --ranks 8
   acesim run examples/mpi/collectives.c --ranks 16 --ranks-per-node 2 --json out.json
   acesim run tests/data/dumpi/sst-macro-testbgp/testbgp.meta -m examples/machines/torus-4x4.toml --jobs fill
-  acesim run examples/schedules/hotspot.sched -m examples/machines/torus-4x4.toml --model flow")]
+  acesim run examples/schedules/hotspot.sched -m examples/machines/torus-4x4.toml --model flow
+  acesim run examples/schedules/hotspot.sched -m examples/machines/torus-4x4.toml --threads 2
+
+Across processes (a build with MPI: scripts/setup), the same output files:
+  mpirun -np 2 acesim run examples/schedules/hotspot.sched -m examples/machines/torus-4x4.toml")]
     Run(RunArgs),
     /// Run a program at both network levels, packet and flow, and report how far apart
     /// they are: total time, per-operation latency error, per-link bytes, wall time.
