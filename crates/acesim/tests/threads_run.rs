@@ -263,6 +263,54 @@ fn a_run_stopped_at_a_time_gives_the_same_partial_results() {
 }
 
 #[test]
+fn an_interruption_stops_every_partition_at_the_same_window() {
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    let p = parse(&messages_text(
+        16,
+        &[(0, 15, 90_000, false), (15, 0, 90_000, false)],
+    ));
+    let m = load(TORUS);
+    // Set before the run: on threads every partition stops after the first window.
+    let interrupted = Options {
+        interrupt: Some(Arc::new(AtomicBool::new(true))),
+        ..options(2)
+    };
+    let two = outcome(&m, &p, &interrupted);
+    assert!(two.contains("\"interrupted\""), "{two}");
+    // Across processes the flag of one process (here only process 1's is set) stops
+    // them all at the same window, with the results of threads.
+    let outcomes: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = LocalExchange::group(2)
+            .into_iter()
+            .map(|ex| {
+                let (m, p) = (&m, &p);
+                s.spawn(move || {
+                    let o = Options {
+                        interrupt: Some(Arc::new(AtomicBool::new(ex.me() == 1))),
+                        ..options(1)
+                    };
+                    match simulate_across(m, p.clone(), &o, &ex) {
+                        Ok(Some(mut r)) => {
+                            r.wall_seconds = 0.0;
+                            r.to_json()
+                        }
+                        Ok(None) => String::new(),
+                        Err(e) => format!("error: {e}"),
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("no panic"))
+            .collect()
+    });
+    assert_eq!(outcomes[0], two);
+    assert_eq!(outcomes[1], "");
+}
+
+#[test]
 fn a_deadlock_is_reported_rank_by_rank_as_on_one_thread() {
     // Ranks 0 and 15 (in different partitions) each receive before they send.
     let t = "ranks 16\nrank 0\nrecv 15 10 tag=1\nsend 15 10 tag=1\nrank 15\nrecv 0 10 tag=1\nsend 0 10 tag=1\n";
