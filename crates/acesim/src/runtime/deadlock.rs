@@ -39,6 +39,13 @@ impl Runtime {
                     self.program.describe_loc(o.loc),
                 )
             });
+            // A collective's puts carry tags made from its communicator and call: the
+            // report names them by what they are, not by that number.
+            let in_coll = st.collective().is_some();
+            if let (true, Some(crate::program::OpKind::Poll { .. })) = (in_coll, op.map(|o| o.kind))
+            {
+                op_text = "poll for a put of the call".to_string();
+            }
             if let Some(call) = st.collective() {
                 let c = &self.program.collectives[call as usize];
                 op_text = format!(
@@ -61,6 +68,8 @@ impl Runtime {
                 _ => None,
             };
             let waits_for = match (st.wait, &putter) {
+                (Wait::Tag(_), Some((who, at))) if in_coll => format!("rank {who}'s put of this call, which rank {who} issues only later in its program, at {at}"),
+                (Wait::Tag(_), None) if in_coll => "a put of this call that never lands (no rank's remaining program puts it here)".to_string(),
                 (Wait::Tag(t), Some((who, at))) => format!("a put with tag {t} that rank {who} issues only later in its program, at {at}"),
                 (Wait::Tag(t), None) => format!("a put with tag {t} that never lands (no rank's remaining program puts it here, or an earlier poll consumed it)"),
                 (Wait::No, _) => "an event that never came".to_string(),
