@@ -68,7 +68,7 @@ impl Runtime {
                 _ => None,
             };
             let waits_for = match (st.wait, &putter) {
-                (Wait::Tag(_), Some((who, at))) if in_coll => format!("rank {who}'s put of this call, which rank {who} issues only later in its program, at {at}"),
+                (Wait::Tag(_), Some((who, at))) if in_coll => format!("a put of this call that rank {who} issues only later in its program, at {at}"),
                 (Wait::Tag(_), None) if in_coll => "a put of this call that never lands (no rank's remaining program puts it here)".to_string(),
                 (Wait::Tag(t), Some((who, at))) => format!("a put with tag {t} that rank {who} issues only later in its program, at {at}"),
                 (Wait::Tag(t), None) => format!("a put with tag {t} that never lands (no rank's remaining program puts it here, or an earlier poll consumed it)"),
