@@ -39,7 +39,7 @@ fn info(path: &Path, json: Option<&Path>, args: &crate::args::TraceArgs) -> aces
         // Read as a replay reads it first: every record checked, only its skeleton kept.
         Format::Dumpi => dumpi::read_streamed(path, &options)?,
         Format::Ti => ti::read_streamed(path, &options)?,
-        Format::Otf2 => acesim::frontends::otf2::read(path, &options)?,
+        Format::Otf2 => acesim::frontends::otf2::read_streamed(path, &options)?,
         _ => {
             return Err(Error::input(
                 Location::file(path.display().to_string()),

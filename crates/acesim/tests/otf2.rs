@@ -263,3 +263,117 @@ fn a_corrupt_anchor_or_missing_definitions_is_an_error() {
     let err = otf2::read(&data("nothing/traces.otf2"), &TraceOptions::default()).unwrap_err();
     assert!(err.to_string().contains("nothing"), "{err}");
 }
+
+#[test]
+fn a_trace_read_as_the_run_goes_is_the_same_run() {
+    use acesim::program::adjust;
+    use acesim::program::stream::is_structural;
+    let m = MachineSource::open("table1").unwrap().load().unwrap();
+    type LayOut = fn(Program) -> Program;
+    let layouts: [(&str, LayOut); 3] = [
+        ("as traced", |p| p),
+        ("3 jobs, messages capped at 1 KiB", |p| {
+            let mut p = adjust::repeat_jobs(&p, 3).unwrap();
+            adjust::cap_messages(&mut p, 1024);
+            p
+        }),
+        ("collectives skipped", |mut p| {
+            adjust::skip_collectives(&mut p);
+            p
+        }),
+    ];
+    let opts = TraceOptions {
+        compute_scale: 0.5,
+        ..Default::default()
+    };
+    for name in ["ring", "collectives", "anysource"] {
+        let path = data(&format!("{name}/traces.otf2"));
+        let (whole, whole_summary) = otf2::read(&path, &opts).unwrap();
+        // Windows of one event cut every call and every request's life in pieces.
+        // Ranks 0 and 1 keep their location open between windows, the others open it again.
+        for events in [1, 2, 3, 5, 16_384] {
+            let (streamed, summary) = otf2::read_in_windows(&path, &opts, events, 2).unwrap();
+            assert_eq!(summary, whole_summary, "{name}");
+            assert!(streamed
+                .ops
+                .iter()
+                .flatten()
+                .all(|o| is_structural(&o.kind)));
+            for (how, lay_out) in layouts {
+                let a = simulate(&m, lay_out(whole.clone())).unwrap();
+                let b = simulate(&m, lay_out(streamed.clone())).unwrap();
+                assert_eq!(
+                    a.to_json(),
+                    b.to_json(),
+                    "{name}, windows of {events}, {how}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn an_event_file_that_changed_after_it_was_read_stops_the_run_with_its_error() {
+    let dir = copy("ring");
+    let anchor = dir.path().join("traces.otf2");
+    let (prog, _) = otf2::read_in_windows(&anchor, &TraceOptions::default(), 4, 0).unwrap();
+    let evt = dir.path().join("traces/2.evt");
+    let len = std::fs::metadata(&evt).unwrap().len();
+    let f = std::fs::OpenOptions::new().write(true).open(&evt).unwrap();
+    f.set_len(len / 2).unwrap();
+    let m = MachineSource::open("table1").unwrap().load().unwrap();
+    let e = simulate(&m, prog).unwrap_err();
+    assert_eq!(e.exit_code(), 2, "{e}");
+    let text = e.to_string();
+    assert!(
+        text.contains("traces.otf2") && text.contains("rank 2"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_streamed_trace_on_threads_and_processes_is_the_run_of_one() {
+    use acesim::engine::LocalExchange;
+    use acesim::run::simulate::{simulate_with, Options};
+    use acesim::run::simulate_processes::simulate_across;
+    let m = MachineSource::open("table1")
+        .unwrap()
+        .with_overrides(&[
+            "topology.kind=\"torus\"".to_string(),
+            "topology.dims=[2,2]".to_string(),
+        ])
+        .load()
+        .unwrap();
+    let json = |r: acesim::results::Results| {
+        let mut r = r;
+        r.wall_seconds = 0.0;
+        r.to_json()
+    };
+    for name in ["ring", "collectives", "anysource"] {
+        let path = data(&format!("{name}/traces.otf2"));
+        let (whole, _) = otf2::read(&path, &TraceOptions::default()).unwrap();
+        let (streamed, _) = otf2::read_in_windows(&path, &TraceOptions::default(), 2, 1).unwrap();
+        let one = json(simulate(&m, whole).unwrap());
+        let threads = Options {
+            threads: Some(2),
+            ..Default::default()
+        };
+        let on_threads = json(simulate_with(&m, streamed.clone(), &threads).unwrap());
+        assert_eq!(one, on_threads, "{name} on 2 threads");
+        let single = Options::default();
+        let across: Vec<_> = std::thread::scope(|s| {
+            let runs: Vec<_> = LocalExchange::group(2)
+                .into_iter()
+                .map(|ex| {
+                    let (m, p, o) = (&m, streamed.clone(), &single);
+                    s.spawn(move || simulate_across(m, p, o, &ex).unwrap())
+                })
+                .collect();
+            runs.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let mut across = across.into_iter();
+        let first = across.next().unwrap().expect("process 0's results");
+        assert_eq!(one, json(first), "{name} across 2 processes");
+        assert!(across.all(|r| r.is_none()));
+    }
+}

@@ -58,6 +58,30 @@ static void ring(OTF2_EvtWriter* w, int r, int n) {
     IN(20000, S_FINALIZE); OUT(21000, S_FINALIZE);
 }
 
+/* The ring of many rounds (`make_traces DIR ROUNDS`): memory and speed measurements of
+ * long traces, not tests (docs/traces.md). */
+static uint64_t long_rounds = 0;
+
+static void long_ring(OTF2_EvtWriter* w, int r, int n) {
+    IN(0, S_INIT); OUT(1000, S_INIT);
+    uint64_t t = 2000;
+    for (uint64_t i = 0; i < long_rounds; i++, t += 10000) {
+        IN(t, S_IRECV);
+        check(OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t + 200, 2 * i + 1), "irecv request");
+        OUT(t + 500, S_IRECV);
+        IN(t + 1000, S_ISEND);
+        check(OTF2_EvtWriter_MpiIsend(w, NULL, t + 1200, (r + 1) % n, 0, 7, 1024, 2 * i + 2),
+              "isend");
+        OUT(t + 1500, S_ISEND);
+        IN(t + 2000, S_WAITALL);
+        check(OTF2_EvtWriter_MpiIsendComplete(w, NULL, t + 3000, 2 * i + 2), "isend complete");
+        check(OTF2_EvtWriter_MpiIrecv(w, NULL, t + 4000, (r + n - 1) % n, 0, 7, 1024, 2 * i + 1),
+              "irecv");
+        OUT(t + 5000, S_WAITALL);
+    }
+    IN(t, S_FINALIZE); OUT(t + 1000, S_FINALIZE);
+}
+
 /* A collective from t to t + 500 with the bytes Score-P counts for this rank. */
 static void coll(OTF2_EvtWriter* w, uint64_t t, int region, OTF2_CollectiveOp op,
                  uint32_t root, uint64_t sent, uint64_t received) {
@@ -216,6 +240,12 @@ static void write_trace(const char* dir, int n, rank_fn body, int sub, uint64_t 
 int main(int argc, char** argv) {
     const char* base = argc > 1 ? argv[1] : ".";
     char dir[4096];
+    if (argc > 2) {
+        long_rounds = strtoull(argv[2], NULL, 10);
+        snprintf(dir, sizeof dir, "%s/longring", base);
+        write_trace(dir, 4, long_ring, 0, 2000 + long_rounds * 10000 + 1000);
+        return 0;
+    }
     snprintf(dir, sizeof dir, "%s/ring", base);
     write_trace(dir, 4, ring, 0, 21000);
     snprintf(dir, sizeof dir, "%s/collectives", base);

@@ -102,10 +102,17 @@ pub fn load(
                 dumpi::read(path, &options.trace)?.0
             }
         }
-        Format::Otf2 => match source {
-            Source::File(path) => otf2::read(path, &options.trace)?.0,
-            Source::Text { text, .. } => otf2::read(Path::new(text), &options.trace)?.0,
-        },
+        Format::Otf2 => {
+            let path = match source {
+                Source::File(path) => path,
+                Source::Text { text, .. } => Path::new(text),
+            };
+            if options.stream_traces {
+                otf2::read_streamed(path, &options.trace)?.0
+            } else {
+                otf2::read(path, &options.trace)?.0
+            }
+        }
         Format::Ti => match source {
             Source::File(path) if options.stream_traces => {
                 ti::read_streamed(path, &options.trace)?.0

@@ -32,8 +32,9 @@ pub struct RecordOptions {
     pub memory_check: bool,
     /// How a trace (DUMPI) is replayed: calls to skip, compute between calls.
     pub trace: crate::frontends::dumpi::TraceOptions,
-    /// Read a DUMPI trace as the run reaches its calls (`program::stream`) rather than all
-    /// at once: for runs, not for tools that look at the whole program.
+    /// Read a trace (DUMPI, OTF2, SimGrid's files per rank) as the run reaches its calls
+    /// (`program::stream`) rather than all at once: for runs, not for tools that look at
+    /// the whole program.
     pub stream_traces: bool,
 }
 

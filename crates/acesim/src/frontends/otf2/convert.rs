@@ -1,56 +1,113 @@
-//! OTF2 definitions and events turned into a program: ranks from the MPI locations,
-//! communicators from their groups, messages and requests from the MPI events, collectives
-//! from their end events, compute from the gaps between MPI regions.
+//! OTF2 events turned into operations: messages and requests from the MPI events,
+//! collectives from their end events, compute from the gaps between MPI regions. The
+//! operations go to a `Sink`: the whole program (`read`), its skeleton, or one rank's window
+//! as the run reaches it (`stream`).
+//!
+//! A receive's source, tag and size are known only when it completes, and a request can be
+//! cancelled: an operation is held until every request started at or before it has
+//! completed or been cancelled, so that what reaches the sink is final.
 
-use super::shim::{self, Archive, Def, Event, LibraryError};
+use super::defs::{Comm, CommKind, Defs, Layout, PARADIGM_MPI};
+use super::shim::{self, Archive, Event, LibraryError};
 use crate::error::{Error, Location, Result};
 use crate::frontends::dumpi::labels;
 use crate::frontends::dumpi::{TraceOptions, TraceSummary};
 use crate::program::ops::{
     CollCall, Message, Op, OpKind, Program, SrcLoc, ANY, ANY_SOURCE, UNDEFINED,
 };
+use crate::program::sink::Sink;
 use crate::units::Ps;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::{HashSet, VecDeque};
 use std::path::Path;
+use std::sync::Arc;
 
-const PARADIGM_UNKNOWN: u64 = 0;
-const PARADIGM_MPI: u64 = 4;
-const LOCATION_GROUP_PROCESS: u64 = 1;
-const LOCATION_CPU_THREAD: u64 = 1;
-const GROUP_COMM_LOCATIONS: u64 = 4;
-const GROUP_COMM_GROUP: u64 = 5;
-const GROUP_COMM_SELF: u64 = 6;
+/// An opened trace: what every rank's conversion reads besides its events.
+pub(super) struct Shared {
+    pub(super) name: String,
+    pub(super) defs: Defs,
+    pub(super) layout: Layout,
+    pub(super) opts: TraceOptions,
+    /// What each region's enter and leave mean, worked out once from its definition.
+    regions: HashMap<u32, Region>,
+}
 
-/// Reads the trace whose anchor file is `path`.
-pub fn read(path: &Path, opts: &TraceOptions) -> Result<(Program, TraceSummary)> {
-    let name = path.display().to_string();
-    if let Err(e) = std::fs::metadata(path) {
-        return Err(Error::io(&name, e));
-    }
-    let ignore = ignored(opts)?;
-    let mut archive = Archive::open(&name).map_err(|e| library(&name, "", e))?;
-    let mut defs = Defs::default();
-    archive
-        .definitions(&mut |d| {
-            defs.add(d);
-            true
-        })
-        .map_err(|e| library(&name, "global definitions: ", e))?;
-    let layout = defs.layout(&name)?;
-    let mut conv = Converter::new(&name, &defs, &layout, opts, ignore);
-    let mut failure = None;
-    let read = archive.events(&layout.locations, &mut |ev| match conv.event(ev) {
-        Ok(()) => true,
-        Err(e) => {
-            failure = Some(e);
-            false
+/// A region as the conversion sees it.
+#[derive(Clone, Copy)]
+struct Region {
+    /// An MPI call, and one that `--ignore-call` skips.
+    mpi: bool,
+    ignored: bool,
+    /// Its name in the summary's calls.
+    key: &'static str,
+    init: bool,
+    finalize: bool,
+    sendrecv: bool,
+}
+
+impl Region {
+    fn of(name: &str, paradigm: u64, ignore: &HashSet<String>) -> Region {
+        let mpi = paradigm == PARADIGM_MPI || name.starts_with("MPI_");
+        Region {
+            mpi,
+            ignored: mpi && ignore.contains(&short(name)),
+            key: labels::NAMES
+                .iter()
+                .find(|n| **n == name)
+                .copied()
+                .unwrap_or("MPI (other calls)"),
+            init: matches!(name, "MPI_Init" | "MPI_Init_thread"),
+            finalize: name == "MPI_Finalize",
+            sendrecv: name.starts_with("MPI_Sendrecv"),
         }
-    });
-    if let Some(e) = failure {
-        return Err(e);
     }
-    if let Err(e) = read {
-        let at = match (e.location.and_then(|l| layout.rank_of.get(&l)), e.event) {
+}
+
+impl Shared {
+    /// Opens the trace whose anchor file is `path` and reads its global definitions.
+    pub(super) fn open(path: &Path, opts: &TraceOptions) -> Result<(Shared, Archive)> {
+        let name = path.display().to_string();
+        if let Err(e) = std::fs::metadata(path) {
+            return Err(Error::io(&name, e));
+        }
+        let ignore = ignored(opts)?;
+        let mut archive = Archive::open(&name).map_err(|e| library(&name, "", e))?;
+        let mut defs = Defs::default();
+        archive
+            .definitions(&mut |d| {
+                defs.add(d);
+                true
+            })
+            .map_err(|e| library(&name, "global definitions: ", e))?;
+        let layout = defs.layout(&name)?;
+        let regions = defs
+            .regions
+            .iter()
+            .filter_map(|(&id, &(name, paradigm))| {
+                let id = u32::try_from(id).ok()?;
+                Some((id, Region::of(defs.string(name), paradigm, &ignore)))
+            })
+            .collect();
+        let shared = Shared {
+            name,
+            defs,
+            layout,
+            opts: opts.clone(),
+            regions,
+        };
+        Ok((shared, archive))
+    }
+
+    pub(super) fn ranks(&self) -> u32 {
+        self.layout.locations.len() as u32
+    }
+
+    /// A library error met while reading rank events, located in the archive.
+    pub(super) fn library_error(&self, e: LibraryError) -> Error {
+        let at = match (
+            e.location.and_then(|l| self.layout.rank_of.get(&l)),
+            e.event,
+        ) {
             (Some(r), Some(n)) => format!(
                 "rank {r} (location {}), event {n}: ",
                 e.location.unwrap_or(0)
@@ -58,9 +115,70 @@ pub fn read(path: &Path, opts: &TraceOptions) -> Result<(Program, TraceSummary)>
             (Some(r), None) => format!("rank {r} (location {}): ", e.location.unwrap_or(0)),
             _ => String::new(),
         };
-        return Err(library(&name, &at, e));
+        library(&self.name, &at, e)
     }
-    conv.finish()
+
+    /// The handle each rank's communicators take: one more than the largest.
+    pub(super) fn comm_handles(&self) -> u32 {
+        let top = self.layout.comms.values().filter_map(Comm::handle).max();
+        top.unwrap_or(0) + 1
+    }
+}
+
+/// Reads the whole trace whose anchor file is `path`.
+pub fn read(path: &Path, opts: &TraceOptions) -> Result<(Program, TraceSummary)> {
+    let (shared, archive) = Shared::open(path, opts)?;
+    let shared = Arc::new(shared);
+    let mut prog = Program::new(shared.ranks());
+    let (summary, _) = convert_all(&shared, archive, &mut prog)?;
+    finish_program(&shared, &mut prog, &summary);
+    Ok((prog, summary))
+}
+
+/// Converts every rank's events into `sink` (the whole program, or its skeleton).
+/// Returns the summary and the position of each rank's last event that acesim reads.
+pub(super) fn convert_all<S: Sink>(
+    shared: &Arc<Shared>,
+    mut archive: Archive,
+    sink: S,
+) -> Result<(TraceSummary, Vec<u64>)> {
+    let mut conv = Converter::new(shared.clone(), sink, None);
+    let mut last = vec![0; shared.ranks() as usize];
+    let (mut location, mut rank) = (None, None);
+    let mut failure = None;
+    let read = archive.events(&shared.layout.locations, &mut |ev| {
+        if location != Some(ev.location) {
+            location = Some(ev.location);
+            rank = shared.layout.rank_of.get(&ev.location).copied();
+        }
+        if let Some(r) = rank {
+            last[r as usize] = ev.position;
+        }
+        match conv.event(ev) {
+            Ok(()) => true,
+            Err(e) => {
+                failure = Some(e);
+                false
+            }
+        }
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    read.map_err(|e| shared.library_error(e))?;
+    Ok((conv.finish(), last))
+}
+
+/// What a whole reading and a skeleton set on the program besides its operations: the
+/// communicator handles and the traced windows.
+pub(super) fn finish_program(shared: &Shared, prog: &mut Program, summary: &TraceSummary) {
+    let handles = shared.comm_handles();
+    for h in prog.comm_handles.iter_mut() {
+        *h = (*h).max(handles);
+    }
+    if summary.windows.iter().any(|&w| w > 0) {
+        prog.traced_windows = Some(summary.windows.clone());
+    }
 }
 
 /// An error of the OTF2 library, located in the archive.
@@ -97,220 +215,20 @@ fn short(name: &str) -> String {
     n.strip_prefix("mpi_").map(str::to_string).unwrap_or(n)
 }
 
-/// The global definitions acesim uses.
-#[derive(Default)]
-struct Defs {
-    strings: HashMap<u64, String>,
-    /// Region id: (name string, paradigm).
-    regions: HashMap<u64, (u64, u64)>,
-    /// Location groups in definition order: (id, type).
-    location_groups: Vec<(u64, u64)>,
-    /// Locations in definition order: (id, type, location group).
-    locations: Vec<(u64, u64, u64)>,
-    /// Group id: (type, paradigm, members).
-    groups: HashMap<u64, (u64, u64, Vec<u64>)>,
-    /// Communicators in definition order: (id, name string, group).
-    comms: Vec<(u64, u64, u64)>,
-    /// Ticks per second.
-    resolution: u64,
-}
-
-impl Defs {
-    fn add(&mut self, d: Def) {
-        match d.kind {
-            shim::DEF_STRING => {
-                self.strings.insert(d.id, d.text);
-            }
-            shim::DEF_REGION => {
-                self.regions.insert(d.id, (d.a, d.c));
-            }
-            shim::DEF_LOCATION_GROUP => self.location_groups.push((d.id, d.b)),
-            shim::DEF_LOCATION => self.locations.push((d.id, d.b, d.d)),
-            shim::DEF_GROUP => {
-                self.groups.insert(d.id, (d.b, d.c, d.members));
-            }
-            shim::DEF_COMM => self.comms.push((d.id, d.a, d.b)),
-            shim::DEF_CLOCK => self.resolution = d.a,
-            _ => {}
-        }
-    }
-
-    fn string(&self, id: u64) -> &str {
-        self.strings.get(&id).map_or("", String::as_str)
-    }
-
-    /// The ranks' locations and the communicators.
-    fn layout(&self, name: &str) -> Result<Layout> {
-        let at = |what: &str| Location::file(format!("{name}, {what}"));
-        // MPI_COMM_WORLD's locations, in rank order, when the trace says them; else the
-        // first thread of every process.
-        let world = self
-            .groups
-            .values()
-            .find(|(t, p, _)| *t == GROUP_COMM_LOCATIONS && *p == PARADIGM_MPI);
-        let locations: Vec<u64> = match world {
-            Some((_, _, members)) => members.clone(),
-            None => self
-                .location_groups
-                .iter()
-                .filter(|(_, t)| *t == LOCATION_GROUP_PROCESS)
-                .filter_map(|(g, _)| {
-                    self.locations
-                        .iter()
-                        .find(|(_, t, lg)| lg == g && *t == LOCATION_CPU_THREAD)
-                        .map(|l| l.0)
-                })
-                .collect(),
-        };
-        if locations.is_empty() {
-            return Err(Error::input(
-                at("global definitions"),
-                "no MPI process: the trace defines no MPI communication locations (group of type COMM_LOCATIONS) and no process with a thread",
-            ));
-        }
-        let n = u32::try_from(locations.len())
-            .map_err(|_| Error::input(at("global definitions"), "more than 2^32 ranks"))?;
-        let mut rank_of = HashMap::new();
-        for (r, l) in locations.iter().enumerate() {
-            if !self.locations.iter().any(|x| x.0 == *l) {
-                return Err(Error::input(
-                    at("global definitions").with_field("members"),
-                    format!("rank {r}'s location {l} is not defined"),
-                ));
-            }
-            if rank_of.insert(*l, r as u32).is_some() {
-                return Err(Error::input(
-                    at("global definitions").with_field("members"),
-                    format!("location {l} is rank {r} and an earlier rank too"),
-                ));
-            }
-        }
-        if self.resolution == 0 {
-            return Err(Error::input(
-                at("global definitions").with_field("timerResolution"),
-                "no clock properties (timer resolution): times cannot be read",
-            ));
-        }
-        let mut comms = HashMap::new();
-        let mut order = Vec::new();
-        let mut world_seen = false;
-        let mut next_handle = 1;
-        for &(id, cname, group) in &self.comms {
-            let cname = self.string(cname);
-            let where_ = || at(&format!("communicator {id} ({cname})")).with_field("group");
-            let Some((gtype, paradigm, members)) = self.groups.get(&group) else {
-                return Err(Error::input(
-                    where_(),
-                    format!("group {group} is not defined"),
-                ));
-            };
-            // Another paradigm's communicators carry no MPI message: Score-P defines its
-            // measurement system's ("Process x Threads CPU Locations") before
-            // MPI_COMM_WORLD, over every process.
-            if *paradigm != PARADIGM_MPI && *paradigm != PARADIGM_UNKNOWN {
-                continue;
-            }
-            order.push(id);
-            let comm = match *gtype {
-                GROUP_COMM_SELF => Comm {
-                    kind: CommKind::SelfComm,
-                    members: Vec::new(),
-                },
-                GROUP_COMM_LOCATIONS => Comm {
-                    kind: CommKind::World,
-                    members: (0..n).collect(),
-                },
-                GROUP_COMM_GROUP => {
-                    let mut ranks = Vec::with_capacity(members.len());
-                    for &m in members {
-                        match u32::try_from(m).ok().filter(|&m| m < n) {
-                            Some(m) if !ranks.contains(&m) => ranks.push(m),
-                            _ => {
-                                return Err(Error::input(
-                                    where_(),
-                                    format!(
-                                        "member {m} of group {group} is not a rank of MPI_COMM_WORLD's {n} (or appears twice)"
-                                    ),
-                                ))
-                            }
-                        }
-                    }
-                    let everyone = ranks.iter().copied().eq(0..n);
-                    let kind = if everyone && !world_seen {
-                        world_seen = true;
-                        CommKind::World
-                    } else if everyone {
-                        next_handle += 1;
-                        CommKind::Dup(next_handle - 1)
-                    } else {
-                        next_handle += 1;
-                        CommKind::Split(next_handle - 1)
-                    };
-                    Comm {
-                        kind,
-                        members: ranks,
-                    }
-                }
-                t => {
-                    return Err(Error::input(
-                        where_(),
-                        format!("group {group} has type {t}, not a communicator group"),
-                    ))
-                }
-            };
-            comms.insert(id, comm);
-        }
-        Ok(Layout {
-            locations,
-            rank_of,
-            comms,
-            order,
-        })
-    }
-}
-
-/// How an OTF2 communicator becomes an acesim one.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum CommKind {
-    /// The world (handle 0).
-    World,
-    /// Everyone again, made by comm_dup of the world (this handle).
-    Dup(u32),
-    /// Some ranks, made by comm_split of the world (this handle).
-    Split(u32),
-    /// MPI_COMM_SELF (no traffic).
-    SelfComm,
-}
-
-struct Comm {
-    kind: CommKind,
-    /// World ranks, in communicator order.
-    members: Vec<u32>,
-}
-
-impl Comm {
-    fn handle(&self) -> Option<u32> {
-        match self.kind {
-            CommKind::World => Some(0),
-            CommKind::Dup(h) | CommKind::Split(h) => Some(h),
-            CommKind::SelfComm => None,
-        }
-    }
-}
-
-struct Layout {
-    /// Each rank's location.
-    locations: Vec<u64>,
-    rank_of: HashMap<u64, u32>,
-    comms: HashMap<u64, Comm>,
-    /// Communicator ids in definition order.
-    order: Vec<u64>,
-}
-
-/// A request of the trace: its acesim handle and the operation that started it.
+/// A request of the trace: its acesim handle and the operation that started it (its index
+/// among the rank's operations).
 struct Req {
     handle: u32,
     op: usize,
+}
+
+/// An operation of the rank being read, before it reaches the sink.
+enum Held {
+    Op(Op),
+    /// A wait for these requests (its list is stored when it reaches the sink).
+    WaitAll(Vec<u32>, SrcLoc),
+    /// A cancelled request's operation, or a receive never completed.
+    Dropped,
 }
 
 /// What one rank's conversion keeps between events.
@@ -331,35 +249,39 @@ struct RankState {
     /// Requests completed in the current MPI call, waited for at its end.
     done: Vec<u32>,
     requests: HashMap<u64, Req>,
-    /// Operations dropped at the end (cancelled or never completed requests).
-    dropped: Vec<usize>,
+    /// Operations not yet given to the sink, from the rank's operation `base` on.
+    held: VecDeque<Held>,
+    base: usize,
+    /// Handles of requests waited for, taken again by later requests.
+    free_handles: Vec<u32>,
     /// The rank's location.
     location: u64,
+    /// Where the last operation came from.
+    last_loc: Option<SrcLoc>,
 }
 
-struct Converter<'a> {
-    name: &'a str,
-    defs: &'a Defs,
-    layout: &'a Layout,
-    opts: &'a TraceOptions,
-    ignore: HashSet<String>,
-    prog: Program,
+impl RankState {
+    fn held(&mut self, op: usize) -> &mut Held {
+        &mut self.held[op - self.base]
+    }
+}
+
+pub(super) struct Converter<S: Sink> {
+    shared: Arc<Shared>,
+    pub(super) sink: S,
     summary: TraceSummary,
+    /// MPI calls by name (added to the summary at the end: a map by pointer is cheaper).
+    calls: HashMap<&'static str, u64>,
     file: u32,
     current: Option<RankState>,
 }
 
-impl<'a> Converter<'a> {
-    fn new(
-        name: &'a str,
-        defs: &'a Defs,
-        layout: &'a Layout,
-        opts: &'a TraceOptions,
-        ignore: HashSet<String>,
-    ) -> Self {
-        let n = layout.locations.len() as u32;
-        let mut prog = Program::new(n);
-        let file = prog.file_id(name);
+impl<S: Sink> Converter<S> {
+    /// A conversion into `sink`: of every rank, whose events come location by location
+    /// (`only` None), or of rank `only` alone.
+    pub(super) fn new(shared: Arc<Shared>, mut sink: S, only: Option<u32>) -> Self {
+        let n = shared.ranks();
+        let file = sink.file_id(&shared.name);
         let mut summary = TraceSummary {
             ranks: n,
             windows: vec![0; n as usize],
@@ -367,10 +289,14 @@ impl<'a> Converter<'a> {
             ..Default::default()
         };
         // Every communicator is made at the start, from the world, on every rank.
-        for r in 0..n {
+        let ranks = match only {
+            Some(r) => r..r + 1,
+            None => 0..n,
+        };
+        for r in ranks {
             let loc = SrcLoc { file, line: 0 };
-            for id in &layout.order {
-                let c = &layout.comms[id];
+            for id in &shared.layout.order {
+                let c = &shared.layout.comms[id];
                 let kind = match c.kind {
                     CommKind::World | CommKind::SelfComm => continue,
                     CommKind::Dup(result) => OpKind::CommDup { parent: 0, result },
@@ -390,22 +316,31 @@ impl<'a> Converter<'a> {
                 if c.members.contains(&r) {
                     summary.comms_created += 1;
                 }
-                prog.comm_handles[r as usize] =
-                    prog.comm_handles[r as usize].max(c.handle().unwrap_or(0) + 1);
-                prog.ops[r as usize].push(Op { kind, loc });
+                sink.push(r, Op { kind, loc });
             }
         }
+        let current = only.map(|rank| RankState {
+            rank,
+            location: shared.layout.locations[rank as usize],
+            ..Default::default()
+        });
         Converter {
-            name,
-            defs,
-            layout,
-            opts,
-            ignore,
-            prog,
+            shared,
+            sink,
             summary,
+            calls: HashMap::default(),
             file,
-            current: None,
+            current,
         }
+    }
+
+    /// The conversion's summary, once every rank has ended.
+    pub(super) fn finish(mut self) -> TraceSummary {
+        self.end_rank();
+        for (key, n) in self.calls {
+            *self.summary.calls.entry(key).or_default() += n;
+        }
+        self.summary
     }
 
     fn error(&self, ev: &Event, field: &str, message: impl Into<String>) -> Error {
@@ -413,7 +348,7 @@ impl<'a> Converter<'a> {
         Error::input(
             Location::file(format!(
                 "{}, rank {rank} (location {}), event {}",
-                self.name, ev.location, ev.position
+                self.shared.name, ev.location, ev.position
             ))
             .with_field(field),
             message,
@@ -424,26 +359,72 @@ impl<'a> Converter<'a> {
         self.current.as_mut().expect("a rank is being read")
     }
 
+    /// Holds an operation of the current rank, returning its index among the rank's.
     fn push(&mut self, ev: &Event, kind: OpKind) -> usize {
         let loc = SrcLoc {
             file: self.file,
             line: u32::try_from(ev.position).unwrap_or(u32::MAX),
         };
-        let r = self.state().rank as usize;
-        self.prog.ops[r].push(Op { kind, loc });
-        self.prog.ops[r].len() - 1
+        let s = self.state();
+        s.last_loc = Some(loc);
+        s.held.push_back(Held::Op(Op { kind, loc }));
+        s.base + s.held.len() - 1
+    }
+
+    /// A handle for a new request of the current rank.
+    fn new_handle(&mut self) -> u32 {
+        let s = self.current.as_mut().expect("a rank is being read");
+        match s.free_handles.pop() {
+            Some(h) => h,
+            None => self.sink.new_handle(s.rank),
+        }
+    }
+
+    /// Gives the sink the held operations that no pending request can still change.
+    fn release(&mut self) {
+        let Converter { current, sink, .. } = self;
+        let Some(s) = current.as_mut() else {
+            return;
+        };
+        let oldest = s
+            .requests
+            .values()
+            .map(|q| q.op)
+            .min()
+            .unwrap_or(usize::MAX);
+        while s.base < oldest {
+            let Some(held) = s.held.pop_front() else {
+                break;
+            };
+            s.base += 1;
+            match held {
+                Held::Op(op) => sink.push(s.rank, op),
+                Held::WaitAll(hs, loc) => {
+                    let list = sink.req_list(&hs);
+                    let count = hs.len() as u32;
+                    sink.push(
+                        s.rank,
+                        Op {
+                            kind: OpKind::WaitAll { list, count },
+                            loc,
+                        },
+                    );
+                }
+                Held::Dropped => {}
+            }
+        }
     }
 
     /// Picoseconds of `ticks` timer ticks.
     fn ps(&self, ticks: u64) -> Ps {
-        let ps = u128::from(ticks) * 1_000_000_000_000 / u128::from(self.defs.resolution);
+        let ps = u128::from(ticks) * 1_000_000_000_000 / u128::from(self.shared.defs.resolution);
         ps.min(u128::from(Ps::MAX)) as Ps
     }
 
-    fn event(&mut self, ev: &Event) -> Result<()> {
+    pub(super) fn event(&mut self, ev: &Event) -> Result<()> {
         if self.current.as_ref().map(|s| s.location) != Some(ev.location) {
             self.end_rank();
-            let Some(&rank) = self.layout.rank_of.get(&ev.location) else {
+            let Some(&rank) = self.shared.layout.rank_of.get(&ev.location) else {
                 return Err(self.error(ev, "location", "an event of a location that is no rank"));
             };
             self.current = Some(RankState {
@@ -465,8 +446,7 @@ impl<'a> Converter<'a> {
                 let send = ev.kind == shim::EV_SEND;
                 let (comm, peer) = self.p2p(ev, send)?;
                 if self.state().sendrecv {
-                    let rank = self.state().rank;
-                    let h = self.prog.new_handle(rank);
+                    let h = self.new_handle();
                     self.message(ev, send, peer, comm, Some(h));
                     self.state().done.push(h);
                 } else {
@@ -476,8 +456,7 @@ impl<'a> Converter<'a> {
             shim::EV_ISEND => {
                 let (comm, peer) = self.p2p(ev, true)?;
                 self.check_new(ev)?;
-                let rank = self.state().rank;
-                let h = self.prog.new_handle(rank);
+                let h = self.new_handle();
                 let op = self.message(ev, true, peer, comm, Some(h));
                 self.state()
                     .requests
@@ -485,8 +464,7 @@ impl<'a> Converter<'a> {
             }
             shim::EV_IRECV_REQUEST => {
                 self.check_new(ev)?;
-                let rank = self.state().rank;
-                let h = self.prog.new_handle(rank);
+                let h = self.new_handle();
                 // Its source, tag and size are known when it completes (MpiIrecv).
                 let op = self.push(
                     ev,
@@ -520,8 +498,12 @@ impl<'a> Converter<'a> {
                 };
                 if ev.kind == shim::EV_IRECV {
                     let (comm, src) = self.p2p(ev, false)?;
-                    let r = self.state().rank as usize;
-                    let op = &mut self.prog.ops[r][req.op];
+                    let held = self.state().held(req.op);
+                    let Held::Op(op) = held else {
+                        return Err(Error::Internal(
+                            "a pending request's operation was dropped".into(),
+                        ));
+                    };
                     if !matches!(op.kind, OpKind::Irecv { .. }) {
                         return Err(self.error(
                             ev,
@@ -540,9 +522,11 @@ impl<'a> Converter<'a> {
                         req: req.handle,
                     };
                 } else if !matches!(
-                    self.prog.ops[self.current.as_ref().map_or(0, |s| s.rank as usize)][req.op]
-                        .kind,
-                    OpKind::Isend { .. }
+                    self.state().held(req.op),
+                    Held::Op(Op {
+                        kind: OpKind::Isend { .. },
+                        ..
+                    })
                 ) {
                     return Err(self.error(
                         ev,
@@ -576,7 +560,7 @@ impl<'a> Converter<'a> {
                         format!("request {} is cancelled but is not pending", ev.request),
                     ));
                 };
-                self.state().dropped.push(req.op);
+                *self.state().held(req.op) = Held::Dropped;
             }
             shim::EV_COLL_BEGIN => {}
             shim::EV_COLL_END => self.collective(ev)?,
@@ -601,27 +585,20 @@ impl<'a> Converter<'a> {
     }
 
     fn enter(&mut self, ev: &Event) -> Result<()> {
-        let Some(&(name, paradigm)) = self.defs.regions.get(&u64::from(ev.region)) else {
+        let Some(&region) = self.shared.regions.get(&ev.region) else {
             return Err(self.error(ev, "region", format!("region {} is not defined", ev.region)));
         };
-        let name = self.defs.string(name);
-        let mpi = paradigm == PARADIGM_MPI || name.starts_with("MPI_");
-        let ignored = mpi && self.ignore.contains(&short(name));
+        let (mpi, ignored) = (region.mpi, region.ignored);
         if mpi && self.state().mpi_depth == 0 {
-            let key: &'static str = labels::NAMES
-                .iter()
-                .find(|n| **n == name)
-                .copied()
-                .unwrap_or("MPI (other calls)");
-            *self.summary.calls.entry(key).or_default() += 1;
+            *self.calls.entry(region.key).or_default() += 1;
             let s = self.state();
             // MPI_Init, which the replay does not charge, is left out of the window.
-            if matches!(name, "MPI_Init" | "MPI_Init_thread") {
+            if region.init {
                 s.in_init = true;
             } else {
                 s.first_enter.get_or_insert(ev.time);
             }
-            if name == "MPI_Finalize" {
+            if region.finalize {
                 s.finalize_enter.get_or_insert(ev.time);
             }
             if let Some(prev) = s.last_leave {
@@ -629,7 +606,7 @@ impl<'a> Converter<'a> {
                 self.compute(ev, gap);
             }
             let s = self.state();
-            s.sendrecv = name.starts_with("MPI_Sendrecv");
+            s.sendrecv = region.sendrecv;
         }
         let s = self.state();
         s.stack.push((ev.region, mpi, ignored));
@@ -675,10 +652,10 @@ impl<'a> Converter<'a> {
     /// Compute for a gap of `ticks` between two MPI calls.
     fn compute(&mut self, ev: &Event, ticks: u64) {
         let ps = self.ps(ticks);
-        if ps == 0 || ps < self.opts.compute_threshold {
+        if ps == 0 || ps < self.shared.opts.compute_threshold {
             return;
         }
-        let scaled = (ps as f64 * self.opts.compute_scale).round();
+        let scaled = (ps as f64 * self.shared.opts.compute_scale).round();
         if scaled >= 1.0 {
             self.push(
                 ev,
@@ -690,6 +667,7 @@ impl<'a> Converter<'a> {
     }
 
     /// The requests completed in the MPI call that ends, waited for.
+    /// Their handles are taken again by later requests.
     fn flush(&mut self, ev: &Event) {
         let done = std::mem::take(&mut self.state().done);
         match done.as_slice() {
@@ -698,21 +676,22 @@ impl<'a> Converter<'a> {
                 self.push(ev, OpKind::Wait { req: *h });
             }
             hs => {
-                let list = self.prog.req_list(hs);
-                self.push(
-                    ev,
-                    OpKind::WaitAll {
-                        list,
-                        count: hs.len() as u32,
-                    },
-                );
+                let loc = SrcLoc {
+                    file: self.file,
+                    line: u32::try_from(ev.position).unwrap_or(u32::MAX),
+                };
+                let s = self.state();
+                s.last_loc = Some(loc);
+                s.held.push_back(Held::WaitAll(hs.to_vec(), loc));
             }
         }
+        self.state().free_handles.extend(done.iter().rev());
+        self.release();
     }
 
     /// The communicator handle and peer of a message event, checked.
     fn p2p(&self, ev: &Event, send: bool) -> Result<(u32, u32)> {
-        let comm = self.comm(ev)?;
+        let comm = self.comm(&self.shared, ev)?;
         let Some(handle) = comm.handle() else {
             return Err(self.error(
                 ev,
@@ -737,8 +716,8 @@ impl<'a> Converter<'a> {
         Ok((handle, ev.peer))
     }
 
-    fn comm(&self, ev: &Event) -> Result<&'a Comm> {
-        self.layout.comms.get(&u64::from(ev.comm)).ok_or_else(|| {
+    fn comm<'s>(&self, shared: &'s Shared, ev: &Event) -> Result<&'s Comm> {
+        shared.layout.comms.get(&u64::from(ev.comm)).ok_or_else(|| {
             self.error(
                 ev,
                 "communicator",
@@ -777,7 +756,8 @@ impl<'a> Converter<'a> {
     /// A collective from its end event: kind, root, and the block size from this rank's
     /// bytes sent and received (see docs/traces.md).
     fn collective(&mut self, ev: &Event) -> Result<()> {
-        let comm = self.comm(ev)?;
+        let shared = Arc::clone(&self.shared);
+        let comm = self.comm(&shared, ev)?;
         self.member(ev, comm)?;
         let Some(handle) = comm.handle() else {
             return Ok(()); // A collective on MPI_COMM_SELF moves nothing.
@@ -868,8 +848,7 @@ impl<'a> Converter<'a> {
             0
         };
         self.summary.collective_calls += 1;
-        let call = self.prog.coll_calls.len() as u32;
-        self.prog.coll_calls.push(CollCall {
+        let call = self.sink.coll_call(CollCall {
             kind: kind.to_string(),
             algorithm: String::new(),
             transport: String::new(),
@@ -885,62 +864,41 @@ impl<'a> Converter<'a> {
 
     /// Ends the rank being read: completions still pending are waited for; requests never
     /// completed (or cancelled) are dropped; its traced window is kept.
-    fn end_rank(&mut self) {
-        let Some(mut s) = self.current.take() else {
+    pub(super) fn end_rank(&mut self) {
+        let Some(s) = self.current.as_mut() else {
             return;
         };
-        let r = s.rank as usize;
         if !s.done.is_empty() {
             let hs = std::mem::take(&mut s.done);
-            let loc = self.prog.ops[r].last().map_or(
-                SrcLoc {
-                    file: self.file,
-                    line: 0,
-                },
-                |o| o.loc,
-            );
-            let list = self.prog.req_list(&hs);
-            self.prog.ops[r].push(Op {
-                kind: OpKind::WaitAll {
-                    list,
-                    count: hs.len() as u32,
-                },
-                loc,
+            let loc = s.last_loc.unwrap_or(SrcLoc {
+                file: self.file,
+                line: 0,
             });
+            s.held.push_back(Held::WaitAll(hs, loc));
         }
-        let mut drop: HashSet<usize> = s.dropped.into_iter().collect();
-        drop.extend(
-            s.requests
-                .values()
-                .filter(|q| {
-                    matches!(
-                        self.prog.ops[r][q.op].kind,
-                        OpKind::Irecv {
-                            src: ANY_SOURCE,
-                            size: 0,
-                            ..
-                        }
-                    )
+        let pending: Vec<usize> = s.requests.drain().map(|(_, q)| q.op).collect();
+        for op in pending {
+            let held = s.held(op);
+            if matches!(
+                held,
+                Held::Op(Op {
+                    kind: OpKind::Irecv {
+                        src: ANY_SOURCE,
+                        size: 0,
+                        ..
+                    },
+                    ..
                 })
-                .map(|q| q.op),
-        );
-        if !drop.is_empty() {
-            let mut i = 0;
-            self.prog.ops[r].retain(|_| {
-                i += 1;
-                !drop.contains(&(i - 1))
-            });
+            ) {
+                *held = Held::Dropped;
+            }
         }
+        self.release();
+        let Some(s) = self.current.take() else {
+            return;
+        };
         if let (Some(a), Some(b)) = (s.first_enter, s.finalize_enter.or(s.last_leave)) {
-            self.summary.windows[r] = self.ps(b.saturating_sub(a));
+            self.summary.windows[s.rank as usize] = self.ps(b.saturating_sub(a));
         }
-    }
-
-    fn finish(mut self) -> Result<(Program, TraceSummary)> {
-        self.end_rank();
-        if self.summary.windows.iter().any(|&w| w > 0) {
-            self.prog.traced_windows = Some(self.summary.windows.clone());
-        }
-        Ok((self.prog, self.summary))
     }
 }

@@ -4,6 +4,7 @@
  * trace: the conversion is in Rust. Built by build.rs with the `otf2` feature. */
 
 #include <otf2/otf2.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,11 +86,18 @@ typedef struct {
     void* user;
     acesim_otf2_def_cb def_cb;
     acesim_otf2_event_cb event_cb;
+    /* A location opened for reading in windows (acesim_otf2_open_location), and the
+     * position of its next event. */
+    OTF2_EvtReader* events;
+    OTF2_EvtReaderCallbacks* callbacks;
+    uint64_t next;
 } acesim_otf2;
 
 /* The library's own error messages (it prints them to stderr otherwise): the first one is
- * kept for the caller. */
-static char last_library_error[512];
+ * kept for the caller. Per thread: the partitions of a threaded run read their ranks'
+ * windows at the same time. */
+static _Thread_local char last_library_error[512];
+static pthread_once_t error_callback_once = PTHREAD_ONCE_INIT;
 
 static OTF2_ErrorCode keep_error(void* user, const char* file, uint64_t line, const char* function,
                                  OTF2_ErrorCode code, const char* fmt, va_list va) {
@@ -115,9 +123,13 @@ static void set_error(char* buf, size_t len, const char* what, OTF2_ErrorCode co
     }
 }
 
+static void register_error_callback(void) {
+    OTF2_Error_RegisterCallback(keep_error, NULL);
+}
+
 acesim_otf2* acesim_otf2_open(const char* anchor, char* err, size_t err_len) {
     last_library_error[0] = '\0';
-    OTF2_Error_RegisterCallback(keep_error, NULL);
+    pthread_once(&error_callback_once, register_error_callback);
     OTF2_Reader* reader = OTF2_Reader_Open(anchor);
     if (reader == NULL) {
         if (last_library_error[0] != '\0') {
@@ -145,6 +157,13 @@ acesim_otf2* acesim_otf2_open(const char* anchor, char* err, size_t err_len) {
 
 void acesim_otf2_close(acesim_otf2* h) {
     if (h != NULL) {
+        if (h->events != NULL) {
+            OTF2_Reader_CloseEvtReader(h->reader, h->events);
+            OTF2_Reader_CloseEvtFiles(h->reader);
+        }
+        if (h->callbacks != NULL) {
+            OTF2_EvtReaderCallbacks_Delete(h->callbacks);
+        }
         OTF2_Reader_Close(h->reader);
         free(h);
     }
@@ -403,16 +422,11 @@ static OTF2_CallbackCode ev_coll_end(EV_HEAD, OTF2_CollectiveOp op, OTF2_CommRef
     return ev_out(user, &e, ACESIM_EV_COLL_END, location, time, position);
 }
 
-/* Reads the events of `locations`, one location after the other, in the order given (each
- * location's events in time order). Returns 0, 1 when a callback stopped it, -1 on a
- * library error (described in err; *bad_location and *bad_event say where). */
-int acesim_otf2_read_events(acesim_otf2* h, const uint64_t* locations, size_t n,
-                            acesim_otf2_event_cb cb, void* user, char* err, size_t err_len,
-                            uint64_t* bad_location, uint64_t* bad_event) {
-    h->event_cb = cb;
-    h->user = user;
-    *bad_location = OTF2_UNDEFINED_LOCATION;
-    *bad_event = 0;
+/* Reads the local definitions of the selected `locations` (their mappings of local ids to
+ * global ones, which the reader then applies to their events) and opens their event files.
+ * Returns 0, or -1 with err and *bad_location set. */
+static int open_locations(acesim_otf2* h, const uint64_t* locations, size_t n, char* err,
+                          size_t err_len, uint64_t* bad_location) {
     OTF2_ErrorCode code;
     for (size_t i = 0; i < n; i++) {
         code = OTF2_Reader_SelectLocation(h->reader, locations[i]);
@@ -428,8 +442,6 @@ int acesim_otf2_read_events(acesim_otf2* h, const uint64_t* locations, size_t n,
         set_error(err, err_len, "cannot open the event files", code);
         return -1;
     }
-    /* Local definitions carry the mappings of local ids to global ones: they are read
-     * before the events (the reader then applies them). */
     for (size_t i = 0; i < n && have_defs; i++) {
         OTF2_DefReader* defs = OTF2_Reader_GetDefReader(h->reader, locations[i]);
         if (defs != NULL) {
@@ -440,6 +452,7 @@ int acesim_otf2_read_events(acesim_otf2* h, const uint64_t* locations, size_t n,
                 *bad_location = locations[i];
                 set_error(err, err_len, "the location's local definitions cannot be read",
                           code);
+                OTF2_Reader_CloseDefFiles(h->reader);
                 return -1;
             }
         }
@@ -447,10 +460,13 @@ int acesim_otf2_read_events(acesim_otf2* h, const uint64_t* locations, size_t n,
     if (have_defs) {
         OTF2_Reader_CloseDefFiles(h->reader);
     }
+    return 0;
+}
+
+static OTF2_EvtReaderCallbacks* event_callbacks(void) {
     OTF2_EvtReaderCallbacks* cbs = OTF2_EvtReaderCallbacks_New();
     if (cbs == NULL) {
-        snprintf(err, err_len, "out of memory");
-        return -1;
+        return NULL;
     }
     OTF2_EvtReaderCallbacks_SetEnterCallback(cbs, ev_enter);
     OTF2_EvtReaderCallbacks_SetLeaveCallback(cbs, ev_leave);
@@ -464,32 +480,115 @@ int acesim_otf2_read_events(acesim_otf2* h, const uint64_t* locations, size_t n,
     OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cbs, ev_request_cancelled);
     OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cbs, ev_coll_begin);
     OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cbs, ev_coll_end);
+    return cbs;
+}
+
+/* Reads every event of `location`. Returns 0, 1 when a callback stopped it, -1 on a library
+ * error (described in err; *bad_event says where). */
+static int read_location(acesim_otf2* h, OTF2_EvtReaderCallbacks* cbs, uint64_t location,
+                         char* err, size_t err_len, uint64_t* bad_event) {
+    OTF2_EvtReader* events = OTF2_Reader_GetEvtReader(h->reader, location);
+    if (events == NULL) {
+        snprintf(err, err_len, "the location has no event reader%s%s",
+                 last_library_error[0] ? ": " : "", last_library_error);
+        return -1;
+    }
+    OTF2_ErrorCode code = OTF2_Reader_RegisterEvtCallbacks(h->reader, events, cbs, h);
+    uint64_t read = 0;
+    if (code == OTF2_SUCCESS) {
+        code = OTF2_Reader_ReadAllLocalEvents(h->reader, events, &read);
+    }
+    int result = 0;
+    if (code == OTF2_ERROR_INTERRUPTED_BY_CALLBACK) {
+        result = 1;
+    } else if (code != OTF2_SUCCESS) {
+        *bad_event = read + 1;
+        set_error(err, err_len, "the events cannot be read", code);
+        result = -1;
+    }
+    OTF2_Reader_CloseEvtReader(h->reader, events);
+    return result;
+}
+
+/* Reads the events of `locations`, one location after the other, in the order given (each
+ * location's events in time order). Returns 0, 1 when a callback stopped it, -1 on a
+ * library error (described in err; *bad_location and *bad_event say where). */
+int acesim_otf2_read_events(acesim_otf2* h, const uint64_t* locations, size_t n,
+                            acesim_otf2_event_cb cb, void* user, char* err, size_t err_len,
+                            uint64_t* bad_location, uint64_t* bad_event) {
+    h->event_cb = cb;
+    h->user = user;
+    *bad_location = OTF2_UNDEFINED_LOCATION;
+    *bad_event = 0;
+    if (open_locations(h, locations, n, err, err_len, bad_location) != 0) {
+        return -1;
+    }
+    OTF2_EvtReaderCallbacks* cbs = event_callbacks();
+    if (cbs == NULL) {
+        snprintf(err, err_len, "out of memory");
+        OTF2_Reader_CloseEvtFiles(h->reader);
+        return -1;
+    }
     int result = 0;
     for (size_t i = 0; i < n && result == 0; i++) {
-        OTF2_EvtReader* events = OTF2_Reader_GetEvtReader(h->reader, locations[i]);
-        if (events == NULL) {
+        result = read_location(h, cbs, locations[i], err, err_len, bad_event);
+        if (result == -1) {
             *bad_location = locations[i];
-            snprintf(err, err_len, "the location has no event reader%s%s",
-                     last_library_error[0] ? ": " : "", last_library_error);
-            result = -1;
-            break;
         }
-        code = OTF2_Reader_RegisterEvtCallbacks(h->reader, events, cbs, h);
-        uint64_t read = 0;
-        if (code == OTF2_SUCCESS) {
-            code = OTF2_Reader_ReadAllLocalEvents(h->reader, events, &read);
-        }
-        if (code == OTF2_ERROR_INTERRUPTED_BY_CALLBACK) {
-            result = 1;
-        } else if (code != OTF2_SUCCESS) {
-            *bad_location = locations[i];
-            *bad_event = read + 1;
-            set_error(err, err_len, "the events cannot be read", code);
-            result = -1;
-        }
-        OTF2_Reader_CloseEvtReader(h->reader, events);
     }
     OTF2_EvtReaderCallbacks_Delete(cbs);
     OTF2_Reader_CloseEvtFiles(h->reader);
     return result;
+}
+
+/* Opens the events of `location` on an archive opened for it alone, to be read in windows
+ * from its event `first` (1 for the first). Returns 0, or -1 with err set. */
+int acesim_otf2_open_location(acesim_otf2* h, uint64_t location, uint64_t first, char* err,
+                              size_t err_len) {
+    uint64_t bad_location = 0;
+    if (open_locations(h, &location, 1, err, err_len, &bad_location) != 0) {
+        return -1;
+    }
+    h->callbacks = event_callbacks();
+    h->events = OTF2_Reader_GetEvtReader(h->reader, location);
+    if (h->callbacks == NULL || h->events == NULL) {
+        snprintf(err, err_len, "cannot read the location's events%s%s",
+                 last_library_error[0] ? ": " : "", last_library_error);
+        return -1;
+    }
+    OTF2_ErrorCode code = OTF2_Reader_RegisterEvtCallbacks(h->reader, h->events, h->callbacks, h);
+    if (code == OTF2_SUCCESS && first > 1) {
+        code = OTF2_EvtReader_Seek(h->events, first);
+    }
+    if (code != OTF2_SUCCESS) {
+        set_error(err, err_len, "cannot reach the event to read", code);
+        return -1;
+    }
+    h->next = first;
+    return 0;
+}
+
+/* Reads up to `count` more events of the location opened by acesim_otf2_open_location, the
+ * number read in *read. Returns as acesim_otf2_read_events. */
+int acesim_otf2_read_more(acesim_otf2* h, uint64_t count, acesim_otf2_event_cb cb, void* user,
+                          uint64_t* read, char* err, size_t err_len, uint64_t* bad_event) {
+    h->event_cb = cb;
+    h->user = user;
+    *read = 0;
+    *bad_event = 0;
+    if (h->events == NULL) {
+        snprintf(err, err_len, "no location is open");
+        return -1;
+    }
+    OTF2_ErrorCode code = OTF2_Reader_ReadLocalEvents(h->reader, h->events, count, read);
+    h->next += *read;
+    if (code == OTF2_ERROR_INTERRUPTED_BY_CALLBACK) {
+        return 1;
+    }
+    if (code != OTF2_SUCCESS) {
+        *bad_event = h->next;
+        set_error(err, err_len, "the events cannot be read", code);
+        return -1;
+    }
+    return 0;
 }

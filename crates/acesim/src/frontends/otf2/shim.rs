@@ -97,6 +97,23 @@ extern "C" {
         bad_location: *mut u64,
         bad_event: *mut u64,
     ) -> c_int;
+    fn acesim_otf2_open_location(
+        h: *mut Handle,
+        location: u64,
+        first: u64,
+        err: *mut c_char,
+        len: usize,
+    ) -> c_int;
+    fn acesim_otf2_read_more(
+        h: *mut Handle,
+        count: u64,
+        cb: EventCb,
+        user: *mut c_void,
+        read: *mut u64,
+        err: *mut c_char,
+        len: usize,
+        bad_event: *mut u64,
+    ) -> c_int;
 }
 
 /// Why reading stopped: the library's message, and where when it knows.
@@ -108,6 +125,10 @@ pub struct LibraryError {
 
 /// An open archive.
 pub struct Archive(*mut Handle);
+
+// SAFETY: an OTF2 reader has no tie to the thread that opened it; an `Archive` is used
+// through `&mut` only, so by one thread at a time (a rank's stream moves with its partition).
+unsafe impl Send for Archive {}
 
 impl Drop for Archive {
     fn drop(&mut self) {
@@ -203,14 +224,6 @@ impl Archive {
         locations: &[u64],
         f: &mut dyn FnMut(&Event) -> bool,
     ) -> Result<bool, LibraryError> {
-        extern "C" fn cb(user: *mut c_void, ev: *const Event) -> c_int {
-            // SAFETY: as in `definitions`.
-            let (f, ev) = unsafe { (&mut *(user as *mut &mut dyn FnMut(&Event) -> bool), &*ev) };
-            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(ev))) {
-                Ok(true) => 0,
-                _ => 1,
-            }
-        }
         let mut err = [0u8; ERR_LEN];
         let (mut bad_location, mut bad_event) = (u64::MAX, 0u64);
         let mut f = f;
@@ -221,7 +234,7 @@ impl Archive {
                 self.0,
                 locations.as_ptr(),
                 locations.len(),
-                cb,
+                event_cb,
                 user,
                 err.as_mut_ptr().cast(),
                 ERR_LEN,
@@ -238,5 +251,70 @@ impl Archive {
                 event: (bad_event > 0).then_some(bad_event),
             }),
         }
+    }
+
+    /// Opens the events of `location`, to be read by `read_more` from its event `first` (1
+    /// for the first), on an archive opened for it alone.
+    pub fn open_location(&mut self, location: u64, first: u64) -> Result<(), LibraryError> {
+        let mut err = [0u8; ERR_LEN];
+        // SAFETY: the handle is open; err has ERR_LEN bytes.
+        let rc = unsafe {
+            acesim_otf2_open_location(self.0, location, first, err.as_mut_ptr().cast(), ERR_LEN)
+        };
+        if rc == 0 {
+            return Ok(());
+        }
+        Err(LibraryError {
+            message: message(&err),
+            location: Some(location),
+            event: Some(first),
+        })
+    }
+
+    /// Up to `count` more events of the location `open_location` opened, to `f`; returns how
+    /// many were read and whether `f` let the reading go on.
+    pub fn read_more(
+        &mut self,
+        location: u64,
+        count: u64,
+        f: &mut dyn FnMut(&Event) -> bool,
+    ) -> Result<(u64, bool), LibraryError> {
+        let mut err = [0u8; ERR_LEN];
+        let (mut read, mut bad_event) = (0u64, 0u64);
+        let mut f = f;
+        let user = &mut f as *mut &mut dyn FnMut(&Event) -> bool as *mut c_void;
+        // SAFETY: the handle is open; err and the out-parameters are valid.
+        let rc = unsafe {
+            acesim_otf2_read_more(
+                self.0,
+                count,
+                event_cb,
+                user,
+                &mut read,
+                err.as_mut_ptr().cast(),
+                ERR_LEN,
+                &mut bad_event,
+            )
+        };
+        match rc {
+            0 => Ok((read, true)),
+            1 => Ok((read, false)),
+            _ => Err(LibraryError {
+                message: message(&err),
+                location: Some(location),
+                event: (bad_event > 0).then_some(bad_event),
+            }),
+        }
+    }
+}
+
+/// Hands an event to the `&mut dyn FnMut(&Event) -> bool` behind `user` (0: go on).
+extern "C" fn event_cb(user: *mut c_void, ev: *const Event) -> c_int {
+    // SAFETY: user is the `&mut &mut dyn FnMut` of `events` or `window`, ev a valid struct
+    // for the call.
+    let (f, ev) = unsafe { (&mut *(user as *mut &mut dyn FnMut(&Event) -> bool), &*ev) };
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(ev))) {
+        Ok(true) => 0,
+        _ => 1,
     }
 }
