@@ -60,6 +60,60 @@ def _table(df: pd.DataFrame) -> str:
     return df.to_html(index=False, border=0, na_rep="") + note
 
 
+_SIZES = ((1e9, "GB"), (1e6, "MB"), (1e3, "KB"), (1.0, "B"))
+_BUSIEST_LINKS = 20
+
+
+def _human(df: pd.DataFrame) -> pd.DataFrame:
+    """The table in units a reader takes in at a glance: its times in one unit (ns, µs, ms,
+    s, named in each header, so that columns compare), byte counts in B to GB, rates in GB/s
+    and utilizations in %."""
+    from .plots import time_scale
+
+    out = df.copy()
+    names = {}
+    numeric = [c for c in df.columns if str(df[c].dtype).startswith(("int", "float"))]
+    times = [c for c in numeric if c.endswith("_ps")]
+    longest = max((float(df[c].abs().max()) for c in times if len(df)), default=0.0)
+    div, unit = time_scale(max(longest, 1.0))
+    for c in numeric:
+        col = df[c]
+        top = float(col.abs().max()) if len(col) else 0.0
+        if c.endswith("_ps"):
+            out[c] = (col / div).round(3)
+            names[c] = f"{c[:-3]} ({unit})"
+        elif c.endswith("bytes_per_s"):
+            out[c] = (col / 1e9).round(3)
+            names[c] = f"{c[: -len('bytes_per_s')].rstrip('_') or 'bandwidth'} (GB/s)"
+        elif c == "bytes" or c.endswith("_bytes"):
+            size_div, size_unit = next((d, u) for d, u in _SIZES if top >= d or d == 1.0)
+            out[c] = (col / size_div).round(3)
+            names[c] = f"{c} ({size_unit})"
+        elif c.endswith(("utilization", "minimal_fraction")):
+            out[c] = (col * 100).round(2)
+            names[c] = f"{c} (%)"
+        elif c.endswith("_ns"):
+            out[c] = col.round(1)
+            names[c] = f"{c[:-3]} (ns)"
+        elif str(col.dtype).startswith("float"):
+            out[c] = col.round(4)
+    for c in df.columns:
+        # A machine's description (traffic points carry it) by its name.
+        if c == "machine":
+            out[c] = df[c].map(lambda m: m.get("name", m) if isinstance(m, dict) else m)
+    return out.rename(columns=names)
+
+
+def _busiest_links(result: Result) -> pd.DataFrame:
+    """The links that carried the most, busiest first (ties by link number)."""
+    links = result.links
+    if not len(links):
+        return links
+    cols = [c for c in ("name", "class", "bandwidth_bytes_per_s", "bytes", "packets", "busy_ps", "utilization", "wait_ps", "stall_ps") if c in links]
+    busiest = links.sort_values(["utilization", "link"], ascending=[False, True], kind="stable")
+    return busiest[busiest["bytes"] > 0].head(_BUSIEST_LINKS)[cols]
+
+
 def _load(path: str) -> Result | pd.DataFrame:
     """The summary in ``path`` (a run's, or a traffic sweep's points as a DataFrame), or a
     :class:`ReportError` that says where it went wrong."""
@@ -148,8 +202,9 @@ def _new_folder(parent: str, base: str) -> str:
 
 def write_report(result_json_path: str | os.PathLike[str], out_dir: str | os.PathLike[str]) -> str:
     """Write ``links.png``, ``timeline.png``, ``collectives.png`` (when the run had
-    collectives) and ``report.html`` (the images embedded, the summary and the rank,
-    collective and region tables; no external resources) into ``out_dir``.
+    collectives) and ``report.html`` (the images embedded, the summary, the busiest links
+    and the rank, collective and region tables in human units; no external resources) into
+    ``out_dir``.
     Returns the path of report.html.
 
     All or nothing: the files are made in a temporary folder beside ``out_dir``, which then
@@ -177,7 +232,7 @@ def write_report(result_json_path: str | os.PathLike[str], out_dir: str | os.Pat
             if isinstance(result, pd.DataFrame):
                 summary = _traffic_summary(result)
                 images = _traffic_images(result)
-                tables = [("Load points", _table(result))]
+                tables = [("Load points", _table(_human(result)))]
                 return _write_html(src, tmp, out_dir, given, summary, images, tables)
             images = [
                 ("links.png", "Link load", _png(plot_links(result))),
@@ -186,7 +241,13 @@ def write_report(result_json_path: str | os.PathLike[str], out_dir: str | os.Pat
             if len(result.collectives):
                 images.append(("collectives.png", "Collectives", _png(plot_collectives(result))))
             summary = result.summary()
-            tables = [(t, _table(df)) for t, df in (("Ranks", result.ranks), ("Collectives", result.collectives), ("Regions", result.regions))]
+            named = (
+                (f"Busiest links (the first {_BUSIEST_LINKS} that carried bytes)", _busiest_links(result)),
+                ("Ranks", result.ranks),
+                ("Collectives", result.collectives),
+                ("Regions", result.regions),
+            )
+            tables = [(t, _table(_human(df))) for t, df in named]
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
             what = f"missing field `{e.args[0]}`" if isinstance(e, KeyError) and e.args else f"{type(e).__name__}: {e}"
             raise ReportError(f"{src}: not a readable acesim result (acesim run --json): {what}") from None

@@ -24,7 +24,43 @@ def test_report_files(tmp_path, summary_path: str) -> None:
     html = (out / "report.html").read_text()
     assert html.count("data:image/png;base64,") == 3
     assert not re.search(r"(src|href)=\"(https?:|//|[^d\"])", html)  # nothing external
-    assert "Ranks" in html and "blocked_poll_ps" in html and "<td>step</td>" in html
+    assert "Ranks" in html and "blocked_poll (µs)" in html and "<td>step</td>" in html
+
+
+def _rows(html: str, caption: str) -> tuple[list[str], list[list[str]]]:
+    """The header and rows of the table under heading ``caption``."""
+    import html as h
+
+    table = html.split(f"<h2>{caption}", 1)[1].split("</table>", 1)[0]
+    head = [h.unescape(x) for x in re.findall(r"<th[^>]*>(.*?)</th>", table)]
+    body = table.split("<tbody>", 1)[1]
+    rows = [[h.unescape(x) for x in re.findall(r"<td[^>]*>(.*?)</td>", r)] for r in body.split("</tr>")[:-1]]
+    return head, rows
+
+
+def test_report_tables_are_in_human_units_with_the_busiest_links_first(tmp_path) -> None:
+    data = sample_summary()
+    for i, link in enumerate(data["links"]):
+        link.update(bytes=0, packets=0, busy_ps=0, utilization=0.0, wait_ps=0, stall_ps=0)
+    # Two links carried bytes: the busier one comes first.
+    data["links"][5].update(bytes=2048, packets=2, busy_ps=1_250_000, utilization=0.25, wait_ps=500_000)
+    data["links"][2].update(bytes=1_500_000, packets=750, busy_ps=2_500_000, utilization=0.5)
+    src = tmp_path / "r.json"
+    src.write_text(json.dumps(data))
+    html = (tmp_path / "out" / "report.html")
+    write_report(src, tmp_path / "out")
+    text = html.read_text()
+    head, rows = _rows(text, "Busiest links")
+    assert head == ["name", "class", "bandwidth (GB/s)", "bytes (MB)", "packets", "busy (µs)", "utilization (%)", "wait (µs)", "stall (µs)"]
+    assert [r[0] for r in rows] == [data["links"][2]["name"], data["links"][5]["name"]]
+    assert rows[0][3:7] == ["1.500", "750", "2.50", "50.0"]
+    assert rows[1][3:8] == ["0.002", "2", "1.25", "25.0", "0.5"]
+    # One time unit for the whole table, so that its columns compare: µs for 5 ms at most.
+    head, rows = _rows(text, "Ranks")
+    assert head[:5] == ["rank", "node", "finish (µs)", "compute (µs)", "overhead (µs)"]
+    assert rows[1][2:5] == ["5.001", "1.0", "0.6"]
+    head, rows = _rows(text, "Regions")
+    assert "mean (µs)" in head and rows[0][head.index("mean (µs)")] == "4.0"
 
 
 def test_report_without_collectives(tmp_path) -> None:
