@@ -350,7 +350,7 @@ fn machine_file_missing() {
         &[("r.sched", RING)],
         &["run", "r.sched", "-m", "machines/none.toml"],
         2,
-        &["machines/none.toml: no such machine file, and not a preset (presets: table1, tofu)"],
+        &["machines/none.toml: no such machine file, and not a preset (presets: table1, tofu, tofu-d, hdr-fat-tree, ndr-fat-tree, slingshot)"],
     );
 }
 
@@ -360,7 +360,7 @@ fn machine_preset_unknown() {
         &[("r.sched", RING)],
         &["run", "r.sched", "-m", "table2"],
         2,
-        &["table2: no such machine file, and not a preset (presets: table1, tofu)"],
+        &["table2: no such machine file, and not a preset (presets: table1, tofu, tofu-d, hdr-fat-tree, ndr-fat-tree, slingshot)"],
     );
 }
 

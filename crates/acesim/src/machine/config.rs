@@ -303,6 +303,16 @@ impl Default for NodeConfig {
 pub const PRESETS: &[(&str, &str)] = &[
     ("table1", include_str!("../../presets/table1.toml")),
     ("tofu", include_str!("../../presets/tofu.toml")),
+    ("tofu-d", include_str!("../../presets/tofu-d.toml")),
+    (
+        "hdr-fat-tree",
+        include_str!("../../presets/hdr-fat-tree.toml"),
+    ),
+    (
+        "ndr-fat-tree",
+        include_str!("../../presets/ndr-fat-tree.toml"),
+    ),
+    ("slingshot", include_str!("../../presets/slingshot.toml")),
 ];
 
 impl MachineConfig {
