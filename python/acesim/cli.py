@@ -4,6 +4,7 @@
     acesim compare-models PROG.py --ranks N [--function NAME] [options] [-- ARGS]
     acesim record PROG.py --ranks N [-o OUT] [--function NAME] [-- ARGS]
     acesim report RESULT.json [-o DIR]
+    acesim parquet RESULT.json [-o DIR]
 
 A Python program file defines a function ``program`` (or ``main``, or the one named by
 ``--function``) taking a context; it is recorded into a schedule whose ``@FILE:LINE``
@@ -46,6 +47,7 @@ _VALUE_OPTIONS = {
     "--model",
     "--json",
     "--links-csv",
+    "--parquet",
     "--schedule-out",
     "--timeline",
     "--timeline-links",
@@ -324,9 +326,39 @@ def _report(args: list[str]) -> int:
     return 0
 
 
+def _parquet(args: list[str]) -> int:
+    from .results import Result
+
+    ap = argparse.ArgumentParser(prog="acesim parquet", description="a run's tables as Parquet files")
+    ap.add_argument("result", help="JSON summary (acesim run --json FILE)")
+    ap.add_argument("-o", "--output", help="output directory (default: RESULT-tables)")
+    ns = ap.parse_args(args)
+    out = ns.output or os.path.splitext(ns.result)[0] + "-tables"
+    try:
+        result = Result.from_json(ns.result)
+        if not isinstance(result.data, dict):
+            kind = type(result.data).__name__
+            return _error(f"{ns.result}: not an acesim run summary (acesim run --json): the JSON is a {kind} (a traffic sweep's points are one table: pandas.read_json(...).to_parquet(...))")
+        result.predicted_time_ps  # a JSON that is not a run's summary fails here, named
+        paths = result.to_parquet(out)
+    except (ValueError, KeyError, TypeError) as e:
+        what = f"missing field `{e.args[0]}`" if isinstance(e, KeyError) and e.args else str(e)
+        return _error(f"{ns.result}: not an acesim run summary (acesim run --json): {what}")
+    except ImportError as e:
+        return _error(str(e))
+    except OSError as e:
+        return _error(f"{e.filename or ns.result}: {e.strerror or e}")
+    for p in paths:
+        print(p)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``acesim`` command; returns the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
+    # The core, run in this process, starts Python for what Python writes (`run --parquet`):
+    # this interpreter, which has this package.
+    os.environ.setdefault("ACESIM_PYTHON", sys.executable)
     if args and args[0] in ("run", "record", "compare-models"):
         i = _program_index(args[1:])
         if i is not None and args[1 + i].endswith(".py"):
@@ -336,6 +368,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _interruptible(handler, args[1:], i)
     if args and args[0] == "report":
         return _report(args[1:])
+    if args and args[0] == "parquet":
+        return _parquet(args[1:])
     sys.stdout.flush()
     code = int(core().cli(args))
     if not args or args[0] in ("-h", "--help", "help") and len(args) == 1:

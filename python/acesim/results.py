@@ -346,6 +346,15 @@ class Result:
         """Write :meth:`to_json` to ``path`` atomically."""
         atomic_write(path, self.to_json())
 
+    def to_parquet(self, folder: str | os.PathLike[str]) -> list[str]:
+        """Write the tables (ranks, operations, receives, links, regions, collectives, and
+        trace when the run has one) as Parquet files into ``folder``, each with what the run
+        was in its schema's metadata (:func:`acesim.parquet.read_metadata`); returns their
+        paths. Needs pyarrow."""
+        from .parquet import write_parquet
+
+        return write_parquet(self, folder)
+
     def links_csv(self) -> str:
         """The per-link CSV of ``acesim run --links-csv``."""
         if self._core is not None:

@@ -77,6 +77,18 @@ Across processes (a build with MPI: scripts/setup), the same output files:
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+    /// Write a JSON summary's tables as Parquet files (as `acesim run --parquet`; needs the
+    /// Python package with pyarrow).
+    #[command(
+        after_help = "Examples:\n  acesim run examples/mpi/collectives.c --ranks 16 --json out.json && acesim parquet out.json -o out-tables"
+    )]
+    Parquet {
+        /// A JSON summary written by `acesim run --json`.
+        result: PathBuf,
+        /// Folder for the .parquet files (default: next to the JSON, RESULT-tables).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
     /// Synthetic traffic: latency and accepted throughput against offered load.
     #[command(
         after_help = "Examples:\n  acesim traffic -m examples/machines/torus-4x4.toml --pattern uniform --load 0.1:1.0:0.1\n  acesim traffic -m table1 --set topology.kind=dragonfly --set topology.p=2 --set topology.a=4 --set topology.h=2 --pattern worst_case --load 0.2,0.4 --csv df.csv\n  acesim traffic -m examples/machines/torus-4x4.toml --load 0.5 --threads 2\n\nAcross processes (a build with MPI: scripts/setup):\n  mpirun -np 2 acesim traffic -m examples/machines/torus-4x4.toml --load 0.5"
@@ -110,6 +122,7 @@ impl Command {
             Command::Record { .. } => "record",
             Command::Machine(_) => "machine",
             Command::Report { .. } => "report",
+            Command::Parquet { .. } => "parquet",
             Command::Traffic(_) => "traffic",
             Command::Validate { .. } => "validate",
             Command::Trace { .. } => "trace",
@@ -247,6 +260,11 @@ pub(crate) struct RunArgs {
     /// Write one CSV row per directed link here.
     #[arg(long = "links-csv")]
     pub(crate) links_csv: Option<PathBuf>,
+    /// Write the tables (ranks, operations, receives, links, regions, collectives) as
+    /// Parquet files into this folder, for runs of millions of rows (needs the Python
+    /// package with pyarrow: scripts/setup installs it).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) parquet: Option<PathBuf>,
     /// Also write the program as schedule text here (e.g. to keep a recorded C program).
     #[arg(long = "schedule-out")]
     pub(crate) schedule_out: Option<PathBuf>,

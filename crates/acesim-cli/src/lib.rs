@@ -28,6 +28,7 @@ mod exit_codes;
 mod inputs;
 mod inspect;
 mod output;
+mod parquet;
 mod processes;
 mod record;
 mod run;
@@ -104,6 +105,15 @@ fn dispatch(cli: Cli) -> acesim::Result<i32> {
                 args.push(o.display().to_string());
             }
             let out = python::run_package(&args, "acesim report")?;
+            out!("{}", String::from_utf8_lossy(&out.stdout));
+        }
+        Command::Parquet { result, output } => {
+            let mut args = vec!["parquet".to_string(), result.display().to_string()];
+            if let Some(o) = output {
+                args.push("-o".into());
+                args.push(o.display().to_string());
+            }
+            let out = python::run_package(&args, "acesim parquet")?;
             out!("{}", String::from_utf8_lossy(&out.stdout));
         }
         Command::Traffic(t) => traffic::traffic(t)?,

@@ -28,6 +28,11 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
     let links_out = check("--links-csv", &a.links_csv)?;
     let schedule_out = check("--schedule-out", &a.schedule_out)?;
     let timeline_out = check("--timeline", &a.timeline)?;
+    let parquet_parent = a
+        .parquet
+        .as_deref()
+        .map(crate::parquet::check)
+        .transpose()?;
     // Ctrl-C or SIGTERM stops a recording (and its processes) or the run at its next look
     // at the flag and writes what it has (set up first, so a signal while reading the
     // program is not lost); a second one ends the process at once.
@@ -95,7 +100,7 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
         partitions: a.partitions,
         threads: a.threads,
         // The summary counts operations; only the JSON and the timeline list them.
-        summary_only: json_out.is_none() && a.timeline.is_none(),
+        summary_only: json_out.is_none() && a.timeline.is_none() && a.parquet.is_none(),
         ..Default::default()
     };
     let results = match &processes {
@@ -146,6 +151,9 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
         writes.push((o, bytes(t.as_bytes())));
     }
     write_all(writes)?;
+    if let (Some(dir), Some(parent)) = (&a.parquet, &parquet_parent) {
+        crate::parquet::write(&results, dir, parent)?;
+    }
     if !a.quiet {
         out!("{}", results.summary());
     } else if let Some(p) = &results.partial {
