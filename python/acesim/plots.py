@@ -23,6 +23,7 @@ __all__ = [
     "plot_timeline",
     "plot_sweep",
     "plot_latency_throughput",
+    "plot_latency_histograms",
     "plot_collectives",
 ]
 
@@ -483,6 +484,42 @@ def plot_latency_throughput(
     ax.grid(True, alpha=0.3)
     if hue is not None:
         ax.legend(fontsize="small")
+    return fig
+
+
+def plot_latency_histograms(points: pd.DataFrame) -> Figure:
+    """The distribution of packet latency at each offered load, one panel per pattern: the
+    ``latency_histogram`` of the points of ``acesim.traffic()`` or ``acesim traffic --json``
+    (bins four to an octave), as the share of the measured packets per bin, on a log
+    latency axis. Past saturation the mass moves right by orders of magnitude."""
+    mpl = _mpl()
+    import matplotlib.pyplot as plt
+
+    if "latency_histogram" not in points.columns:
+        raise ValueError("plot_latency_histograms(): the points have no latency_histogram column (acesim traffic --json of acesim 0.1 or later)")
+    patterns = sorted(points["pattern"].unique())
+    fig, axes = plt.subplots(len(patterns), 1, figsize=(7, 2.6 * len(patterns) + 0.6), squeeze=False, layout="constrained")
+    cmap = mpl.colormaps["viridis"]
+    for ax, pattern in zip(axes[:, 0], patterns):
+        rows = points[points["pattern"] == pattern].sort_values("load")
+        n = max(len(rows) - 1, 1)
+        for i, row in enumerate(rows.itertuples(index=False)):
+            h = row.latency_histogram if isinstance(row.latency_histogram, dict) else {}
+            counts, edges = h.get("counts") or [], h.get("edges_ns") or []
+            total = sum(counts)
+            if not total or len(edges) != len(counts) + 1:
+                continue
+            share = [c / total for c in counts]
+            ax.stairs(share, edges, color=cmap(i / n), label=f"load {row.load:g}" + (" (saturated)" if row.saturated else ""))
+        ax.set_xscale("log")
+        plain = mpl.ticker.FuncFormatter(lambda x, _: f"{x:g}")
+        ax.xaxis.set_major_formatter(plain)
+        ax.xaxis.set_minor_formatter(plain)
+        ax.set_title(str(pattern), fontsize="medium")
+        ax.set_ylabel("share of packets")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize="x-small", ncol=2)
+    axes[-1, 0].set_xlabel("packet latency (ns)")
     return fig
 
 

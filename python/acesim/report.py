@@ -172,6 +172,11 @@ def _traffic_images(points: pd.DataFrame) -> list[tuple[str, str, bytes]]:
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small")
     out.append(("throughput.png", "Latency against accepted throughput", _png(fig)))
+    if "latency_histogram" in points.columns:
+        from .plots import plot_latency_histograms
+
+        fig = plot_latency_histograms(points)
+        out.append(("histograms.png", "Latency distribution at each load", _png(fig)))
     return out
 
 
@@ -210,8 +215,8 @@ def write_report(result_json_path: str | os.PathLike[str], out_dir: str | os.Pat
     All or nothing: the files are made in a temporary folder beside ``out_dir``, which then
     becomes ``out_dir`` (or, when ``out_dir`` exists, whose files replace their namesakes in
     it). A traffic sweep (``acesim traffic --json``) gets ``latency.png`` (latency against
-    offered load) and ``throughput.png`` (latency against accepted throughput) and its
-    points. A result that is neither raises :class:`ReportError` (located: file, line and
+    offered load), ``throughput.png`` (latency against accepted throughput),
+    ``histograms.png`` (the latency distribution at each load, per pattern) and its points. A result that is neither raises :class:`ReportError` (located: file, line and
     column, or what is missing) and leaves nothing behind."""
     import pandas as pd
 
@@ -232,7 +237,7 @@ def write_report(result_json_path: str | os.PathLike[str], out_dir: str | os.Pat
             if isinstance(result, pd.DataFrame):
                 summary = _traffic_summary(result)
                 images = _traffic_images(result)
-                tables = [("Load points", _table(_human(result)))]
+                tables = [("Load points", _table(_human(result.drop(columns=["latency_histogram"], errors="ignore"))))]
                 return _write_html(src, tmp, out_dir, given, summary, images, tables)
             images = [
                 ("links.png", "Link load", _png(plot_links(result))),

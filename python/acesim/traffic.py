@@ -50,7 +50,8 @@ def traffic(
 ) -> Any:
     """Runs synthetic traffic at each offered load and returns a pandas DataFrame, one row
     per load: pattern, load, offered, accepted, latency_mean_ns, latency_p50_ns,
-    latency_p99_ns, hops_mean, minimal_fraction, packets_measured, packets_lost,
+    latency_p99_ns, latency_histogram (``{"edges_ns": [...], "counts": [...]}``, bins four
+    to an octave: docs/traffic.md), hops_mean, minimal_fraction, packets_measured, packets_lost,
     latency_growth, saturated, max_link_utilization, events, packet_hops,
     packets_delivered, and where it came from: packet_bytes, seed, model, acesim_version,
     routing, machine (its name) and machine_hash. Unless ``all_loads``, the sweep stops after two saturated loads.

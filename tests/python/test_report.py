@@ -120,15 +120,17 @@ def test_report_on_a_traffic_sweep(tmp_path) -> None:
     points = [
         {"pattern": p, "load": load, "offered": load, "accepted": min(load, cap),
          "latency_mean_ns": 400 + 5000 * max(0.0, load - cap), "latency_p50_ns": 380.0,
-         "latency_p99_ns": 900.0, "saturated": load > cap}
+         "latency_p99_ns": 900.0, "saturated": load > cap,
+         "latency_histogram": {"edges_ns": [256.0, 320.0, 384.0], "counts": [int(100 * load), 3]}}
         for p, cap in (("uniform", 0.6), ("tornado", 0.3)) for load in (0.1, 0.3, 0.5, 0.7)
     ]
     src = tmp_path / "t.json"
     src.write_text(json.dumps(points))
     out = tmp_path / "rep"
     write_report(src, out)
-    assert sorted(p.name for p in out.iterdir()) == ["latency.png", "report.html", "throughput.png"]
+    assert sorted(p.name for p in out.iterdir()) == ["histograms.png", "latency.png", "report.html", "throughput.png"]
     html = (out / "report.html").read_text()
     assert "tornado: 4 loads, saturated from load 0.5; best accepted throughput 0.3000" in html
     assert "uniform: 4 loads, saturated from load 0.7; best accepted throughput 0.6000" in html
-    assert html.count("data:image/png;base64,") == 2
+    assert html.count("data:image/png;base64,") == 3
+    assert "latency_histogram" not in html  # drawn, not dumped in the table

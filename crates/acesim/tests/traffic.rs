@@ -71,6 +71,33 @@ fn uniform_traffic_respects_the_channel_load_bound_and_reaches_most_of_it() {
     assert!(!light.saturated && (light.accepted - light.offered).abs() < 0.01);
     assert!(full.saturated);
     assert!(full.latency_mean_ns > 3.0 * light.latency_mean_ns);
+    // The histograms count every measured packet that arrived, in bins whose edges hold
+    // the percentiles; past saturation the distribution moves right.
+    for p in [light, full] {
+        let h = &p.latency_histogram;
+        assert_eq!(h.edges_ns.len(), h.counts.len() + 1);
+        assert_eq!(
+            h.counts.iter().sum::<u64>(),
+            p.packets_measured - p.packets_lost
+        );
+        assert!(h.edges_ns[0] <= p.latency_p50_ns && p.latency_p99_ns < h.edges_ns[h.counts.len()]);
+        let below = |ns: f64| -> u64 {
+            h.counts
+                .iter()
+                .zip(&h.edges_ns[1..])
+                .filter(|(_, &e)| e <= ns)
+                .map(|(c, _)| c)
+                .sum()
+        };
+        let n = h.counts.iter().sum::<u64>() as f64;
+        assert!(
+            below(p.latency_p50_ns) as f64 <= 0.5 * n,
+            "p50 {}",
+            p.latency_p50_ns
+        );
+    }
+    let top = |p: &TrafficPoint| p.latency_histogram.edges_ns.last().copied().unwrap_or(0.0);
+    assert!(top(full) > 3.0 * top(light));
     // Uniform traffic on an 8x8 torus averages 4 router-to-router hops (2 per dimension).
     assert!(
         (light.hops_mean - 4.06).abs() < 0.15,

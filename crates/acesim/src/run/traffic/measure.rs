@@ -48,6 +48,8 @@ pub struct TrafficPoint {
     pub latency_mean_ns: f64,
     pub latency_p50_ns: f64,
     pub latency_p99_ns: f64,
+    /// The measured packets' latencies, counted in bins four to an octave.
+    pub latency_histogram: LatencyHistogram,
     /// Mean router-to-router hops of the measured packets.
     pub hops_mean: f64,
     /// Fraction of packets routed minimally (1 unless routing is non-minimal or adaptive).
@@ -85,6 +87,51 @@ pub struct TrafficPoint {
     pub acesim_version: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub machine: Option<crate::results::provenance::MachineId>,
+}
+
+/// Packet latencies counted in bins four to an octave (each bin a quarter of the way, in
+/// picoseconds, from one power of two to the next: 1024, 1280, 1536, 1792, 2048 ps, ...),
+/// from the bin of the shortest to that of the longest: `counts[i]` packets took from
+/// `edges_ns[i]` to less than `edges_ns[i + 1]`. Integer bins, so that every machine and
+/// every partitioning counts the same.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct LatencyHistogram {
+    pub edges_ns: Vec<f64>,
+    pub counts: Vec<u64>,
+}
+
+impl LatencyHistogram {
+    /// The bin of a latency of `ps` picoseconds (latencies under 4 ps share the first).
+    fn bin(ps: Ps) -> u32 {
+        let x = ps.max(4);
+        let e = 63 - x.leading_zeros();
+        4 * e + ((x >> (e - 2)) & 3) as u32
+    }
+
+    /// The shortest latency of bin `b`, in picoseconds.
+    fn lower_edge(b: u32) -> Ps {
+        (4 + u64::from(b % 4)) << (b / 4 - 2)
+    }
+
+    pub fn of(latencies: &[Ps]) -> LatencyHistogram {
+        let Some((lo, hi)) = latencies
+            .iter()
+            .map(|&l| Self::bin(l))
+            .fold(None, |r: Option<(u32, u32)>, b| {
+                Some(r.map_or((b, b), |(lo, hi)| (lo.min(b), hi.max(b))))
+            })
+        else {
+            return LatencyHistogram::default();
+        };
+        let mut counts = vec![0u64; (hi - lo + 1) as usize];
+        for &l in latencies {
+            counts[(Self::bin(l) - lo) as usize] += 1;
+        }
+        let edges_ns = (lo..=hi + 1)
+            .map(|b| Self::lower_edge(b) as f64 / 1e3)
+            .collect();
+        LatencyHistogram { edges_ns, counts }
+    }
 }
 
 /// The window `[warmup, end)` and what it measured so far. A packet's token is the time
@@ -225,6 +272,7 @@ impl Measurement {
             latency_mean_ns: mean,
             latency_p50_ns: p50,
             latency_p99_ns: p99,
+            latency_histogram: LatencyHistogram::of(&self.latencies),
             hops_mean: mean_hops(self.hops, self.latencies.len() as u64),
             minimal_fraction: minimal_fraction(minimal, delivered),
             packets_measured,
@@ -277,4 +325,30 @@ fn max_link_utilization(topo: &Topology, stats: &NetStats, last: Ps) -> f64 {
         .filter(|&l| topo.link_class(l) != LinkClass::Injection)
         .map(|l| stats.links[l as usize].busy_ps as f64 / elapsed as f64)
         .fold(0.0, f64::max)
+}
+
+#[cfg(test)]
+mod histogram_tests {
+    use super::LatencyHistogram;
+
+    #[test]
+    fn bins_are_quarters_of_an_octave_and_count_every_latency() {
+        // 1000 ps lies in [896, 1024), the bin below that of 1024 and 1279 ps.
+        let h = LatencyHistogram::of(&[1000, 1024, 1279, 1280, 2047, 2048, 5000]);
+        assert_eq!(
+            h.edges_ns,
+            vec![0.896, 1.024, 1.28, 1.536, 1.792, 2.048, 2.56, 3.072, 3.584, 4.096, 5.12]
+        );
+        assert_eq!(h.counts, vec![1, 2, 1, 0, 1, 1, 0, 0, 0, 1]);
+        assert_eq!(h.counts.iter().sum::<u64>(), 7);
+        // Every latency lies in its bin.
+        for ps in [4u64, 5, 7, 8, 9, 1023, 1024, 123_456_789] {
+            let b = LatencyHistogram::bin(ps);
+            assert!(
+                LatencyHistogram::lower_edge(b) <= ps && ps < LatencyHistogram::lower_edge(b + 1),
+                "{ps}"
+            );
+        }
+        assert_eq!(LatencyHistogram::of(&[]), LatencyHistogram::default());
+    }
 }
