@@ -222,6 +222,53 @@ def _tree_layout(
     return positions, segs, vals
 
 
+def _dragonfly_layout(
+    links: list[tuple[tuple[str, int], tuple[str, int], float]], classes: list[str], routers: int
+) -> tuple[dict[int, tuple[float, float]], list[Any], list[float], list[float], dict[int, float]]:
+    """Groups (the routers joined by local links) on a circle, each group's routers on a
+    small circle of their own; local links inside a group thin, global links between groups
+    as thicker chords; a router colored by its busiest NIC link."""
+    parent = list(range(routers))
+
+    def find(r: int) -> int:
+        while parent[r] != r:
+            parent[r] = parent[parent[r]]
+            r = parent[r]
+        return r
+
+    for (a, b, _), cls in zip(links, classes):
+        if cls == "local" and a[0] == "r" and b[0] == "r":
+            parent[find(a[1])] = find(b[1])
+    groups: dict[int, list[int]] = defaultdict(list)
+    for r in range(routers):
+        groups[find(r)].append(r)
+    ordered = sorted(groups.values(), key=min)
+    count = len(ordered)
+    # A group's circle a third of the distance between neighbouring groups' centres wide.
+    inner = min(0.3, 0.33 * math.sin(math.pi / max(count, 2)))
+    positions: dict[int, tuple[float, float]] = {}
+    for g, members in enumerate(ordered):
+        angle = 2 * math.pi * g / count + math.pi / 2
+        cx, cy = math.cos(angle), math.sin(angle)
+        for i, r in enumerate(sorted(members)):
+            t = 2 * math.pi * i / len(members) + angle
+            positions[r] = (cx + inner * math.cos(t), cy + inner * math.sin(t))
+    segs, vals, widths = [], [], []
+    nic_load: dict[int, float] = defaultdict(float)
+    for (a, b, v), cls in zip(links, classes):
+        if a[0] == "n" or b[0] == "n":
+            r = b[1] if a[0] == "n" else a[1]
+            nic_load[r] = max(nic_load[r], v)
+            continue
+        if a[1] not in positions or b[1] not in positions:
+            continue
+        glob = cls == "global"
+        segs.append(_shifted(positions[a[1]], positions[b[1]], 0.006 if glob else 0.004))
+        vals.append(v)
+        widths.append(1.6 if glob else 0.7)
+    return positions, segs, vals, widths, dict(nic_load)
+
+
 def _crossbar_layout(
     links: list[tuple[tuple[str, int], tuple[str, int], float]],
 ) -> tuple[dict[Any, tuple[float, float]], list[Any], list[float]]:
@@ -238,6 +285,19 @@ def _crossbar_layout(
     return positions, segs, vals
 
 
+def _busiest_names(df: pd.DataFrame, metric: str, n: int = 5) -> list[str]:
+    """The ``n`` fabric links (NIC links aside) highest in ``metric``, named with their value."""
+    if "class" in df.columns:
+        df = df[~df["class"].isin(["injection", "ejection"])]
+    df = df[df[metric] > 0]
+    if not len(df):
+        return []
+    top = df.sort_values([metric, "name"], ascending=[False, True], kind="stable").head(n)
+    if metric == "utilization":
+        return [f"{name} {v:.0%}" for name, v in zip(top["name"], top[metric])]
+    return [f"{name} {v:g}" for name, v in zip(top["name"], top[metric])]
+
+
 def plot_links(result: ResultLike, ax: Axes | None = None, metric: str = "utilization") -> Figure:
     """The load of every directed link drawn on the topology, colored by ``metric`` (any
     numeric column of ``result.links``: utilization, bytes, packets, busy_ps, and at the
@@ -246,7 +306,10 @@ def plot_links(result: ResultLike, ax: Axes | None = None, metric: str = "utiliz
     2D torus/mesh: routers on a grid, each direction of a link a slightly offset line,
     wrap-around links as short stubs at the edges, routers colored by their busiest NIC link;
     3D and more: the z-planes side by side, links between planes as diagonal stubs. Fat tree
-    and leaf/spine: switch levels (NICs below) with lines between levels. Crossbar: a star.
+    and leaf/spine: switch levels (NICs below) stretched over the figure's height, with lines
+    between levels. Dragonfly: groups on a circle, each group's routers on a small circle,
+    global links as thick chords between groups and local links thin inside them. Crossbar:
+    a star. The five busiest fabric links are named under the drawing.
     """
     mpl = _mpl()
     from matplotlib.collections import LineCollection
@@ -284,10 +347,16 @@ def plot_links(result: ResultLike, ax: Axes | None = None, metric: str = "utiliz
     router_xy: dict[int, tuple[float, float]] = {}
     router_val: dict[int, float] = {}
     nic_xy: dict[int, tuple[float, float]] = {}
+    widths: list[float] | float = 2.2
+    aspect = "equal"
     if kind in ("torus", "mesh"):
         router_xy, segs, vals, router_val = _grid_layout(links, topo, routers)
         dims = topo.get("dims") or [routers]
         title = f"{kind} {'x'.join(map(str, dims))}: {metric} (routers: busiest NIC link)"
+    elif kind == "dragonfly" and "class" in df.columns:
+        classes = [str(c) for n, c in zip(df["name"].astype(str), df["class"].astype(str)) if _endpoints(n) is not None]
+        router_xy, segs, vals, widths, router_val = _dragonfly_layout(links, classes, routers)
+        title = f"dragonfly, {len(set(router_xy))} routers: {metric} (global links thick)"
     else:
         if kind == "crossbar":
             pos, segs, vals = _crossbar_layout(links)
@@ -296,8 +365,12 @@ def plot_links(result: ResultLike, ax: Axes | None = None, metric: str = "utiliz
         router_xy = {k[1]: v for k, v in pos.items() if k[0] == "r"}
         nic_xy = {k[1]: v for k, v in pos.items() if k[0] == "n"}
         title = f"{kind}: {metric}"
+        if kind != "crossbar":
+            # Levels are few and wide: stretch them over the figure's height.
+            aspect = "auto"
+            title = f"{kind}: {metric} (switch levels, nodes below)"
 
-    lc = LineCollection(segs, cmap=cmap, norm=norm, linewidths=2.2, capstyle="round")
+    lc = LineCollection(segs, cmap=cmap, norm=norm, linewidths=widths, capstyle="round")
     lc.set_array(vals)
     ax.add_collection(lc)
     if router_xy:
@@ -321,8 +394,11 @@ def plot_links(result: ResultLike, ax: Axes | None = None, metric: str = "utiliz
             zorder=3,
         )
     ax.autoscale_view()
-    ax.set_aspect("equal", adjustable="datalim")
+    ax.set_aspect(aspect, adjustable="datalim")
     ax.margins(0.08)
+    named = _busiest_names(df, metric)
+    if named:
+        ax.text(0.0, -0.02, "busiest: " + ", ".join(named), transform=ax.transAxes, fontsize=7, va="top")
     fig.colorbar(mpl.cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, label=metric, shrink=0.8)
     ax.set_title(title)
     return fig

@@ -81,6 +81,32 @@ def test_plot_links_other_topologies() -> None:
     assert isinstance(plots.plot_links(acesim.Result(data)), Figure)  # "no per-link data"
 
 
+def test_plot_links_draws_dragonfly_groups_apart_and_names_the_busiest_links() -> None:
+    # 3 groups of 2 routers (r0-r1, r2-r3, r4-r5), each router one global link.
+    local = [("r0.p0->r1", 0.1), ("r1.p0->r0", 0.1), ("r2.p0->r3", 0.2), ("r3.p0->r2", 0.2), ("r4.p0->r5", 0.0), ("r5.p0->r4", 0.0)]
+    glob = [("r0.p1->r2", 0.9), ("r2.p1->r0", 0.3), ("r1.p1->r4", 0.5), ("r4.p1->r1", 0.05), ("r3.p1->r5", 0.7), ("r5.p1->r3", 0.0)]
+    nics = [(f"r{r}.p2->nic{r}", 0.95) for r in range(6)]
+    rows = [(n, u, "local") for n, u in local] + [(n, u, "global") for n, u in glob] + [(n, u, "ejection") for n, u in nics]
+    data = sample_summary(with_extras=False)
+    data["links"] = [{"link": i, "name": n, "class": c, "utilization": u, "bytes": 1} for i, (n, u, c) in enumerate(rows)]
+    data["topology_detail"] = {"kind": "dragonfly", "routers": 6}
+    positions, segs, _, widths, nic_load = plots._dragonfly_layout(
+        [(*plots._endpoints(n), u) for n, u, _ in rows], [c for *_, c in rows], 6  # type: ignore[misc]
+    )
+    centre = {g: ((positions[2 * g][0] + positions[2 * g + 1][0]) / 2, (positions[2 * g][1] + positions[2 * g + 1][1]) / 2) for g in range(3)}
+    # A group's routers sit closer to each other than to any other group's.
+    import math
+
+    inside = max(math.dist(positions[2 * g], positions[2 * g + 1]) for g in range(3))
+    apart = min(math.dist(centre[a], centre[b]) for a in range(3) for b in range(a + 1, 3))
+    assert inside < apart / 2
+    assert sorted(widths) == [0.7] * 6 + [1.6] * 6 and nic_load == {r: 0.95 for r in range(6)}
+    fig = plots.plot_links(acesim.Result(data))
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    # NIC links aside: the five busiest fabric links, busiest first.
+    assert "busiest: r0.p1->r2 90%, r3.p1->r5 70%, r1.p1->r4 50%, r2.p1->r0 30%, r2.p0->r3 20%" in texts
+
+
 def test_plot_timeline_with_and_without_trace() -> None:
     assert isinstance(plots.plot_timeline(acesim.Result(sample_summary())), Figure)
     fig = acesim.Result(sample_summary(with_extras=False)).plot_timeline()
