@@ -1453,3 +1453,30 @@ fn traffic_on_more_threads_than_the_machine_splits_into() {
         &["has no latency (0 ps), so they could never advance apart"],
     );
 }
+
+#[test]
+fn parquet_folder_that_cannot_be_written() {
+    // Checked before the run: nothing is written, not even the other outputs.
+    fails(
+        &[("r.sched", RING)],
+        &["run", "r.sched", "--parquet", "no/such/tables"],
+        2,
+        &["no/such/tables: field `parquet`: the folder 'no/such' does not exist"],
+    );
+    fails(
+        &[("r.sched", RING), ("t", "a file")],
+        &["run", "r.sched", "--parquet", "t"],
+        2,
+        &["t: field `parquet`: exists and is not a folder"],
+    );
+    // `acesim parquet` on what is not a run's summary: named, and no folder made.
+    fails(
+        &[("points.json", "[]")],
+        &["parquet", "points.json"],
+        2,
+        &[
+            "points.json: not an acesim run summary",
+            "the JSON is a list",
+        ],
+    );
+}
