@@ -205,3 +205,15 @@ def test_message_sizes_example_resumes_from_its_cache(core, root, tmp_path) -> N
     assert len(list((tmp_path / "c").iterdir())) == 12
     assert runs[0].stdout == runs[1].stdout  # the same rows, the second time from the cache
     assert "slingshot" in runs[0].stdout and "hdr-fat-tree" in runs[0].stdout
+
+
+def test_motifs_run_and_sweep_by_their_arguments(core) -> None:
+    m = acesim.Machine.torus([4, 4])
+    r = acesim.simulate(m, "motif:halo2d", 16, args=["iterations=5", "size=8KiB"])
+    # 4x4 grid without wrap-around: 48 messages an iteration.
+    assert len(r.operations) == 5 * 48 and set(r.operations["size"]) == {8192}
+    df = acesim.sweep(m, "motif:ring", {"args": [["size=1KiB"], ["size=64KiB"]]}, ranks=16, progress=False)
+    small, big = df["predicted_time_ps"]
+    assert big > small
+    with pytest.raises(acesim.InputError, match="dims 3x3 hold 9 ranks, not the 16"):
+        acesim.simulate(m, "motif:halo2d", 16, args=["dims=3x3"])

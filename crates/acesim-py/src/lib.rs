@@ -246,7 +246,7 @@ fn load_program(
     })?;
     let source = match format {
         _ if by_content.is_some() => Source::File(Path::new(program_text)),
-        Format::C | Format::Python | Format::Dumpi | Format::Ti | Format::Otf2 => {
+        Format::C | Format::Python | Format::Dumpi | Format::Ti | Format::Otf2 | Format::Motif => {
             Source::File(Path::new(program_text))
         }
         Format::Goal | Format::Schedule => Source::Text {

@@ -21,11 +21,16 @@ pub enum Format {
     Ti,
     /// An OTF2 trace: its anchor file (`.otf2`), read with the OTF2 library (`otf2` feature).
     Otf2,
+    /// A motif (`motif:NAME`), generated as the run goes (`frontends::motif`).
+    Motif,
 }
 
 impl Format {
     /// The format of a program file, by its extension.
     pub fn of_path(path: &Path) -> Format {
+        if path.to_str().is_some_and(crate::frontends::motif::is_motif) {
+            return Format::Motif;
+        }
         match path.extension().and_then(|e| e.to_str()) {
             Some("c") => Format::C,
             Some("py") => Format::Python,
@@ -57,7 +62,12 @@ impl Format {
     pub fn is_recorded(self) -> bool {
         match self {
             Format::C | Format::Python => true,
-            Format::Goal | Format::Schedule | Format::Dumpi | Format::Ti | Format::Otf2 => false,
+            Format::Goal
+            | Format::Schedule
+            | Format::Dumpi
+            | Format::Ti
+            | Format::Otf2
+            | Format::Motif => false,
         }
     }
 
@@ -71,6 +81,7 @@ impl Format {
             Format::Dumpi => "DUMPI",
             Format::Ti => "SimGrid trace",
             Format::Otf2 => "OTF2 trace",
+            Format::Motif => "motif",
         }
     }
 

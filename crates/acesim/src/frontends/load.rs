@@ -86,6 +86,8 @@ pub fn load(
             };
             return record_and_read(path, format, r, args, options);
         }
+        // A motif takes the rank count it is given (and checks its parameters against it).
+        Format::Motif => return crate::frontends::motif::program(&name, ranks, args),
         Format::Goal => goal::parse(&name, &text_of(source)?)?,
         Format::Schedule => schedule::parse(&name, &text_of(source)?)?,
         Format::Dumpi => {
@@ -146,6 +148,10 @@ pub fn record(
 ) -> Result<String> {
     match format {
         Format::Python => python::record(path, ranks, args, options),
+        Format::Motif => Err(crate::error::Error::input(
+            crate::error::Location::file(path.display().to_string()),
+            "a motif is generated as the run goes: there is no schedule to record (run it: acesim run motif:NAME --ranks N -- PARAM=VALUE ...)",
+        )),
         Format::C | Format::Goal | Format::Schedule | Format::Dumpi | Format::Ti | Format::Otf2 => {
             mgen::record_with(path, ranks, args, options)
         }

@@ -1,7 +1,8 @@
 //! Program front ends: each reads one kind of input into a [`Program`](crate::program::Program)
 //! (per-rank operation lists): MGEN C programs (recorded rank by rank), Python programs
 //! (recorded by the Python package), the schedule text format, GOAL dependency graphs and MPI
-//! traces (DUMPI, OTF2, SimGrid time-independent).
+//! traces (DUMPI, OTF2, SimGrid time-independent); motifs are patterns generated as the run
+//! goes.
 //! [`load`] is the one way in, for the command line and the Python binding alike.
 
 pub mod binary;
@@ -11,6 +12,7 @@ pub mod format;
 pub mod goal;
 pub mod load;
 pub mod mgen;
+pub mod motif;
 pub mod otf2;
 pub mod python;
 pub mod record;
