@@ -48,6 +48,7 @@ _VALUE_OPTIONS = {
     "--json",
     "--links-csv",
     "--parquet",
+    "--param",
     "--schedule-out",
     "--timeline",
     "--timeline-links",

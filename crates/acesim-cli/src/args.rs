@@ -311,7 +311,11 @@ pub(crate) struct RunArgs {
     /// wait for ever).
     #[arg(long = "record-timeout", value_name = "TIME")]
     pub(crate) record_timeout: Option<String>,
-    /// Arguments passed to MGEN_Main (ctx.args, for Python).
+    /// A motif's parameter, NAME=VALUE (motif:halo3d --param iterations=100; repeatable):
+    /// the same as giving it after `--` (docs/motifs.md).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub(crate) params: Vec<String>,
+    /// Arguments passed to MGEN_Main (ctx.args, for Python; a motif's parameters).
     #[arg(last = true)]
     pub(crate) args: Vec<String>,
 }
@@ -343,7 +347,11 @@ pub(crate) struct CompareArgs {
     /// wait for ever).
     #[arg(long = "record-timeout", value_name = "TIME")]
     pub(crate) record_timeout: Option<String>,
-    /// Arguments passed to MGEN_Main (ctx.args, for Python).
+    /// A motif's parameter, NAME=VALUE (motif:halo3d --param iterations=100; repeatable):
+    /// the same as giving it after `--` (docs/motifs.md).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub(crate) params: Vec<String>,
+    /// Arguments passed to MGEN_Main (ctx.args, for Python; a motif's parameters).
     #[arg(last = true)]
     pub(crate) args: Vec<String>,
 }

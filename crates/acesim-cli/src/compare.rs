@@ -31,11 +31,12 @@ pub(crate) fn compare_models(a: CompareArgs) -> acesim::Result<i32> {
         trace: crate::inputs::trace_options(&a.trace_args)?,
         stream_traces: true,
     };
+    let args = crate::inputs::program_args(&a.program, &a.params, &a.args)?;
     let program = load_program(
         &a.program,
         &a.trace_args.format,
         a.machine.ranks,
-        &a.args,
+        &args,
         &record,
     )?;
     let program = crate::inputs::adjust_program(program, &a.trace_args, &config)?;

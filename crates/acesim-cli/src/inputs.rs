@@ -131,6 +131,28 @@ pub(crate) fn load_program(
     )
 }
 
+/// The program's arguments: a motif's `--param`s, then what follows `--`. `--param` on
+/// another program is refused (its arguments follow `--`).
+pub(crate) fn program_args(
+    program: &Path,
+    params: &[String],
+    args: &[String],
+) -> acesim::Result<Vec<String>> {
+    let motif = program
+        .to_str()
+        .is_some_and(acesim::frontends::motif::is_motif);
+    if !params.is_empty() && !motif {
+        return Err(Error::input(
+            Location::file("command line").with_field("param"),
+            format!(
+                "--param sets a motif's parameter (motif:NAME); {} takes its arguments after `--`",
+                program.display()
+            ),
+        ));
+    }
+    Ok(params.iter().chain(args).cloned().collect())
+}
+
 /// Writes `b` as it is.
 pub(crate) fn bytes(b: &[u8]) -> Producer<'_> {
     Box::new(move |w| w.write_all(b))

@@ -55,11 +55,22 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
         // The schedule text is the whole program as read.
         stream_traces: a.schedule_out.is_none(),
     };
+    let args = crate::inputs::program_args(&a.program, &a.params, &a.args)?;
+    if a.schedule_out.is_some()
+        && a.program
+            .to_str()
+            .is_some_and(acesim::frontends::motif::is_motif)
+    {
+        return Err(Error::input(
+            Location::file("command line").with_field("schedule-out"),
+            "a motif is generated as the run goes: it has no schedule to write",
+        ));
+    }
     let program = load_program(
         &a.program,
         &a.trace_args.format,
         a.machine.ranks,
-        &a.args,
+        &args,
         &options,
     )?;
     let schedule_text = match &a.schedule_out {

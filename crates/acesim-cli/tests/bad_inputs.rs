@@ -1480,3 +1480,52 @@ fn parquet_folder_that_cannot_be_written() {
         ],
     );
 }
+
+#[test]
+fn motif_parameters_and_options_that_do_not_apply() {
+    fails(
+        &[],
+        &[
+            "run",
+            "motif:halo3d",
+            "--ranks",
+            "64",
+            "--param",
+            "dims=4x4x2",
+        ],
+        2,
+        &["motif:halo3d: field `dims`: dims 4x4x2 hold 32 ranks, not the 64 of the run"],
+    );
+    fails(
+        &[],
+        &[
+            "run",
+            "motif:ring",
+            "--ranks",
+            "4",
+            "--param",
+            "itterations=3",
+        ],
+        2,
+        &["field `itterations`: ring has no parameter `itterations`; did you mean `iterations`?"],
+    );
+    fails(
+        &[("r.sched", RING)],
+        &["run", "r.sched", "--param", "size=1KiB"],
+        2,
+        &["field `param`: --param sets a motif's parameter (motif:NAME); r.sched takes its arguments after `--`"],
+    );
+    fails(
+        &[],
+        &[
+            "run",
+            "motif:ring",
+            "--ranks",
+            "4",
+            "--schedule-out",
+            "s.sched",
+        ],
+        2,
+        &["field `schedule-out`: a motif is generated as the run goes"],
+    );
+}
