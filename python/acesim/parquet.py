@@ -9,10 +9,20 @@ from __future__ import annotations
 import json
 import os
 import secrets
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .results import Result
+
+class Result(Protocol):
+    """What is written of a run (an :class:`acesim.Result`; its tables are read by name)."""
+
+    @property
+    def data(self) -> dict[str, Any]: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def machine_id(self) -> dict[str, Any]: ...
+    @property
+    def predicted_time_ps(self) -> int: ...
 
 __all__ = ["TABLES", "write_parquet", "read_metadata"]
 
