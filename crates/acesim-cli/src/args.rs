@@ -103,6 +103,9 @@ Across processes (a build with MPI: scripts/setup), the same output files:
         machine: MachineArgs,
         /// A program to check against the machine.
         program: Option<PathBuf>,
+        /// A motif's parameter, NAME=VALUE (repeatable): checked with the motif.
+        #[arg(long = "param", value_name = "NAME=VALUE")]
+        params: Vec<String>,
     },
     /// MPI traces: what one holds, without simulating it; recording one from a real MPI
     /// program.

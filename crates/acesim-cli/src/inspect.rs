@@ -30,7 +30,11 @@ pub(crate) fn machine(m: &MachineArgs) -> acesim::Result<()> {
 }
 
 /// `acesim validate`: the machine, and the program against it.
-pub(crate) fn validate(machine: &MachineArgs, program: Option<&Path>) -> acesim::Result<()> {
+pub(crate) fn validate(
+    machine: &MachineArgs,
+    program: Option<&Path>,
+    params: &[String],
+) -> acesim::Result<()> {
     let config = load_machine(machine)?;
     let options = RecordOptions {
         interrupt: Some(interrupt_flag()),
@@ -40,7 +44,10 @@ pub(crate) fn validate(machine: &MachineArgs, program: Option<&Path>) -> acesim:
     // Loaded once (a recorded C program runs, a large trace is read): its rank count sizes
     // the machine, then the program is checked against it.
     let prog = program
-        .map(|p| load_program(p, "auto", machine.ranks, &[], &options))
+        .map(|p| {
+            let args = crate::inputs::program_args(p, params, &[])?;
+            load_program(p, "auto", machine.ranks, &args, &options)
+        })
         .transpose()?;
     let ranks = prog
         .as_ref()
@@ -63,12 +70,22 @@ pub(crate) fn validate(machine: &MachineArgs, program: Option<&Path>) -> acesim:
     let need = estimate_run_memory(&config, &prog, Tracing::None, Model::Packet)?;
     // The same admission as `run`: a run that would be refused is refused here.
     admit(need)?;
-    let ops = acesim::runtime::Runtime::count_transfers(&prog).ops;
+    let ops = match prog.stream {
+        // A trace read as the run goes, or a motif: its operations are not made yet.
+        Some(_) => "its operations read or made as the run goes".to_string(),
+        None => format!(
+            "{} operations, the steps of collectives included",
+            acesim::runtime::Runtime::count_transfers(&prog).ops
+        ),
+    };
     outln!(
-        "program ok: {} ranks, {ops} operations, the steps of collectives included; the run needs about {} beyond the program{}",
+        "program ok: {} ranks, {ops}; the run needs about {} beyond the program{}",
         prog.ranks,
         approx_size(need),
-        memory_budget()?.map_or(String::new(), |a| format!(" ({} available)", approx_size(a)))
+        memory_budget()?.map_or(String::new(), |a| format!(
+            " ({} available)",
+            approx_size(a)
+        ))
     );
     Ok(())
 }

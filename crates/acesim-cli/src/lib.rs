@@ -117,7 +117,11 @@ fn dispatch(cli: Cli) -> acesim::Result<i32> {
             out!("{}", String::from_utf8_lossy(&out.stdout));
         }
         Command::Traffic(t) => traffic::traffic(t)?,
-        Command::Validate { machine, program } => inspect::validate(&machine, program.as_deref())?,
+        Command::Validate {
+            machine,
+            program,
+            params,
+        } => inspect::validate(&machine, program.as_deref(), &params)?,
         Command::Trace(t) => return trace::trace(t),
     }
     Ok(0)
