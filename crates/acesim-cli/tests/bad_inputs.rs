@@ -1528,4 +1528,17 @@ fn motif_parameters_and_options_that_do_not_apply() {
         2,
         &["field `schedule-out`: a motif is generated as the run goes"],
     );
+    fails(
+        &[],
+        &[
+            "validate",
+            "motif:halo3d",
+            "--ranks",
+            "64",
+            "--param",
+            "dims=4x4x2",
+        ],
+        2,
+        &["motif:halo3d: field `dims`: dims 4x4x2 hold 32 ranks, not the 64 of the run"],
+    );
 }
