@@ -47,41 +47,7 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
         inputs.extend(machine_inputs(&a.machine, &config));
         check_distinct(&outputs, &inputs)?;
     }
-    let options = RecordOptions {
-        interrupt: Some(interrupt.clone()),
-        timeout_s: record_timeout_arg(a.record_timeout.as_deref())?,
-        memory_check: !a.ignore_memory_limit,
-        trace: crate::inputs::trace_options(&a.trace_args)?,
-        // The schedule text is the whole program as read.
-        stream_traces: a.schedule_out.is_none(),
-    };
-    let args = crate::inputs::program_args(&a.program, &a.params, &a.args)?;
-    if a.schedule_out.is_some()
-        && a.program
-            .to_str()
-            .is_some_and(acesim::frontends::motif::is_motif)
-    {
-        return Err(Error::input(
-            Location::file("command line").with_field("schedule-out"),
-            "a motif is generated as the run goes: it has no schedule to write",
-        ));
-    }
-    let program = load_program(
-        &a.program,
-        &a.trace_args.format,
-        a.machine.ranks,
-        &args,
-        &options,
-    )?;
-    let schedule_text = match &a.schedule_out {
-        Some(_) => Some(schedule::write(&program).map_err(|m| {
-            Error::input(Location::file("command line").with_field("schedule-out"), m)
-        })?),
-        None => None,
-    };
-    // The job layout applies after the program is kept as schedule text (the text has no
-    // jobs: it is the program as read).
-    let program = crate::inputs::adjust_program(program, &a.trace_args, &config)?;
+    let (program, schedule_text) = read_program(&a, &config, &interrupt)?;
     let trace = a.trace || a.timeline.is_some();
     let max_sim_time = acesim::run::simulate::parse_time_limit(
         a.max_sim_time.as_deref(),
@@ -179,4 +145,48 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
         Some(p) if p.reason == acesim::results::StopReason::Interrupted => signal_exit_code(),
         Some(_) => EXIT_STOPPED,
     })
+}
+
+/// The program of `a`, read (recorded, parsed, streamed) with `a`'s options, and its
+/// schedule text when `--schedule-out` asks for it; the job layout applied after the text
+/// is made (the text is the program as read, without jobs).
+fn read_program(
+    a: &RunArgs,
+    config: &acesim::Machine,
+    interrupt: &std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> acesim::Result<(acesim::Program, Option<String>)> {
+    let options = RecordOptions {
+        interrupt: Some(interrupt.clone()),
+        timeout_s: record_timeout_arg(a.record_timeout.as_deref())?,
+        memory_check: !a.ignore_memory_limit,
+        trace: crate::inputs::trace_options(&a.trace_args)?,
+        // The schedule text is the whole program as read.
+        stream_traces: a.schedule_out.is_none(),
+    };
+    let args = crate::inputs::program_args(&a.program, &a.params, &a.args)?;
+    if a.schedule_out.is_some()
+        && a.program
+            .to_str()
+            .is_some_and(acesim::frontends::motif::is_motif)
+    {
+        return Err(Error::input(
+            Location::file("command line").with_field("schedule-out"),
+            "a motif is generated as the run goes: it has no schedule to write",
+        ));
+    }
+    let program = load_program(
+        &a.program,
+        &a.trace_args.format,
+        a.machine.ranks,
+        &args,
+        &options,
+    )?;
+    let schedule_text = match &a.schedule_out {
+        Some(_) => Some(schedule::write(&program).map_err(|m| {
+            Error::input(Location::file("command line").with_field("schedule-out"), m)
+        })?),
+        None => None,
+    };
+    let program = crate::inputs::adjust_program(program, &a.trace_args, config)?;
+    Ok((program, schedule_text))
 }
