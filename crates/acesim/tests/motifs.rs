@@ -4,6 +4,7 @@
 
 use acesim::frontends::motif;
 use acesim::frontends::schedule;
+use acesim::program::OpKind;
 use acesim::{simulate, MachineSource, Program};
 
 fn args(a: &[&str]) -> Vec<String> {
@@ -24,8 +25,13 @@ fn torus(dims: &str) -> acesim::Machine {
 /// The motif's run against the schedule's (their JSON, the source locations aside).
 fn same_run(m: &acesim::Machine, spec: &str, ranks: u32, a: &[&str], sched: &str) {
     let prog = motif::program(spec, Some(ranks), &args(a)).unwrap();
+    // Generated as the run goes: before it, a rank holds its collective calls and
+    // communicator creations only (linked before the run).
     assert!(
-        prog.ops.iter().all(Vec::is_empty),
+        prog.ops.iter().flatten().all(|o| matches!(
+            o.kind,
+            OpKind::Coll { .. } | OpKind::CommSplit { .. } | OpKind::CommDup { .. }
+        )),
         "generated as the run goes"
     );
     let by_hand = schedule::parse("hand.sched", sched).unwrap();
@@ -163,6 +169,111 @@ fn random_pairs_and_halo3d_with_corners_balance_their_messages() {
 }
 
 #[test]
+fn an_allreduce_loop_is_compute_then_allreduce() {
+    let mut s = String::from("ranks 4\n");
+    for r in 0..4 {
+        s += &format!("rank {r}\n");
+        for _ in 0..3 {
+            s += "compute 1us\nallreduce 64KiB algo=ring\n";
+        }
+    }
+    same_run(
+        &torus("[2,2]"),
+        "motif:allreduce",
+        4,
+        &["iterations=3", "size=64KiB", "compute=1us", "algo=ring"],
+        &s,
+    );
+}
+
+#[test]
+fn an_fft_transposes_in_the_rows_then_the_columns_of_its_grid() {
+    // A 2x2 grid: rows {0,1} {2,3} (color y, key x), columns {0,2} {1,3}.
+    let mut s = String::from("ranks 4\n");
+    for r in 0..4 {
+        let (x, y) = (r % 2, r / 2);
+        s += &format!("rank {r}\ncomm_split {y} {x} as=row\ncomm_split {x} {y} as=col\n");
+        for _ in 0..2 {
+            s += "compute 3us\nalltoall 16KiB comm=row\ncompute 3us\nalltoall 16KiB comm=col\n";
+        }
+    }
+    same_run(
+        &torus("[2,2]"),
+        "motif:fft",
+        4,
+        &["iterations=2", "size=16KiB", "compute=3us", "dims=2x2"],
+        &s,
+    );
+}
+
+#[test]
+fn a_bsp_step_is_compute_a_3d_halo_then_a_small_allreduce() {
+    // A 2x2x2 grid: each rank has one neighbour per dimension; direction tags 0..5 are
+    // +x, -x, +y, -y, +z, -z.
+    let mut s = String::from("ranks 8\n");
+    for r in 0..8i32 {
+        let c = [r % 2, (r / 2) % 2, r / 4];
+        s += &format!("rank {r}\n");
+        for _ in 0..2 {
+            s += "compute 2us\n";
+            let mut req = 0;
+            for (tag, (d, sign)) in [(0, 1), (0, -1), (1, 1), (1, -1), (2, 1), (2, -1)]
+                .into_iter()
+                .enumerate()
+            {
+                let peer = |step: i32| {
+                    let mut p = c;
+                    p[d] += step;
+                    (0..2).contains(&p[d]).then(|| p[0] + 2 * p[1] + 4 * p[2])
+                };
+                if let Some(src) = peer(-sign) {
+                    s += &format!("irecv {src} 2KiB req={req} tag={tag}\n");
+                    req += 1;
+                }
+                if let Some(dst) = peer(sign) {
+                    s += &format!("isend {dst} 2KiB req={req} tag={tag}\n");
+                    req += 1;
+                }
+            }
+            let reqs: Vec<String> = (0..req).map(|q| q.to_string()).collect();
+            s += &format!("waitall {}\nallreduce 16\n", reqs.join(" "));
+        }
+    }
+    same_run(
+        &torus("[2,2,2]"),
+        "motif:bsp",
+        8,
+        &["iterations=2", "size=2KiB", "compute=2us", "reduce=16"],
+        &s,
+    );
+}
+
+#[test]
+fn a_motif_with_collectives_holds_one_call_per_rank_and_iteration() {
+    // Its skeleton (linked before the run) is one operation per rank and call; the calls
+    // themselves are recorded once for every rank and iteration.
+    let p = motif::program("motif:fft", Some(16), &args(&["iterations=1000"])).unwrap();
+    assert_eq!(p.total_ops(), 16 * (2 + 2 * 1000));
+    assert_eq!(p.coll_calls.len(), 2);
+    let m = torus("[4,4]");
+    let res = simulate(
+        &m,
+        motif::program("motif:fft", Some(16), &args(&["iterations=3"])).unwrap(),
+    )
+    .unwrap();
+    // Two splits on the world, then per iteration one alltoall on each of the 4 rows and
+    // 4 columns; the second split's communicators are named apart from the first's.
+    assert_eq!(res.collectives.len(), 2 + 3 * 8);
+    assert_eq!(
+        res.collectives
+            .iter()
+            .filter(|c| c.comm.starts_with("split #2 of world"))
+            .count(),
+        3 * 4
+    );
+}
+
+#[test]
 fn memory_does_not_grow_with_iterations() {
     // A million iterations make a program of no operations before the run.
     let p: Program =
@@ -190,4 +301,15 @@ fn bad_parameters_are_located_errors() {
     assert!(err("motif:incast", Some(4), &["root=4"]).contains("root 4 is not one of the 4 ranks"));
     assert!(err("motif:ring", None, &[]).contains("--ranks"));
     assert!(err("motif:halo2d", Some(4), &["blocking=maybe"]).contains("expected true or false"));
+    assert!(err("motif:fft", Some(8), &["dims=4x4"]).contains("hold 16 ranks, not the 8"));
+    assert!(err("motif:allreduce", Some(8), &["algo=a b"]).contains("expected an algorithm name"));
+    assert!(err("motif:bsp", Some(8), &["algo=ring"]).contains("bsp has no parameter `algo`"));
+    // An algorithm the collective does not have is found when the calls are linked.
+    let m = torus("[2,2]");
+    let p = motif::program("motif:allreduce", Some(4), &args(&["algo=ringo"])).unwrap();
+    let e = simulate(&m, p).unwrap_err().to_string();
+    assert!(
+        e.contains("motif:allreduce:1: field `algo`: unknown allreduce algorithm 'ringo'"),
+        "{e}"
+    );
 }

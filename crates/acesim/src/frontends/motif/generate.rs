@@ -3,10 +3,10 @@
 //! same exchange; every request is waited for within its iteration, so that the same
 //! handles serve every iteration.
 
-use super::params::{Motif, MotifKind};
+use super::params::{Motif, MotifKind, COLUMN_COMM, ROW_COMM};
 use crate::error::Result;
 use crate::program::ops::{Op, OpKind, SrcLoc};
-use crate::program::stream::{RankStream, StreamSource};
+use crate::program::stream::{is_structural, RankStream, StreamSource};
 use std::sync::Arc;
 
 /// Operations made per window, at least (whole iterations).
@@ -23,7 +23,7 @@ impl MotifSource {
     pub(super) fn new(motif: Motif, file: u32) -> MotifSource {
         let k = match motif.kind {
             MotifKind::Halo2d => 2,
-            MotifKind::Halo3d => 3,
+            MotifKind::Halo3d | MotifKind::Bsp => 3,
             _ => 0,
         };
         MotifSource {
@@ -71,6 +71,32 @@ impl StreamSource for MotifSource {
     }
 }
 
+/// The collective calls and communicator creations of rank `rank` of `motif`, in order:
+/// the skeleton that is linked before the run (`program::stream`); the rank's stream makes
+/// the same operations again, with its messages, as the run reaches them.
+pub(super) fn skeleton(source: &MotifSource, rank: u32, ops: &mut Vec<Op>) {
+    let mut r = MotifRank {
+        motif: source.motif.clone(),
+        directions: source.directions.clone(),
+        rank,
+        iteration: 0,
+        file: source.file,
+    };
+    let mut lists = Vec::new();
+    while r.iteration < r.motif.iterations {
+        let mut e = Emit {
+            ops,
+            lists: &mut lists,
+            loc: r.loc(),
+            size: r.motif.size,
+            reqs: Vec::new(),
+            skeleton: true,
+        };
+        r.iteration(&mut e);
+        r.iteration += 1;
+    }
+}
+
 struct MotifRank {
     motif: Arc<Motif>,
     directions: Arc<Vec<Vec<i32>>>,
@@ -87,10 +113,15 @@ struct Emit<'a> {
     size: u64,
     /// Requests of the exchange being built.
     reqs: Vec<u32>,
+    /// Only the collective calls and communicator creations (the skeleton).
+    skeleton: bool,
 }
 
 impl Emit<'_> {
     fn op(&mut self, kind: OpKind) {
+        if self.skeleton && !is_structural(&kind) {
+            return;
+        }
         self.ops.push(Op {
             kind,
             loc: self.loc,
@@ -121,6 +152,11 @@ impl Emit<'_> {
             comm: 0,
             req,
         });
+    }
+
+    /// Collective call `call` (`Motif::collective_calls`).
+    fn collective(&mut self, call: u32) {
+        self.op(OpKind::Coll { call });
     }
 
     /// Waits for the exchange's requests; the next exchange takes the same handles again.
@@ -206,29 +242,65 @@ fn permutation(seed: u64, i: u64, n: u64) -> (u64, u64) {
 }
 
 impl MotifRank {
+    /// Where the current iteration's operations are (`motif:NAME:ITERATION`).
+    fn loc(&self) -> SrcLoc {
+        SrcLoc {
+            file: self.file,
+            line: u32::try_from(self.iteration + 1).unwrap_or(u32::MAX),
+        }
+    }
+
+    /// The exchange with the grid neighbours (halo2d, halo3d, bsp).
+    fn halo(&self, e: &mut Emit<'_>) {
+        let m = &*self.motif;
+        let c = coords(self.rank, &m.dims);
+        for (tag, d) in self.directions.iter().enumerate() {
+            let back: Vec<i32> = d.iter().map(|x| -x).collect();
+            if let Some(src) = neighbour(&c, &back, &m.dims) {
+                e.irecv(src, tag as i64);
+            }
+            if let Some(dst) = neighbour(&c, d, &m.dims) {
+                e.isend(dst, tag as i64);
+            }
+            if m.blocking {
+                e.wait();
+            }
+        }
+        e.wait();
+    }
+
     fn iteration(&self, e: &mut Emit<'_>) {
         let m = &*self.motif;
         let r = self.rank;
         let n = m.ranks;
+        if self.iteration == 0 && m.kind == MotifKind::Fft {
+            // The grid's rows and columns, ordered along them.
+            let c = coords(r, &m.dims);
+            for (result, color, key) in [(ROW_COMM, c[1], c[0]), (COLUMN_COMM, c[0], c[1])] {
+                e.op(OpKind::CommSplit {
+                    parent: 0,
+                    color,
+                    key,
+                    result,
+                });
+            }
+        }
         if m.compute > 0 && m.kind != MotifKind::Sweep3d {
             e.op(OpKind::Compute { ps: m.compute });
         }
         match m.kind {
-            MotifKind::Halo2d | MotifKind::Halo3d => {
-                let c = coords(r, &m.dims);
-                for (tag, d) in self.directions.iter().enumerate() {
-                    let back: Vec<i32> = d.iter().map(|x| -x).collect();
-                    if let Some(src) = neighbour(&c, &back, &m.dims) {
-                        e.irecv(src, tag as i64);
-                    }
-                    if let Some(dst) = neighbour(&c, d, &m.dims) {
-                        e.isend(dst, tag as i64);
-                    }
-                    if m.blocking {
-                        e.wait();
-                    }
+            MotifKind::Halo2d | MotifKind::Halo3d => self.halo(e),
+            MotifKind::Bsp => {
+                self.halo(e);
+                e.collective(0);
+            }
+            MotifKind::Allreduce => e.collective(0),
+            MotifKind::Fft => {
+                e.collective(0);
+                if m.compute > 0 {
+                    e.op(OpKind::Compute { ps: m.compute });
                 }
-                e.wait();
+                e.collective(1);
             }
             MotifKind::Sweep3d => {
                 let c = coords(r, &m.dims);
@@ -298,16 +370,13 @@ impl RankStream for MotifRank {
         ops.clear();
         lists.clear();
         while ops.len() < WINDOW_OPS && self.iteration < self.motif.iterations {
-            let loc = SrcLoc {
-                file: self.file,
-                line: u32::try_from(self.iteration + 1).unwrap_or(u32::MAX),
-            };
             let mut e = Emit {
                 ops,
                 lists,
-                loc,
+                loc: self.loc(),
                 size: self.motif.size,
                 reqs: Vec::new(),
+                skeleton: false,
             };
             self.iteration(&mut e);
             self.iteration += 1;

@@ -40,6 +40,18 @@ pub fn program(spec: &str, ranks: Option<u32>, args: &[String]) -> Result<Progra
     for h in prog.handles.iter_mut() {
         *h = motif.requests();
     }
-    prog.stream = Some(Streamed::new(Arc::new(MotifSource::new(motif, file))));
+    for c in prog.comm_handles.iter_mut() {
+        *c = motif.communicators();
+    }
+    // Collective calls are linked before the run, from a skeleton of each rank's calls
+    // (`program::stream`); every rank's calls share the motif's few call records.
+    prog.coll_calls = motif.collective_calls();
+    let source = MotifSource::new(motif, file);
+    if !prog.coll_calls.is_empty() {
+        for (r, ops) in prog.ops.iter_mut().enumerate() {
+            generate::skeleton(&source, r as u32, ops);
+        }
+    }
+    prog.stream = Some(Streamed::new(Arc::new(source)));
     Ok(prog)
 }

@@ -2,7 +2,12 @@
 //! the rank count.
 
 use crate::error::{did_you_mean, Error, Location, Result};
+use crate::program::ops::CollCall;
 use crate::units::{parse_size, parse_time, Ps};
+
+/// The communicator handles of an fft's grid rows and columns (0 is the world).
+pub const ROW_COMM: u32 = 1;
+pub const COLUMN_COMM: u32 = 2;
 
 /// The motifs, by the name after `motif:`.
 pub const NAMES: &[&str] = &[
@@ -12,6 +17,9 @@ pub const NAMES: &[&str] = &[
     "ring",
     "incast",
     "random_pairs",
+    "allreduce",
+    "fft",
+    "bsp",
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,6 +38,14 @@ pub enum MotifKind {
     /// Each iteration, a new random permutation: send to its image, receive from the
     /// preimage.
     RandomPairs,
+    /// An allreduce on every rank (SST Ember `allreduce`).
+    Allreduce,
+    /// The transposes of a 3D FFT on a 2D grid of ranks (pencils): an all-to-all among the
+    /// ranks of each grid row, then among those of each column (SST Ember `fft`).
+    Fft,
+    /// A bulk-synchronous step: compute, a 3D halo exchange, then a small allreduce (the
+    /// CTH-like pattern of the ACES studies: a time step's exchange and its reduction).
+    Bsp,
 }
 
 /// A motif with its parameters in force.
@@ -53,6 +69,10 @@ pub struct Motif {
     pub root: u32,
     /// Seed of the permutations (random_pairs).
     pub seed: u64,
+    /// Bytes of the allreduce ending each step (bsp).
+    pub reduce: u64,
+    /// The collective algorithm (allreduce, fft); empty for the machine's default.
+    pub algorithm: String,
 }
 
 /// The parameters each motif takes (`iterations`, `size` and `compute` everywhere).
@@ -63,6 +83,9 @@ fn allowed(kind: MotifKind) -> &'static [&'static str] {
         MotifKind::Ring => &[],
         MotifKind::Incast => &["root"],
         MotifKind::RandomPairs => &["seed"],
+        MotifKind::Allreduce => &["algo"],
+        MotifKind::Fft => &["dims", "algo"],
+        MotifKind::Bsp => &["dims", "corners", "reduce"],
     }
 }
 
@@ -102,6 +125,9 @@ impl Motif {
             "ring" => MotifKind::Ring,
             "incast" => MotifKind::Incast,
             "random_pairs" => MotifKind::RandomPairs,
+            "allreduce" => MotifKind::Allreduce,
+            "fft" => MotifKind::Fft,
+            "bsp" => MotifKind::Bsp,
             _ => {
                 return Err(Error::input(
                     Location::file(spec),
@@ -114,8 +140,8 @@ impl Motif {
             }
         };
         let grid = match kind {
-            MotifKind::Halo2d | MotifKind::Sweep3d => 2,
-            MotifKind::Halo3d => 3,
+            MotifKind::Halo2d | MotifKind::Sweep3d | MotifKind::Fft => 2,
+            MotifKind::Halo3d | MotifKind::Bsp => 3,
             _ => 0,
         };
         let mut m = Motif {
@@ -129,6 +155,8 @@ impl Motif {
             blocking: false,
             root: 0,
             seed: 1,
+            reduce: 8,
+            algorithm: String::new(),
         };
         let mut names: Vec<&str> = vec!["iterations", "size", "compute"];
         names.extend_from_slice(allowed(kind));
@@ -176,6 +204,15 @@ impl Motif {
                 }
                 "root" => m.root = value.parse().map_err(|_| bad("expected a rank"))?,
                 "seed" => m.seed = value.parse().map_err(|_| bad("expected a whole number"))?,
+                "reduce" => m.reduce = parse_size(value).map_err(|e| bad(&e))?,
+                "algo" => {
+                    if value.is_empty()
+                        || !value.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    {
+                        return Err(bad("expected an algorithm name (docs/collectives.md)"));
+                    }
+                    m.algorithm = value.to_string();
+                }
                 "dims" => {
                     let dims: std::result::Result<Vec<u32>, _> = value
                         .split(['x', 'X', ','])
@@ -214,9 +251,10 @@ impl Motif {
             ));
         }
         if ranks < 2
-            && kind != MotifKind::Sweep3d
-            && kind != MotifKind::Halo2d
-            && kind != MotifKind::Halo3d
+            && matches!(
+                kind,
+                MotifKind::Ring | MotifKind::Incast | MotifKind::RandomPairs
+            )
         {
             return Err(Error::input(
                 at("ranks"),
@@ -224,6 +262,39 @@ impl Motif {
             ));
         }
         Ok(m)
+    }
+
+    /// The collective calls the motif makes, by the index its operations name (every rank
+    /// makes the same ones, on the same communicator handles).
+    pub fn collective_calls(&self) -> Vec<CollCall> {
+        let call = |kind: &str, size: u64, comm: u32| CollCall {
+            kind: kind.into(),
+            algorithm: self.algorithm.clone(),
+            transport: String::new(),
+            size,
+            root: 0,
+            segment: 0,
+            comm,
+            sizes: Vec::new(),
+        };
+        match self.kind {
+            MotifKind::Allreduce => vec![call("allreduce", self.size, 0)],
+            MotifKind::Fft => vec![
+                call("alltoall", self.size, ROW_COMM),
+                call("alltoall", self.size, COLUMN_COMM),
+            ],
+            MotifKind::Bsp => vec![call("allreduce", self.reduce, 0)],
+            _ => Vec::new(),
+        }
+    }
+
+    /// Communicator handles a rank holds (the world's, and the fft's rows and columns).
+    pub fn communicators(&self) -> u32 {
+        if self.kind == MotifKind::Fft {
+            3
+        } else {
+            1
+        }
     }
 
     /// Requests a rank uses at once (its handles).
@@ -236,7 +307,7 @@ impl Motif {
                     4
                 }
             }
-            MotifKind::Halo3d => {
+            MotifKind::Halo3d | MotifKind::Bsp => {
                 if self.corners {
                     26
                 } else {
@@ -246,6 +317,7 @@ impl Motif {
             MotifKind::Sweep3d => 2,
             MotifKind::Ring | MotifKind::RandomPairs => 1,
             MotifKind::Incast => self.ranks.saturating_sub(1).max(1),
+            MotifKind::Allreduce | MotifKind::Fft => 0,
         };
         2 * neighbours
     }

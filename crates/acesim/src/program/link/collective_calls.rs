@@ -7,15 +7,13 @@ use crate::program::collectives::{self, CollKind, CollSpec, Transport};
 use crate::program::link::communicators::Communicators;
 use crate::program::link::world_ranks::{CallsByComm, RankCall};
 use crate::program::ops::{CollCall, Collective, Communicator, Program};
-use std::collections::HashMap;
 
-/// The calls once matched: one `Collective` each, the spec and algorithm it expands with,
-/// and where it stands in each member's operations.
+/// The calls once matched: one `Collective` each, and the spec and algorithm it expands
+/// with. The calls on communicator `c` are numbered from `first[c]` in their order.
 pub struct Matched {
     pub collectives: Vec<Collective>,
     pub specs: Vec<(CollSpec, &'static str)>,
-    /// Per rank: operation index -> collective id.
-    pub expand_at: Vec<HashMap<usize, u32>>,
+    pub first: Vec<u32>,
 }
 
 pub fn match_calls(
@@ -27,34 +25,31 @@ pub fn match_calls(
     let mut matched = Matched {
         collectives: Vec::new(),
         specs: Vec::new(),
-        expand_at: vec![HashMap::new(); prog.ranks as usize],
+        first: Vec::with_capacity(calls.len()),
     };
     for (c, per_rank) in calls.iter().enumerate() {
+        matched.first.push(matched.collectives.len() as u32);
         let comm = &comms.list[c];
         let Some(&first) = comm.members.first() else {
             continue;
         };
         check_agreement(prog, comm, per_rank)?;
-        for (seq, call) in per_rank[first as usize].iter().enumerate() {
-            let (spec, resolved) = resolve(prog, config, call, comm.members.len() as u32)?;
-            let id = matched.collectives.len() as u32;
+        for (seq, at) in per_rank[first as usize].iter().enumerate() {
+            let (spec, resolved) = resolve(prog, config, at, comm.members.len() as u32)?;
+            let call = at.call(prog);
             matched.collectives.push(Collective {
-                kind: call.call.kind.clone(),
+                kind: call.kind.clone(),
                 algorithm: if spec.transport == Transport::Rdma {
                     format!("{resolved} (rdma)")
                 } else {
                     resolved.to_string()
                 },
                 comm: c as u32,
-                size: call.call.size,
-                root: call.call.root,
+                size: call.size,
+                root: call.root,
                 seq: seq as u32,
             });
             matched.specs.push((spec, resolved));
-            for &m in &comm.members {
-                let op_index = per_rank[m as usize][seq].op_index;
-                matched.expand_at[m as usize].insert(op_index, id);
-            }
         }
     }
     Ok(matched)
@@ -67,10 +62,11 @@ fn check_agreement(prog: &Program, comm: &Communicator, per_rank: &[Vec<RankCall
     for &m in &comm.members {
         let mine = &per_rank[m as usize];
         for (seq, (a, b)) in reference.iter().zip(mine.iter()).enumerate() {
-            if !same_call(&a.call, &b.call) {
+            let (ca, cb) = (a.call(prog), b.call(prog));
+            if !same_call(ca, cb) {
                 return Err(prog.error_at(b.loc, "collective", format!(
                     "mismatched collective calls on {}: call #{} is `{}` on rank {} but `{}` on rank {} ({})",
-                    comm.name, seq + 1, describe(&b.call), b.rank, describe(&a.call), a.rank, prog.describe_loc(a.loc)
+                    comm.name, seq + 1, describe(cb), b.rank, describe(ca), a.rank, prog.describe_loc(a.loc)
                 )));
             }
         }
@@ -83,7 +79,7 @@ fn check_agreement(prog: &Program, comm: &Communicator, per_rank: &[Vec<RankCall
             let extra = &long[short.len()];
             return Err(prog.error_at(extra.loc, "collective", format!(
                 "mismatched collective calls on {}: rank {long_rank} makes {} calls but rank {short_rank} makes {}; call #{} (`{}`) has no partner",
-                comm.name, long.len(), short.len(), short.len() + 1, describe(&extra.call)
+                comm.name, long.len(), short.len(), short.len() + 1, describe(extra.call(prog))
             )));
         }
     }
@@ -110,7 +106,7 @@ fn resolve(
     at: &RankCall,
     p: u32,
 ) -> Result<(CollSpec, &'static str)> {
-    let call = &at.call;
+    let call = at.call(prog);
     let kind = CollKind::parse(&call.kind).ok_or_else(|| {
         prog.error_at(
             at.loc,
@@ -164,9 +160,10 @@ fn resolve(
 }
 
 fn algorithm_error(prog: &Program, at: &RankCall, m: String) -> Error {
-    if at.call.algorithm.is_empty() {
+    let call = at.call(prog);
+    if call.algorithm.is_empty() {
         // The machine chose the algorithm; the call site says where it bites.
-        let field = format!("collectives.{}", at.call.kind);
+        let field = format!("collectives.{}", call.kind);
         prog.error_at(at.loc, &field, format!("{m} (the machine's {field})"))
     } else {
         prog.error_at(at.loc, "algo", m)

@@ -117,6 +117,9 @@ struct Creating<'p> {
     /// Per rank: the indices of its creations in program order, and how many are done.
     creations: Vec<Vec<usize>>,
     next: Vec<usize>,
+    /// Per communicator: the creations made on it so far (names tell a second split of
+    /// the world from the first).
+    made: std::collections::HashMap<u32, u32>,
 }
 
 impl<'p> Creating<'p> {
@@ -160,6 +163,7 @@ impl<'p> Creating<'p> {
             local,
             creations,
             next: vec![0; n],
+            made: Default::default(),
         }
     }
 
@@ -267,19 +271,28 @@ impl<'p> Creating<'p> {
             }
         }
         groups.sort_by_key(|g| g.0);
+        let what = self.creation_name(parent, "split");
         for (color, mut g) in groups {
             g.sort_unstable();
-            let name = format!(
-                "split of {} (color {color})",
-                self.comms[parent as usize].name
-            );
+            let name = format!("{what} (color {color})");
             self.add(name, g.iter().map(|x| x.2).collect());
         }
     }
 
     fn dup(&mut self, parent: u32, members: &[u32]) {
-        let name = format!("dup of {}", self.comms[parent as usize].name);
+        let name = self.creation_name(parent, "dup");
         self.add(name, members.to_vec());
+    }
+
+    /// `split of world`, or `split #2 of world` for the second creation on the world.
+    fn creation_name(&mut self, parent: u32, what: &str) -> String {
+        let n = self.made.entry(parent).or_insert(0);
+        *n += 1;
+        let parent = &self.comms[parent as usize].name;
+        match *n {
+            1 => format!("{what} of {parent}"),
+            n => format!("{what} #{n} of {parent}"),
+        }
     }
 
     /// A new communicator, and each member's handle to it.

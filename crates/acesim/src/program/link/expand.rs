@@ -3,31 +3,40 @@
 
 use crate::program::link::collective_calls::Matched;
 use crate::program::link::communicators::Communicators;
+use crate::program::link::world_ranks::CallsByComm;
 use crate::program::ops::{OpKind, Program, NONE};
 
 /// Replaces every matched call (and communicator creation) of `prog` by its linked
-/// collective.
-pub fn expand(prog: &mut Program, comms: &Communicators, matched: &Matched) {
-    for r in 0..prog.ranks as usize {
-        for (&i, &id) in &matched.expand_at[r] {
-            let op = &mut prog.ops[r][i];
-            let call = match op.kind {
-                OpKind::Coll { call } => call,
-                _ => NONE,
-            };
-            let comm = matched.collectives[id as usize].comm;
-            let me = comms.rank_in(comm, r as u32);
-            op.kind = OpKind::Collective { id, call, me };
+/// collective: a member's call number `seq` on communicator `c` is collective
+/// `matched.first[c] + seq`.
+pub fn expand(prog: &mut Program, comms: &Communicators, calls: &CallsByComm, matched: &Matched) {
+    for (c, per_rank) in calls.iter().enumerate() {
+        for (r, rank_calls) in per_rank.iter().enumerate() {
+            for (seq, at) in rank_calls.iter().enumerate() {
+                let op = &mut prog.ops[r][at.op_index];
+                let call = match op.kind {
+                    OpKind::Coll { call } => call,
+                    _ => NONE,
+                };
+                let me = comms.rank_in(c as u32, r as u32);
+                op.kind = OpKind::Collective {
+                    id: matched.first[c] + seq as u32,
+                    call,
+                    me,
+                };
+            }
         }
-        // A call or creation not matched (never: each is a collective) is dropped.
-        let unlinked = |kind: &OpKind| {
-            matches!(
-                kind,
-                OpKind::Coll { .. } | OpKind::CommSplit { .. } | OpKind::CommDup { .. }
-            )
-        };
-        if prog.ops[r].iter().any(|o| unlinked(&o.kind)) {
-            prog.ops[r].retain(|o| !unlinked(&o.kind));
+    }
+    // A call or creation not matched (never: each is a collective) is dropped.
+    let unlinked = |kind: &OpKind| {
+        matches!(
+            kind,
+            OpKind::Coll { .. } | OpKind::CommSplit { .. } | OpKind::CommDup { .. }
+        )
+    };
+    for ops in &mut prog.ops {
+        if ops.iter().any(|o| unlinked(&o.kind)) {
+            ops.retain(|o| !unlinked(&o.kind));
         }
     }
     prog.coll_specs = matched.specs.clone();

@@ -26,7 +26,8 @@ pub fn link_keeping(
     let comms = Communicators::resolve(prog)?;
     let calls = to_world_ranks(prog, &comms)?;
     let matched = match_calls(prog, &comms, &calls, config)?;
-    expand(prog, &comms, &matched);
+    expand(prog, &comms, &calls, &matched);
+    drop(calls);
     prog.collectives = matched.collectives;
     prog.linked = true;
     if prog.stream.is_some() {

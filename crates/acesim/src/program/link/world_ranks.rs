@@ -5,13 +5,44 @@ use crate::error::Result;
 use crate::program::link::communicators::Communicators;
 use crate::program::ops::{CollCall, Message, OpKind, Program, SrcLoc, ANY};
 
-/// One rank's collective call and where it stands.
+/// One rank's collective call and where it stands (24 bytes: a trace's millions of calls
+/// are listed at once).
 #[derive(Clone)]
 pub struct RankCall {
     pub rank: u32,
+    /// `Program::coll_calls[call]`, or `SPLIT`/`DUP` for a communicator creation.
+    call: u32,
     pub op_index: usize,
     pub loc: SrcLoc,
-    pub call: CollCall,
+}
+
+const SPLIT: u32 = u32::MAX;
+const DUP: u32 = u32::MAX - 1;
+
+/// Creations cost what MPI libraries pay: an allgather (split) or an allreduce (dup) of 8
+/// bytes on the parent.
+static CREATIONS: std::sync::LazyLock<[CollCall; 2]> = std::sync::LazyLock::new(|| {
+    ["allgather", "allreduce"].map(|kind| CollCall {
+        kind: kind.into(),
+        algorithm: String::new(),
+        transport: String::new(),
+        size: 8,
+        root: 0,
+        segment: 0,
+        comm: 0,
+        sizes: Vec::new(),
+    })
+});
+
+impl RankCall {
+    /// The call as the rank made it (its `comm` is rank-local, and for a creation 0).
+    pub fn call<'p>(&self, prog: &'p Program) -> &'p CollCall {
+        match self.call {
+            SPLIT => &CREATIONS[0],
+            DUP => &CREATIONS[1],
+            i => &prog.coll_calls[i as usize],
+        }
+    }
 }
 
 /// Per communicator, per world rank: its collective calls in program order.
@@ -38,13 +69,9 @@ fn rank_to_world(
     for i in 0..prog.ops[r].len() {
         let op = prog.ops[r][i];
         let (handle, call) = match op.kind {
-            OpKind::Coll { call } => {
-                let call = prog.coll_calls[call as usize].clone();
-                (call.comm, call)
-            }
-            OpKind::CommSplit { parent, .. } | OpKind::CommDup { parent, .. } => {
-                (parent, creation_call(op.kind, parent))
-            }
+            OpKind::Coll { call } => (prog.coll_calls[call as usize].comm, call),
+            OpKind::CommSplit { parent, .. } => (parent, SPLIT),
+            OpKind::CommDup { parent, .. } => (parent, DUP),
             kind => {
                 if let Some(m) = kind.message() {
                     prog.ops[r][i].kind = to_world(prog, comms, r, m, op.loc)?.op();
@@ -78,20 +105,4 @@ pub(crate) fn to_world(
     }
     m.comm = 2 * c;
     Ok(m)
-}
-
-/// Creations cost what MPI libraries pay: an allgather (split) or an allreduce (dup) of 8
-/// bytes on the parent.
-fn creation_call(kind: OpKind, parent: u32) -> CollCall {
-    let split = matches!(kind, OpKind::CommSplit { .. });
-    CollCall {
-        kind: if split { "allgather" } else { "allreduce" }.into(),
-        algorithm: String::new(),
-        transport: String::new(),
-        size: 8,
-        root: 0,
-        segment: 0,
-        comm: parent,
-        sizes: Vec::new(),
-    }
 }
