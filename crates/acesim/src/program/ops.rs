@@ -500,6 +500,12 @@ pub trait RankStream: Send {
 pub trait StreamSource: Send + Sync {
     /// The stream of rank `rank` of the program as read (of one job, when repeated).
     fn open(&self, rank: u32) -> crate::error::Result<Box<dyn RankStream>>;
+
+    /// The program as schedule text (`prog` is its skeleton), where it has one: a
+    /// schedule with `repeat` blocks is written back with them. `None`: it has none.
+    fn write_schedule(&self, _prog: &Program) -> Option<std::result::Result<String, String>> {
+        None
+    }
 }
 
 /// What a streamed program carries besides its skeleton (`Program::ops` until the run).

@@ -21,6 +21,17 @@ pub struct Block {
     comms: HashMap<CompactString, u32>,
     /// (region id, line of its `region_begin`), innermost last.
     open_regions: Vec<(u32, usize)>,
+    /// The `repeat` blocks open, innermost last.
+    pub open_loops: Vec<OpenLoop>,
+}
+
+/// A `repeat N {` whose `}` is still to come.
+#[derive(Debug, Clone, Copy)]
+pub struct OpenLoop {
+    pub line: usize,
+    pub count: u64,
+    /// Index in the rank's operations of the body's first operation.
+    pub start: usize,
 }
 
 impl Block {
@@ -32,12 +43,19 @@ impl Block {
         self.pending.clear();
         self.comms.clear();
         self.open_regions.clear();
+        self.open_loops.clear();
         self.rank = Some(rank);
         Ok(())
     }
 
     /// Every region the block opened is closed.
     pub fn check_closed(&self, file: &str, regions: &[String]) -> Result<()> {
+        if let (Some(rank), Some(open)) = (self.rank, self.open_loops.last()) {
+            return Err(Error::input(
+                Location::at(file, open.line, 1).with_field("repeat"),
+                format!("rank {rank}: `repeat {} {{` is never closed (expected `}}` in the same rank block)", open.count),
+            ));
+        }
         match (self.rank, self.open_regions.last()) {
             (Some(rank), Some(&open)) => Err(unclosed_region(file, rank, open, regions)),
             _ => Ok(()),
@@ -74,9 +92,53 @@ impl Block {
         })
     }
 
-    /// The request named `name` was waited for: the name may be used again.
-    pub fn finished(&mut self, name: &str) {
+    /// The request named by `t` was waited for: the name may be used again. Inside a
+    /// `repeat`, a request made before the loop cannot be waited for (its second iteration
+    /// would wait for it again).
+    pub fn finished(&mut self, l: &OpLine, t: &Tok) -> Result<()> {
+        let made = self.pending.remove(&*t.text);
+        if let (Some(made), Some(open)) = (made, self.open_loops.last()) {
+            if made < open.line {
+                return Err(l.op_err(t, "request", format!(
+                    "request '{}' was made at line {made}, before the `repeat` at line {}: each iteration would wait for it again (make it inside the loop, or wait for it after)",
+                    t.text, open.line
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The name of the request named `name` may be used again.
+    pub fn forget(&mut self, name: &str) {
         self.pending.remove(name);
+    }
+
+    /// A `repeat` body ends: every request made in it was waited for in it, and every
+    /// region opened in it was closed (each iteration must leave nothing behind).
+    pub fn close_loop(
+        &mut self,
+        file: &str,
+        rank: u32,
+        regions: &[String],
+    ) -> Result<Option<OpenLoop>> {
+        let Some(open) = self.open_loops.pop() else {
+            return Ok(None);
+        };
+        if let Some((name, &line)) = self
+            .pending
+            .iter()
+            .filter(|(_, &l)| l > open.line)
+            .min_by_key(|(_, &l)| l)
+        {
+            return Err(Error::input(
+                Location::at(file, line, 1).with_field("request"),
+                format!("rank {rank}: request '{name}' is made in the `repeat` at line {} but not waited for in it (each iteration must complete its requests)", open.line),
+            ));
+        }
+        if let Some(&region) = self.open_regions.iter().find(|&&(_, l)| l > open.line) {
+            return Err(unclosed_region(file, rank, region, regions));
+        }
+        Ok(Some(open))
     }
 
     /// The communicator of option `comm=` (the world when absent).

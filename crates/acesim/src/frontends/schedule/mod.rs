@@ -4,6 +4,7 @@ mod block;
 mod line;
 mod operations;
 mod read;
+mod repeat;
 mod tokens;
 mod write;
 

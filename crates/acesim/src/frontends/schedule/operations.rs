@@ -31,7 +31,7 @@ pub fn operation(l: &OpLine, prog: &mut Program, block: &mut Block) -> Result<Op
             l.want(1, format_args!("complete HANDLE"))?;
             l.allow(&[])?;
             let handle = block.request(l, l.pos[0])?;
-            block.finished(&l.pos[0].text);
+            block.finished(l, l.pos[0])?;
             Ok(OpKind::Complete { handle })
         }
         "region_begin" | "region_end" => region(l, prog, block),
@@ -223,10 +223,12 @@ fn wait_test(l: &OpLine, block: &mut Block) -> Result<OpKind> {
     l.want(1, format_args!("{} REQUEST", l.name()))?;
     l.allow(&[])?;
     let req = block.request(l, l.pos[0])?;
-    block.finished(&l.pos[0].text);
     if l.name() == "wait" {
+        block.finished(l, l.pos[0])?;
         Ok(OpKind::Wait { req })
     } else {
+        // A probe: the name may be used again after it, as after a wait.
+        block.forget(&l.pos[0].text);
         Ok(OpKind::Test { req })
     }
 }
@@ -249,7 +251,7 @@ fn wait_list(l: &OpLine, prog: &mut Program, block: &mut Block) -> Result<OpKind
     // Which of a waitany's requests completes is known only when it runs: each name may be
     // reused after it.
     for t in &l.pos {
-        block.finished(&t.text);
+        block.finished(l, t)?;
     }
     let list = prog.req_list(&reqs);
     let count = reqs.len() as u32;
@@ -264,6 +266,16 @@ fn wait_list(l: &OpLine, prog: &mut Program, block: &mut Block) -> Result<OpKind
 fn comm_create(l: &OpLine, prog: &mut Program, block: &mut Block) -> Result<OpKind> {
     let head = l.name();
     let split = head == "comm_split";
+    if let Some(open) = block.open_loops.last() {
+        return Err(l.err(
+            l.head.col,
+            None,
+            format!(
+                "{head} inside the `repeat` at line {}: communicators are made once, before the loop",
+                open.line
+            ),
+        ));
+    }
     l.want(
         if split { 2 } else { 0 },
         format_args!(

@@ -2,8 +2,10 @@
 
 use crate::error::{Error, Location, Result};
 use crate::frontends::schedule::block::Block;
+use crate::frontends::schedule::block::OpenLoop;
 use crate::frontends::schedule::line::{At, OpLine};
 use crate::frontends::schedule::operations::operation;
+use crate::frontends::schedule::repeat::{self, Loop};
 use crate::frontends::schedule::tokens::{tokenize, Tok};
 use crate::program::ops::{intern, Op, Program, SrcLoc};
 
@@ -16,6 +18,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
         files: vec![file.to_string()],
         seen_rank: Vec::new(),
         block: Block::default(),
+        loops: Vec::new(),
     };
     let mut toks: Vec<Tok> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
@@ -33,6 +36,8 @@ struct Reader<'a> {
     files: Vec<String>,
     seen_rank: Vec<bool>,
     block: Block,
+    /// The `repeat` blocks read, by rank.
+    loops: Vec<(u32, Loop)>,
 }
 
 impl<'a> Reader<'a> {
@@ -65,10 +70,67 @@ impl<'a> Reader<'a> {
                 format!("`{}` before any `rank R` line", first.text),
             ));
         };
+        if first.text == "repeat" || first.text == "}" {
+            return self.repeat(at, toks, rank);
+        }
         let (annotated, ranks) = (annotation.is_some(), prog.ranks);
         let l = OpLine::new(at, toks, loc, annotated, &self.files, rank, ranks);
         let kind = operation(&l, prog, &mut self.block)?;
         prog.ops[rank as usize].push(Op { kind, loc });
+        Ok(())
+    }
+
+    /// `repeat N {`, which opens a loop of the rank, or the `}` that closes it.
+    fn repeat(&mut self, at: At, toks: &[Tok], rank: u32) -> Result<()> {
+        let prog = self.program.as_ref().expect("after `ranks N`");
+        let start = prog.ops[rank as usize].len();
+        let head = &toks[0];
+        if head.text == "}" {
+            if let Some(extra) = toks.get(1) {
+                return Err(at.err(extra.col, Some("repeat"), "expected `}` alone on its line"));
+            }
+            let Some(open) = self.block.close_loop(self.file, rank, &prog.regions)? else {
+                return Err(at.err(head.col, Some("repeat"), "`}` without a `repeat N {`"));
+            };
+            self.loops.push((
+                rank,
+                Loop {
+                    start: open.start,
+                    end: start,
+                    count: open.count,
+                },
+            ));
+            return Ok(());
+        }
+        let (Some(n), Some(brace), None) = (toks.get(1), toks.get(2), toks.get(3)) else {
+            return Err(at.err(head.col, Some("repeat"), "expected `repeat N {`"));
+        };
+        if brace.text != "{" {
+            return Err(at.err(
+                brace.col,
+                Some("repeat"),
+                "expected `{` after the count: `repeat N {`",
+            ));
+        }
+        let count: u64 = n.text.parse().map_err(|_| {
+            at.err(
+                n.col,
+                Some("repeat"),
+                format!("'{}' is not a whole number of iterations", n.text),
+            )
+        })?;
+        if self.block.open_loops.len() >= 64 {
+            return Err(at.err(
+                head.col,
+                Some("repeat"),
+                "more than 64 nested `repeat` blocks",
+            ));
+        }
+        self.block.open_loops.push(OpenLoop {
+            line: at.line,
+            count,
+            start,
+        });
         Ok(())
     }
 
@@ -197,6 +259,9 @@ impl<'a> Reader<'a> {
         })?;
         self.block.check_closed(self.file, &prog.regions)?;
         prog.files = self.files;
+        if !self.loops.is_empty() {
+            repeat::stream(&mut prog, &self.loops);
+        }
         Ok(prog)
     }
 }

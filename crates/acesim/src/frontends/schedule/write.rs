@@ -1,6 +1,6 @@
 //! Writing a program back as schedule text.
 
-use crate::program::ops::{CollCall, Message, OpKind, Program, NONE, UNDEFINED};
+use crate::program::ops::{CollCall, Message, Op, OpKind, Program, NONE, UNDEFINED};
 use std::fmt::{self, Write as _};
 
 /// Writes a program back as schedule text. Requests are named `h1, h2, ...`, communicators
@@ -13,19 +13,44 @@ pub fn write(prog: &Program) -> std::result::Result<String, String> {
     if prog.linked {
         return Err("the program was already linked (collectives expanded)".into());
     }
+    if let Some(s) = &prog.stream {
+        return s.source.write_schedule(prog).unwrap_or_else(|| {
+            Err("the program is read or made as the run goes (a streamed trace, a motif): it has no schedule form".into())
+        });
+    }
+    Ok(write_ranks(
+        prog,
+        |r| prog.ops[r].is_empty(),
+        |r, out| {
+            for op in &prog.ops[r] {
+                write_line(out, prog, op);
+            }
+        },
+    ))
+}
+
+/// The schedule text of `prog`'s ranks: `body` writes rank `r`'s block, unless `empty(r)`.
+pub(super) fn write_ranks(
+    prog: &Program,
+    empty: impl Fn(usize) -> bool,
+    mut body: impl FnMut(usize, &mut String),
+) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# acesim schedule 1\nranks {}", prog.ranks);
-    for (r, ops) in prog.ops.iter().enumerate() {
-        if ops.is_empty() {
+    for r in 0..prog.ranks as usize {
+        if empty(r) {
             continue;
         }
         let _ = writeln!(out, "rank {r}");
-        for op in ops {
-            let _ = write_op(&mut out, prog, op.kind);
-            let _ = writeln!(out, " @{}", prog.location(op.loc));
-        }
+        body(r, &mut out);
     }
-    Ok(out)
+    out
+}
+
+/// One operation's line, with its source location.
+pub(super) fn write_line(out: &mut String, prog: &Program, op: &Op) {
+    let _ = write_op(out, prog, op.kind);
+    let _ = writeln!(out, " @{}", prog.location(op.loc));
 }
 
 /// One operation, without its source location.
