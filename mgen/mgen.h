@@ -119,6 +119,21 @@ void mgen_region_end_at(const char *file, int line, const char *name);
 #define MGEN_Region_end(name) \
     mgen_region_end_at(__FILE__, __LINE__, (name))
 
+/* ---- Loops --------------------------------------------------------------
+ * MGEN_Loop_begin(n) ... MGEN_Loop_end() records the calls between them once
+ * as the body of `repeat n { ... }` (docs/schedule-format.md#loops): acesim
+ * runs the body n times, so a 20,000-iteration program stays small. Your
+ * code runs the body once (do not loop around it yourself), and the body
+ * must complete what it starts: wait for its requests, close its regions,
+ * create no communicator. Loops nest, up to 64 deep. */
+void mgen_loop_begin_at(const char *file, int line, long long n);
+void mgen_loop_end_at(const char *file, int line);
+
+#define MGEN_Loop_begin(n) \
+    mgen_loop_begin_at(__FILE__, __LINE__, (long long)(n))
+#define MGEN_Loop_end() \
+    mgen_loop_end_at(__FILE__, __LINE__)
+
 /* ---- Messages (MPI semantics) ------------------------------------------
  * Recorded as send/recv/isend/irecv/sendrecv/wait/waitall statements;
  * sizes are count * MGEN_Type_size(type) bytes. Ranks are ranks of the

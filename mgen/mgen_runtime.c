@@ -526,6 +526,43 @@ void mgen_region_end_at(const char *file, int line, const char *name)
     region(file, line, "MGEN_Region_end", "region_end", name);
 }
 
+/* ---- Loops -----------------------------------------------------------------
+ * The body between MGEN_Loop_begin and MGEN_Loop_end is recorded once inside
+ * `repeat N {` ... `}`; acesim repeats it. Open loops are remembered so that
+ * one left open when MGEN_Main returns is reported where it began. */
+
+#define MGEN_MAX_LOOPS 64
+static struct {
+    const char *file;
+    int line;
+} g_loops[MGEN_MAX_LOOPS];
+static int g_loop_depth;
+
+void mgen_loop_begin_at(const char *file, int line, long long n)
+{
+    check_running(file, line, "MGEN_Loop_begin");
+    if (n < 0)
+        fail(file, line, "MGEN_Loop_begin", "negative iteration count %lld", n);
+    if (g_loop_depth == MGEN_MAX_LOOPS)
+        fail(file, line, "MGEN_Loop_begin", "more than %d nested loops",
+             MGEN_MAX_LOOPS);
+    g_loops[g_loop_depth].file = file;
+    g_loops[g_loop_depth].line = line;
+    g_loop_depth++;
+    buf_printf("repeat %lld {", n);
+    buf_location(file, line);
+}
+
+void mgen_loop_end_at(const char *file, int line)
+{
+    check_running(file, line, "MGEN_Loop_end");
+    if (g_loop_depth == 0)
+        fail(file, line, "MGEN_Loop_end", "no loop is open (MGEN_Loop_begin)");
+    g_loop_depth--;
+    buf_printf("}");
+    buf_location(file, line);
+}
+
 /* ---- Messages --------------------------------------------------------------
  * Ranks, sizes and tags are recorded as given (the loader checks them);
  * the runtime rejects invalid communicators, datatypes and requests. */
@@ -1129,6 +1166,11 @@ static void run_rank(int r, int n, int out_fd, int argc, char **argv)
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     int rc = MGEN_Main(argc, argv);
+    if (rc == 0 && g_loop_depth > 0) {
+        int d = g_loop_depth - 1;
+        fail(g_loops[d].file, g_loops[d].line, "MGEN_Loop_begin",
+             "the loop is never closed (MGEN_Loop_end) before MGEN_Main returns");
+    }
     if (rc != 0) {
         /* A failure, as exit(rc) would be; the parent says so. */
         if (g_last) {

@@ -63,6 +63,12 @@ int MGEN_Main(int argc, char **argv)
     } else if (strcmp(what, "freeworld") == 0) {
         sub = MGEN_COMM_WORLD;
         MGEN_Comm_free(&sub);
+    } else if (strcmp(what, "loopneg") == 0) {
+        MGEN_Loop_begin(-2);
+    } else if (strcmp(what, "loopend") == 0) {
+        MGEN_Loop_end();
+    } else if (strcmp(what, "loopopen") == 0) {
+        MGEN_Loop_begin(3);
     }
     return 0;
 }

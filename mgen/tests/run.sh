@@ -106,6 +106,7 @@ build ring examples/papers/ring_put.c
 build get_put_ring examples/papers/get_put_ring.c
 build pingpong examples/mpi/pingpong.c
 build collectives examples/mpi/collectives.c
+build time_steps examples/mpi/time_steps.c
 for t in features exit_early semantic errors perf mpi; do
     build "$t" "mgen/tests/$t.c"
 done
@@ -119,6 +120,7 @@ expect_sched mpi 2 mpi.sched
 expect_sched get_put_ring 3 get_put_ring.sched
 expect_sched pingpong 2 pingpong.sched 64
 expect_sched collectives 4 collectives.sched
+expect_sched time_steps 2 time_steps.sched 3 64
 
 # pingpong's default size is 8 bytes; 10 round trips each way.
 if record pingpong 2 && [ "$(grep -c '^send 1 8 tag=0 ' "$TMP/pingpong.sched")" -eq 10 ] &&
@@ -171,6 +173,9 @@ expect_error errors 1 "^$E:56: MGEN_Barrier_algo: invalid transport \"udp\" (msg
 expect_error errors 1 "^$E:59: MGEN_Comm_split_info: c1 was made by MGEN_Comm_dup" splitinfo
 expect_error errors 1 "^$E:62: MGEN_Comm_split_info: size 4 is larger than the parent communicator's size 3$" splitrange
 expect_error errors 1 "^$E:65: MGEN_Comm_free: cannot free MGEN_COMM_WORLD$" freeworld
+expect_error errors 1 "^$E:67: MGEN_Loop_begin: negative iteration count -2$" loopneg
+expect_error errors 1 "^$E:69: MGEN_Loop_end: no loop is open (MGEN_Loop_begin)$" loopend
+expect_error errors 1 "^$E:71: MGEN_Loop_begin: the loop is never closed (MGEN_Loop_end) before MGEN_Main returns$" loopopen
 
 # Bad command lines exit with status 2.
 for args in "" "--acesim-ranks 2" "--acesim-out x" \

@@ -285,6 +285,21 @@ class _Region:
         self._ctx._emit(f"region_end {self._name}{self._ctx._at()}")
 
 
+class _Repeat:
+    __slots__ = ("_ctx", "_count")
+
+    def __init__(self, ctx: Context, count: int) -> None:
+        self._ctx = ctx
+        self._count = count
+
+    def __enter__(self) -> _Repeat:
+        self._ctx._emit(f"repeat {self._count} {{{self._ctx._at()}")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._ctx._emit(f"}}{self._ctx._at()}")
+
+
 class Context:
     """What a program sees of its rank: ``rank``, ``size``, ``args`` and the recording calls.
 
@@ -655,6 +670,19 @@ class Context:
     def region(self, name: str) -> _Region:
         """``with ctx.region("solve"): ...`` marks a named phase (begin at entry, end at exit)."""
         return _Region(self, self._region_name(name, "region"))
+
+    # -- loops ---------------------------------------------------------------------------------
+
+    def repeat(self, count: int) -> _Repeat:
+        """``with ctx.repeat(20000): ...`` records the block once as the body of a loop that
+        acesim runs ``count`` times (docs/schedule-format.md#loops), so that a long
+        time-stepping program stays small. Python runs the block once: do not loop around
+        it yourself. The block must wait for the requests it makes, close the regions it
+        opens and create no communicator."""
+        n = _int(count, "repeat", "count")
+        if n < 0:
+            raise _value_error("repeat", "count", f"{n} is negative")
+        return _Repeat(self, n)
 
     def region_begin(self, name: str) -> None:
         """Open region ``name`` (regions nest and must be closed in order)."""

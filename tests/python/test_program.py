@@ -270,3 +270,33 @@ def test_sys_exit_in_a_rank() -> None:
         record(prog, ranks=2, args=["3"])
     with pytest.raises(acesim.ProgramError, match=r"rank 1: the program exited with code 1 \(bye\)"):
         record(prog, ranks=2, args=["bye"])
+
+
+def test_repeat_records_a_loop_that_runs_as_the_loop_written_out() -> None:
+    def looped(ctx: Context) -> None:
+        peer = 1 - ctx.rank
+        with ctx.repeat(50):
+            r = ctx.irecv(peer, "4 KiB")
+            s = ctx.isend(peer, "4 KiB")
+            ctx.waitall([r, s])
+            ctx.allreduce(8)
+
+    def flat(ctx: Context) -> None:
+        peer = 1 - ctx.rank
+        for _ in range(50):
+            r = ctx.irecv(peer, "4 KiB")
+            s = ctx.isend(peer, "4 KiB")
+            ctx.waitall([r, s])
+            ctx.allreduce(8)
+
+    text = record(looped, 2)
+    assert text.count("repeat 50 {") == 2 and text.count("\n}") == 2
+    assert text.count("isend") == 2  # the body once per rank
+    a = acesim.simulate("table1", looped, ranks=2)
+    b = acesim.simulate("table1", flat, ranks=2)
+    assert a.predicted_time_ps == b.predicted_time_ps
+    assert len(a.collectives) == len(b.collectives) == 50
+    with pytest.raises(ValueError, match=r"repeat\(\): count -1 is negative"):
+        record(lambda ctx: ctx.repeat(-1), 1)
+    with pytest.raises(TypeError, match=r"repeat\(\): count must be an int"):
+        record(lambda ctx: ctx.repeat("many"), 1)  # type: ignore[arg-type]
