@@ -429,6 +429,74 @@ fn random_up_ports_spread_what_d_mod_k_concentrates() {
 }
 
 #[test]
+fn adaptive_up_ports_follow_the_queues() {
+    // The bit reversal that d-mod-k concentrates on one up link per leaf: adaptive up ports
+    // (the least occupied, looking from the d-mod-k one) deliver everything offered, on
+    // paths of the same length.
+    let dmodk = booksim_like("kind='fat_tree'\nk=4\nn=2", "");
+    let adaptive = booksim_like("kind='fat_tree'\nk=4\nn=2", "routing='adaptive'");
+    let d = flit_point(&dmodk, "bit_reverse", 0.9);
+    let a = flit_point(&adaptive, "bit_reverse", 0.9);
+    assert!(
+        !a.saturated && (a.accepted - a.offered).abs() < 0.01,
+        "adaptive: {} of {}",
+        a.accepted,
+        a.offered
+    );
+    assert_eq!(d.hops_mean, a.hops_mean);
+    // Three 1 MiB messages from one leaf to destinations with the same low digit: d-mod-k
+    // sends them up one 4 GB/s link (3 MiB / 4 GB/s = 786 us and more); adaptive routing
+    // (both models) spreads them over three and each takes what it takes alone, where
+    // its 2.8 GB/s DMA engine is the bottleneck.
+    let ft = |routing: &str| {
+        MachineSource::open("table1")
+            .unwrap()
+            .with_overrides(&[
+                "topology.kind=\"fat_tree\"".into(),
+                "topology.k=4".into(),
+                "topology.n=2".into(),
+                format!("router.routing=\"{routing}\""),
+            ])
+            .load()
+            .unwrap()
+    };
+    let sched = |pairs: &[(u32, u32)]| {
+        let mut s = String::from("ranks 16\n");
+        for &(a, b) in pairs {
+            s += &format!("rank {a}\nsend {b} 1MiB\nrank {b}\nrecv {a} 1MiB\n");
+        }
+        acesim::frontends::schedule::parse("ft.sched", &s).unwrap()
+    };
+    let three = [(0, 4), (1, 8), (2, 12)];
+    let time = |routing: &str, model: &str, pairs: &[(u32, u32)]| {
+        let options = acesim::run::simulate::Options {
+            model: if model == "flow" {
+                acesim::network::Model::Flow
+            } else {
+                acesim::network::Model::Packet
+            },
+            check: true,
+            ..Default::default()
+        };
+        acesim::run::simulate::simulate_with(&ft(routing), sched(pairs), &options)
+            .unwrap()
+            .predicted_time_ps
+    };
+    let alone = time("auto", "packet", &[(0, 4)]);
+    assert_eq!(
+        time("adaptive", "packet", &[(0, 4)]),
+        alone,
+        "idle: as d-mod-k"
+    );
+    assert!(time("auto", "packet", &three) > 2 * alone);
+    assert_eq!(time("adaptive", "packet", &three), alone);
+    assert_eq!(
+        time("adaptive", "flow", &three),
+        time("auto", "flow", &[(0, 4)])
+    );
+}
+
+#[test]
 fn saturation_is_called_when_latency_runs_away() {
     // 4-ary 3-tree with random up ports, uniform traffic: at 0.9 nearly everything offered
     // is still accepted (over 90 %), but the source queues grow all through the window.
@@ -456,6 +524,10 @@ fn dateline_and_random_routing_are_checked() {
     assert!(
         e("[topology]\nkind='torus'\ndims=[4]\n[router]\nrouting='random'")
             .contains("for fat trees")
+    );
+    assert!(
+        e("[topology]\nkind='dragonfly'\np=1\na=2\nh=1\n[router]\nrouting='adaptive'")
+            .contains("'adaptive' routing (of the up ports) is for fat trees")
     );
 }
 

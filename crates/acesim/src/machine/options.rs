@@ -15,6 +15,9 @@ pub enum Routing {
     Ugal { threshold: f64 },
     /// Fat tree: a random up port at every router on the way up (BookSim2's `nca`).
     RandomUp,
+    /// Fat tree: at every router on the way up, the up port with the fewest bytes queued
+    /// (the packet model) or flows (the flow model); ties keep the d-mod-k port.
+    AdaptiveUp,
 }
 
 /// Torus rings: how a packet's VC class is chosen (deadlock freedom).

@@ -110,12 +110,13 @@ fn routing(c: &MachineConfig, kind: Kind, bad: &Bad) -> Result<Routing> {
             threshold: c.router.ugal_threshold,
         },
         "random" if kind == Kind::FatTree => Routing::RandomUp,
-        "random" => {
+        "adaptive" if kind == Kind::FatTree => Routing::AdaptiveUp,
+        "random" | "adaptive" => {
             return Err(bad(
                 "router.routing",
                 format!(
-                    "'random' routing (random up ports) is for fat trees; a {} routes with `auto`",
-                    c.topology.kind
+                    "'{}' routing (of the up ports) is for fat trees; a {} routes with `auto`",
+                    c.router.routing, c.topology.kind
                 ),
             ))
         }
@@ -132,8 +133,8 @@ fn routing(c: &MachineConfig, kind: Kind, bad: &Bad) -> Result<Routing> {
             return Err(bad(
                 "router.routing",
                 format!(
-                    "unknown routing '{other}'{} (expected auto, minimal, valiant, ugal or random)",
-                    did_you_mean(other, ["auto", "minimal", "valiant", "ugal", "random"])
+                    "unknown routing '{other}'{} (expected auto, minimal, valiant, ugal, random or adaptive)",
+                    did_you_mean(other, ["auto", "minimal", "valiant", "ugal", "random", "adaptive"])
                 ),
             ))
         }
@@ -157,7 +158,7 @@ fn check_router(
     if kind == Kind::Dragonfly && c.router.buffer_per_vc.limit().is_some() {
         let need = match routing {
             Routing::Valiant | Routing::Ugal { .. } => 3,
-            Routing::Minimal | Routing::RandomUp => 2,
+            Routing::Minimal | Routing::RandomUp | Routing::AdaptiveUp => 2,
         };
         if c.router.vcs < need {
             let blame = if written("router.vcs") || !written("router.routing") {

@@ -134,18 +134,43 @@ impl FatTree {
     /// `router.routing = "random"`: going up, one of the k up ports drawn at random (the
     /// level reached, and so the path's length, is the same); going down, `hop` itself.
     pub fn random_up(&self, ports: &Ports, router: u32, hop: Hop, rng: &mut Rng) -> Hop {
+        match self.up_ports(ports, router, hop) {
+            Some(first) => Hop {
+                port: first + rng.below(self.k as u64) as u32,
+                ..hop
+            },
+            None => hop,
+        }
+    }
+
+    /// When `hop` (the d-mod-k route at `router`) goes up: the first of the switch's `k`
+    /// up ports, which all lead one level up (any of them keeps the path minimal).
+    #[inline]
+    pub fn up_ports(&self, ports: &Ports, router: u32, hop: Hop) -> Option<u32> {
         let k = self.k;
         // Up ports are the last k of a switch below the top level.
         let base = ports.port_base[router as usize];
         let count = ports.port_base[router as usize + 1] - base;
         let going_up = router / self.per_level + 1 < self.n && hop.port >= base + count - k;
-        if going_up {
-            Hop {
-                port: base + count - k + rng.below(k as u64) as u32,
-                ..hop
+        going_up.then_some(base + count - k)
+    }
+
+    /// `router.routing = "adaptive"`: of the `k` up ports from `first`, the one `load` says
+    /// is least loaded, looking from the d-mod-k port `hop` round (ties keep the first
+    /// looked at, so that an idle network routes as d-mod-k does).
+    pub fn least_loaded_up(k: u32, first: u32, hop: Hop, mut load: impl FnMut(u32) -> u64) -> Hop {
+        let own = hop.port - first;
+        let mut best = (u64::MAX, hop.port);
+        for i in 0..k {
+            let port = first + (own + i) % k;
+            let l = load(port);
+            if l < best.0 {
+                best = (l, port);
             }
-        } else {
-            hop
+        }
+        Hop {
+            port: best.1,
+            ..hop
         }
     }
 

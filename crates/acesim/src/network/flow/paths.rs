@@ -1,7 +1,8 @@
 //! The route of a message: the links from its NIC to the destination's, by the topology's
 //! routing function. A message takes one path. Where the packet model chooses per packet,
 //! the flow model chooses once per message, by the same rules: a random up port at each
-//! switch of a fat tree (`random`), a random intermediate group on a dragonfly (Valiant),
+//! switch of a fat tree (`random`), or the up port whose link carries the fewest flows
+//! (`adaptive`), a random intermediate group on a dragonfly (Valiant),
 //! and for UGAL the path whose first link carries fewer flows, weighted by hops, as the
 //! packet model weighs queued bytes (docs/flow.md).
 
@@ -9,6 +10,7 @@ use super::state::*;
 use crate::ids::NONE;
 use crate::machine::options::Routing;
 use crate::machine::topology::dragonfly::{Dragonfly, NO_GROUP};
+use crate::machine::topology::fat_tree::FatTree;
 use crate::machine::topology::{Peer, Shape};
 
 /// A route's router-to-router hops, and whether it is minimal.
@@ -53,8 +55,22 @@ impl FlowNetwork {
                 }
                 _ => topo.route_between(router, src, dst, dst_nic),
             };
-            if let (Shape::FatTree(f), Routing::RandomUp) = (&topo.shape, self.params.routing) {
-                hop = f.random_up(&topo.ports, router, hop, &mut self.rng);
+            if let Shape::FatTree(f) = &topo.shape {
+                match self.params.routing {
+                    Routing::RandomUp => hop = f.random_up(&topo.ports, router, hop, &mut self.rng),
+                    Routing::AdaptiveUp => {
+                        if let Some(first) = f.up_ports(&topo.ports, router, hop) {
+                            let (solver, resource) = (&self.solver, &self.link_resource);
+                            hop = FatTree::least_loaded_up(f.k, first, hop, |port| match resource
+                                [port as usize]
+                            {
+                                NONE => 0,
+                                r => solver.flows_on(r) as u64,
+                            });
+                        }
+                    }
+                    _ => {}
+                }
             }
             links.push(hop.port);
             match topo.ports.peer[hop.port as usize] {
@@ -134,7 +150,7 @@ impl FlowNetwork {
                     false => NO_GROUP,
                 }
             }
-            Routing::Minimal | Routing::RandomUp => NO_GROUP,
+            Routing::Minimal | Routing::RandomUp | Routing::AdaptiveUp => NO_GROUP,
         }
     }
 }

@@ -86,7 +86,7 @@ impl PacketNetwork {
         let params_seed = params.routing_seed;
         let topo_routers = topo.num_routers;
         let deterministic =
-            !matches!(topo.shape, Shape::Dragonfly(_)) && params.routing != Routing::RandomUp;
+            !matches!(topo.shape, Shape::Dragonfly(_)) && params.routing == Routing::Minimal;
         let node_mem_free = vec![0; topo.num_nodes as usize];
         let mut net = PacketNetwork {
             topo,

@@ -8,13 +8,15 @@ use super::state::*;
 use crate::engine::Schedule;
 use crate::machine::options::Routing;
 use crate::machine::topology::dragonfly::{Dragonfly, NO_GROUP};
+use crate::machine::topology::fat_tree::FatTree;
 use crate::machine::topology::{Hop, Shape};
 
 impl PacketNetwork {
     /// The next hop of packet `p` at `router`. On a dragonfly the source router picks the
     /// path (minimal, Valiant or UGAL) and the VC class is the number of global links
     /// crossed, which keeps local-global-local(-global-local) paths deadlock-free. On a fat
-    /// tree with random routing an up port is drawn.
+    /// tree with random routing an up port is drawn; with adaptive routing the least
+    /// occupied one is taken.
     pub(super) fn route(&mut self, q: &mut impl Schedule<PacketEvent>, router: u32, p: u32) -> Hop {
         let pkt = &self.packets[p as usize];
         let (src, dst, dst_nic) = (pkt.src_router, pkt.dst_router, pkt.dst_nic);
@@ -22,6 +24,18 @@ impl PacketNetwork {
             Shape::Dragonfly(d) => {
                 let d = *d;
                 self.route_dragonfly(q, &d, router, p)
+            }
+            Shape::FatTree(f) if self.params.routing == Routing::AdaptiveUp => {
+                let hop = self.topo.route_between(router, src, dst, dst_nic);
+                let Some(first) = f.up_ports(&self.topo.ports, router, hop) else {
+                    return hop;
+                };
+                let k = f.k;
+                FatTree::least_loaded_up(k, first, hop, |port| {
+                    // Credits back by now count, whether or not they woke anything.
+                    self.settle_credits(q, port, false);
+                    self.occupancy(port)
+                })
             }
             Shape::FatTree(f) if self.params.routing == Routing::RandomUp => {
                 let hop = self.topo.route_between(router, src, dst, dst_nic);
@@ -68,7 +82,7 @@ impl PacketNetwork {
                         NO_GROUP
                     }
                 }
-                Routing::Minimal | Routing::RandomUp => NO_GROUP,
+                Routing::Minimal | Routing::RandomUp | Routing::AdaptiveUp => NO_GROUP,
             };
         }
         if via == here {
