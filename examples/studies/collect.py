@@ -18,6 +18,7 @@ STUDIES = [
     ("alltoall", "All-to-all algorithms (MFS)"),
     ("dragonfly_halo", "Dragonfly routing for a CTH-like halo (ACES)"),
     ("aces_traces", "Real MPI traces filling a dragonfly (ACES)"),
+    ("topologies", "HyperX, dragonfly and fat tree for the CTH-like pattern and uniform traffic"),
 ]
 
 

@@ -286,6 +286,29 @@ class Machine:
         return cls._topology("dragonfly", topo, shortcuts, extra)
 
     @classmethod
+    def hyperx(
+        cls,
+        dims: Sequence[int],
+        nodes_per_router: int | None = None,
+        *,
+        routing: str | None = None,
+        fields: Mapping[str, Any] | None = None,
+        **shortcuts: Any,
+    ) -> Machine:
+        """A HyperX (a flattened butterfly when the ``dims`` are equal): routers on a grid,
+        each linked to every router that differs in one coordinate; ``routing`` is
+        ``minimal`` (dimension order) or ``adaptive``, which gets one virtual channel per
+        dimension unless ``fields`` sets ``router.vcs``. Other keywords as :meth:`torus`."""
+        d = _int_list(dims, "dims")
+        npr = None if nodes_per_router is None else _int_arg(nodes_per_router, "nodes_per_router")
+        extra = dict(fields or {})
+        if routing is not None:
+            extra["router.routing"] = routing
+            if routing == "adaptive":
+                extra.setdefault("router.vcs", max(1, sum(1 for x in d if x > 1)))
+        return cls._topology("hyperx", {"dims": d, "nodes_per_router": npr}, shortcuts, extra)
+
+    @classmethod
     def crossbar(
         cls, nodes: int | None = None, *, fields: Mapping[str, Any] | None = None, **shortcuts: Any
     ) -> Machine:

@@ -74,6 +74,17 @@ def test_constructors(core) -> None:
     assert d.get("topology.global_choice") == "load" and d.get("link.bandwidth") == "25 GB/s"  # 200 Gb/s, in bytes
     assert Machine.dragonfly(2, 4, 2, routing="valiant", fields={"router.vcs": 4}).get("router.vcs") == 4
     assert Machine.dragonfly(1, 2, 1, g=3).get("topology.g") == 3
+    h = Machine.hyperx([4, 4, 1], nodes_per_router=2, routing="adaptive")
+    assert h.kind == "hyperx" and h.get("topology.dims") == [4, 4, 1]
+    # Adaptive takes VC class = hops taken: one class per dimension of size > 1.
+    assert h.get("router.routing") == "adaptive" and h.get("router.vcs") == 2
+
+    def ring(ctx: acesim.Context) -> None:
+        q = ctx.isend((ctx.rank + 1) % ctx.size, 64)
+        ctx.recv((ctx.rank - 1) % ctx.size, 64)
+        ctx.wait(q)
+
+    assert acesim.simulate(h, ring, ranks=32).predicted_time_ps > 0
 
 
 def test_import_gives_plots_and_the_package_is_typed() -> None:

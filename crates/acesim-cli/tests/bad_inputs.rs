@@ -251,7 +251,7 @@ fn machine_zero_bandwidth() {
 fn machine_unknown_topology_kind() {
     machine_fails(
         "[topology]\nkind = \"hypercube\"\n",
-        &["m.toml:2:8: field `topology.kind`: unknown topology 'hypercube' (expected crossbar, mesh, torus, fat_tree, leaf_spine or dragonfly)"],
+        &["m.toml:2:8: field `topology.kind`: unknown topology 'hypercube' (expected crossbar, mesh, torus, fat_tree, leaf_spine, dragonfly or hyperx)"],
     );
 }
 
@@ -299,7 +299,7 @@ fn machine_field_of_another_topology() {
 fn machine_unknown_routing() {
     machine_fails(
         &format!("{XBAR}[router]\nrouting = \"zigzag\"\n"),
-        &["m.toml:4:11: field `router.routing`: unknown routing 'zigzag' (expected auto, minimal, valiant, ugal or random)"],
+        &["m.toml:4:11: field `router.routing`: unknown routing 'zigzag' (expected auto, minimal, valiant, ugal, random or adaptive)"],
     );
 }
 

@@ -15,9 +15,11 @@ pub enum Routing {
     Ugal { threshold: f64 },
     /// Fat tree: a random up port at every router on the way up (BookSim2's `nca`).
     RandomUp,
-    /// Fat tree: at every router on the way up, the up port with the fewest bytes queued
-    /// (the packet model) or flows (the flow model); ties keep the d-mod-k port.
-    AdaptiveUp,
+    /// Minimal adaptive, by the occupancy of the router's own ports (bytes queued in the
+    /// packet model, flows in the flow model). Fat tree: at every router on the way up,
+    /// the least loaded up port (ties keep the d-mod-k one). HyperX: the least loaded of
+    /// the dimensions still to correct (ties: dimension order).
+    Adaptive,
 }
 
 /// Torus rings: how a packet's VC class is chosen (deadlock freedom).

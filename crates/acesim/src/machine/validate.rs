@@ -110,13 +110,22 @@ fn routing(c: &MachineConfig, kind: Kind, bad: &Bad) -> Result<Routing> {
             threshold: c.router.ugal_threshold,
         },
         "random" if kind == Kind::FatTree => Routing::RandomUp,
-        "adaptive" if kind == Kind::FatTree => Routing::AdaptiveUp,
-        "random" | "adaptive" => {
+        "adaptive" if matches!(kind, Kind::FatTree | Kind::HyperX) => Routing::Adaptive,
+        "random" => {
             return Err(bad(
                 "router.routing",
                 format!(
-                    "'{}' routing (of the up ports) is for fat trees; a {} routes with `auto`",
-                    c.router.routing, c.topology.kind
+                    "'random' routing (of the up ports) is for fat trees; a {} routes with `auto`",
+                    c.topology.kind
+                ),
+            ))
+        }
+        "adaptive" => {
+            return Err(bad(
+                "router.routing",
+                format!(
+                    "'adaptive' routing is for fat trees and hyperx (a dragonfly has `ugal`); a {} routes with `auto`",
+                    c.topology.kind
                 ),
             ))
         }
@@ -155,10 +164,30 @@ fn check_router(
             "the UGAL threshold must be positive".into(),
         ));
     }
+    let hyperx_classes = c
+        .topology
+        .dims
+        .as_ref()
+        .map_or(0, |d| d.iter().filter(|&&x| x > 1).count() as u32);
+    if kind == Kind::HyperX
+        && routing == Routing::Adaptive
+        && c.router.buffer_per_vc.limit().is_some()
+        && c.router.vcs < hyperx_classes
+    {
+        let blame = if written("router.vcs") || !written("router.routing") {
+            "router.vcs"
+        } else {
+            "router.routing"
+        };
+        return Err(bad(
+            blame,
+            format!("adaptive routing on a hyperx with finite buffers needs {hyperx_classes} virtual channels (one class per hop a route may take, one per dimension), not router.vcs = {}", c.router.vcs),
+        ));
+    }
     if kind == Kind::Dragonfly && c.router.buffer_per_vc.limit().is_some() {
         let need = match routing {
             Routing::Valiant | Routing::Ugal { .. } => 3,
-            Routing::Minimal | Routing::RandomUp | Routing::AdaptiveUp => 2,
+            Routing::Minimal | Routing::RandomUp | Routing::Adaptive => 2,
         };
         if c.router.vcs < need {
             let blame = if written("router.vcs") || !written("router.routing") {

@@ -32,14 +32,17 @@ pub fn topology_detail(topo: &Topology) -> TopologyDetail {
         Shape::Grid(g) => (Some(g), None, None),
         Shape::FatTree(f) => (None, Some(f), None),
         Shape::LeafSpine(l) => (None, None, Some(l)),
-        Shape::Crossbar | Shape::Dragonfly(_) => (None, None, None),
+        Shape::Crossbar | Shape::Dragonfly(_) | Shape::HyperX(_) => (None, None, None),
     };
     TopologyDetail {
         kind: topo.kind().to_string(),
         routers: topo.num_routers,
         nodes: topo.num_nodes,
         nics_per_node: topo.nics_per_node(),
-        dims: grid.map(|g| g.dims.clone()),
+        dims: match &topo.shape {
+            Shape::HyperX(h) => Some(h.dims.clone()),
+            _ => grid.map(|g| g.dims.clone()),
+        },
         wrap: grid.map(|g| g.wrap.clone()),
         nodes_per_router: topo.nodes_per_router(),
         k: fat_tree.map(|f| f.k),
@@ -51,16 +54,15 @@ pub fn topology_detail(topo: &Topology) -> TopologyDetail {
 
 /// `torus 4x4: 16 routers, 16 nodes, 1 NICs/node`.
 pub fn describe_topology(topo: &Topology) -> String {
+    let dims = |dims: &[u32]| {
+        dims.iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join("x")
+    };
     let shape = match &topo.shape {
-        Shape::Grid(g) => format!(
-            "{} {}",
-            topo.kind(),
-            g.dims
-                .iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>()
-                .join("x")
-        ),
+        Shape::Grid(g) => format!("{} {}", topo.kind(), dims(&g.dims)),
+        Shape::HyperX(h) => format!("{} {}", topo.kind(), dims(&h.dims)),
         Shape::Crossbar | Shape::FatTree(_) | Shape::LeafSpine(_) | Shape::Dragonfly(_) => {
             topo.kind().to_string()
         }

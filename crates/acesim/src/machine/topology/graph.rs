@@ -66,11 +66,11 @@ impl Topology {
         let built = spec.build(ranks, nics, machine.dateline, &mut b);
         let num_routers = b.num_routers();
         Ok(Topology {
-            shape: built.shape,
             ports: b.finish(nics, built.nodes_per_router),
             num_routers,
             num_nodes: built.nodes,
-            vc_classes: built.vc_classes.max(1),
+            vc_classes: built.shape.vc_classes_with(machine.routing).max(1),
+            shape: built.shape,
         })
     }
 
@@ -83,6 +83,7 @@ impl Topology {
             Shape::FatTree(_) => "fat_tree",
             Shape::LeafSpine(_) => "leaf_spine",
             Shape::Dragonfly(_) => "dragonfly",
+            Shape::HyperX(_) => "hyperx",
         }
     }
 
@@ -220,6 +221,7 @@ impl Topology {
             Shape::Grid(g) => g.route(base, router, src_router, dst_router),
             Shape::FatTree(f) => f.route(&self.ports, base, router, dst_nic),
             Shape::LeafSpine(l) => l.route(&self.ports, base, router, dst_router, dst_nic),
+            Shape::HyperX(h) => h.route(base, router, dst_router),
         }
     }
 }
@@ -272,6 +274,8 @@ mod tests {
             ("[topology]\nkind = \"leaf_spine\"\nleaves = 2\nnodes_per_leaf = 1\nspines = 3", 2),
             ("[topology]\nkind = \"dragonfly\"\np = 2\na = 3\nh = 1\n[router]\nvcs = 3", 8),
             ("[topology]\nkind = \"dragonfly\"\np = 1\na = 1\nh = 2\ng = 2", 2),
+            ("[topology]\nkind = \"hyperx\"\ndims = [4, 3, 2]\nnodes_per_router = 2", 48),
+            ("[topology]\nkind = \"hyperx\"\ndims = [5]\n[nic]\ncount = 2", 5),
         ];
         for (toml, ranks) in machines {
             let c = MachineSource::from_text("t", toml).load().unwrap();
@@ -380,6 +384,49 @@ mod tests {
         assert_eq!(walk(&ft, 0, 26).len(), 5);
         assert_eq!(walk(&ls, 0, 5).len(), 3);
         assert_eq!(ls.num_routers, 4 + 3);
+    }
+
+    #[test]
+    fn hyperx_links_every_pair_of_a_dimension_and_routes_minimally() {
+        let t = topo(
+            "[topology]\nkind='hyperx'\ndims=[4,3,2]\nnodes_per_router=2",
+            48,
+        );
+        assert_eq!((t.num_routers, t.num_nodes), (24, 48));
+        // Every router port is wired, to a router differing in exactly one coordinate,
+        // and each such router is reached by exactly one port.
+        let coords = |r: u32| [r % 4, (r / 4) % 3, r / 12];
+        for r in 0..24 {
+            let (base, end) = (
+                t.ports.port_base[r as usize],
+                t.ports.port_base[r as usize + 1],
+            );
+            let mut peers: Vec<u32> = (base..end)
+                .filter_map(|p| match t.ports.peer[p as usize] {
+                    Peer::Router(q) => Some(t.ports.port_router[q as usize]),
+                    Peer::Nic(_) => None,
+                    Peer::None => panic!("unconnected port {p}"),
+                })
+                .collect();
+            assert_eq!(peers.len(), 3 + 2 + 1);
+            peers.sort_unstable();
+            peers.dedup();
+            assert_eq!(peers.len(), 6);
+            for q in peers {
+                let differ = (0..3).filter(|&d| coords(r)[d] != coords(q)[d]).count();
+                assert_eq!(differ, 1, "r{r} -> r{q}");
+            }
+        }
+        // Dimension order: one hop per differing coordinate.
+        for s in 0..48 {
+            for d in 0..48 {
+                let (a, b) = (coords(s / 2), coords(d / 2));
+                let want = (0..3).filter(|&i| a[i] != b[i]).count();
+                assert_eq!(walk(&t, s, d).len() - 1, want, "{s}->{d}");
+            }
+        }
+        assert_eq!(t.max_route_hops(), 3);
+        assert_eq!(t.kind(), "hyperx");
     }
 
     #[test]

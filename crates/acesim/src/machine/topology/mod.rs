@@ -8,6 +8,7 @@ pub mod dragonfly;
 pub mod fat_tree;
 pub mod graph;
 pub mod grid;
+pub mod hyperx;
 pub mod leaf_spine;
 pub mod ports;
 pub mod shape;

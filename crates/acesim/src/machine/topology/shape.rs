@@ -7,11 +7,12 @@ use super::crossbar::CrossbarSpec;
 use super::dragonfly::{Dragonfly, DragonflySpec};
 use super::fat_tree::{FatTree, FatTreeSpec};
 use super::grid::{Grid, GridSpec};
+use super::hyperx::{HyperX, HyperXSpec};
 use super::leaf_spine::{LeafSpine, LeafSpineSpec};
 use super::ports::{Builder, PlannedSize};
 use crate::error::{did_you_mean, Result};
 use crate::machine::config::TopologyConfig;
-use crate::machine::options::Dateline;
+use crate::machine::options::{Dateline, Routing};
 
 /// The kinds a machine file may name (`topology.kind`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +23,7 @@ pub enum Kind {
     FatTree,
     LeafSpine,
     Dragonfly,
+    HyperX,
 }
 
 impl Kind {
@@ -34,10 +36,11 @@ impl Kind {
             "fat_tree" => Kind::FatTree,
             "leaf_spine" => Kind::LeafSpine,
             "dragonfly" => Kind::Dragonfly,
+            "hyperx" => Kind::HyperX,
             other => {
                 return Err(format!(
-                    "unknown topology '{other}'{} (expected crossbar, mesh, torus, fat_tree, leaf_spine or dragonfly)",
-                    did_you_mean(other, ["crossbar", "mesh", "torus", "fat_tree", "leaf_spine", "dragonfly"])
+                    "unknown topology '{other}'{} (expected crossbar, mesh, torus, fat_tree, leaf_spine, dragonfly or hyperx)",
+                    did_you_mean(other, ["crossbar", "mesh", "torus", "fat_tree", "leaf_spine", "dragonfly", "hyperx"])
                 ))
             }
         })
@@ -52,6 +55,7 @@ impl Kind {
             Kind::FatTree => FatTreeSpec::FIELDS,
             Kind::LeafSpine => LeafSpineSpec::FIELDS,
             Kind::Dragonfly => DragonflySpec::FIELDS,
+            Kind::HyperX => HyperXSpec::FIELDS,
         }
     }
 }
@@ -64,6 +68,7 @@ pub enum TopologySpec {
     FatTree(FatTreeSpec),
     LeafSpine(LeafSpineSpec),
     Dragonfly(DragonflySpec),
+    HyperX(HyperXSpec),
 }
 
 impl TopologySpec {
@@ -78,6 +83,7 @@ impl TopologySpec {
             Kind::FatTree => TopologySpec::FatTree(FatTreeSpec::from_config(t, bad)?),
             Kind::LeafSpine => TopologySpec::LeafSpine(LeafSpineSpec::from_config(t, bad)?),
             Kind::Dragonfly => TopologySpec::Dragonfly(DragonflySpec::from_config(t, bad)?),
+            Kind::HyperX => TopologySpec::HyperX(HyperXSpec::from_config(t, bad)?),
         })
     }
 
@@ -89,6 +95,7 @@ impl TopologySpec {
             TopologySpec::FatTree(_) => "fat_tree",
             TopologySpec::LeafSpine(_) => "leaf_spine",
             TopologySpec::Dragonfly(_) => "dragonfly",
+            TopologySpec::HyperX(_) => "hyperx",
         }
     }
 
@@ -97,7 +104,10 @@ impl TopologySpec {
         match self {
             TopologySpec::Crossbar(c) => c.nodes.is_none(),
             TopologySpec::LeafSpine(l) => l.leaves.is_none(),
-            TopologySpec::Grid(_) | TopologySpec::FatTree(_) | TopologySpec::Dragonfly(_) => false,
+            TopologySpec::Grid(_)
+            | TopologySpec::FatTree(_)
+            | TopologySpec::Dragonfly(_)
+            | TopologySpec::HyperX(_) => false,
         }
     }
 
@@ -110,6 +120,7 @@ impl TopologySpec {
             TopologySpec::FatTree(f) => f.planned_nodes(),
             TopologySpec::LeafSpine(l) => l.planned_nodes(ranks),
             TopologySpec::Dragonfly(d) => d.planned_nodes(),
+            TopologySpec::HyperX(h) => h.planned_nodes(),
         }
     }
 
@@ -124,6 +135,7 @@ impl TopologySpec {
             TopologySpec::FatTree(f) => f.planned_routers(),
             TopologySpec::LeafSpine(l) => l.planned_routers(nodes),
             TopologySpec::Dragonfly(d) => d.planned_routers(),
+            TopologySpec::HyperX(h) => h.planned_routers(),
         };
         PlannedSize {
             nodes,
@@ -159,6 +171,11 @@ impl TopologySpec {
                 let t = d.build(nics, b);
                 (Shape::Dragonfly(t), t.g * t.a * t.p, t.p)
             }
+            TopologySpec::HyperX(h) => {
+                let routers = h.planned_routers().0 as u32;
+                let npr = h.nodes_per_router;
+                (Shape::HyperX(h.build(nics, b)), routers * npr, npr)
+            }
         };
         Built {
             vc_classes: shape.vc_classes(),
@@ -185,6 +202,7 @@ pub enum Shape {
     FatTree(FatTree),
     LeafSpine(LeafSpine),
     Dragonfly(Dragonfly),
+    HyperX(HyperX),
 }
 
 impl Shape {
@@ -194,7 +212,17 @@ impl Shape {
             Shape::Grid(g) => g.vc_classes,
             // One class per global hop taken (at most two, through an intermediate group).
             Shape::Dragonfly(_) => 3,
-            Shape::Crossbar | Shape::FatTree(_) | Shape::LeafSpine(_) => 1,
+            // Dimension order needs one; adaptive routing one per hop (`with_routing`).
+            Shape::Crossbar | Shape::FatTree(_) | Shape::LeafSpine(_) | Shape::HyperX(_) => 1,
+        }
+    }
+
+    /// `vc_classes` with the machine's routing: a HyperX routed adaptively takes VC class
+    /// = hops taken, one class per dimension.
+    pub fn vc_classes_with(&self, routing: Routing) -> u8 {
+        match self {
+            Shape::HyperX(h) if routing == Routing::Adaptive => h.adaptive_classes(),
+            _ => self.vc_classes(),
         }
     }
 
@@ -207,6 +235,7 @@ impl Shape {
             Shape::FatTree(f) => f.max_hops(),
             Shape::LeafSpine(l) => l.max_hops(),
             Shape::Dragonfly(d) => d.max_hops(),
+            Shape::HyperX(h) => h.max_hops(),
         }
     }
 }

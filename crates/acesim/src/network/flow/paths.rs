@@ -11,6 +11,7 @@ use crate::ids::NONE;
 use crate::machine::options::Routing;
 use crate::machine::topology::dragonfly::{Dragonfly, NO_GROUP};
 use crate::machine::topology::fat_tree::FatTree;
+use crate::machine::topology::hyperx::HyperX;
 use crate::machine::topology::{Peer, Shape};
 
 /// A route's router-to-router hops, and whether it is minimal.
@@ -38,9 +39,11 @@ impl FlowNetwork {
                 let copy = self.global_copy(&d, src, dst, dst_nic);
                 (self.intermediate_group(&d, src, dst, (dst_nic, copy)), copy)
             }
-            Shape::Crossbar | Shape::Grid(_) | Shape::FatTree(_) | Shape::LeafSpine(_) => {
-                (NO_GROUP, 0)
-            }
+            Shape::Crossbar
+            | Shape::Grid(_)
+            | Shape::FatTree(_)
+            | Shape::LeafSpine(_)
+            | Shape::HyperX(_) => (NO_GROUP, 0),
         };
         let topo = &self.topo;
         links.push(topo.num_ports() + src_nic);
@@ -53,12 +56,20 @@ impl FlowNetwork {
                     }
                     d.route_copy(&topo.ports, router, dst_nic, via_left, copy)
                 }
+                Shape::HyperX(h) if self.params.routing == Routing::Adaptive && router != dst => {
+                    let (solver, resource) = (&self.solver, &self.link_resource);
+                    let (ports, n) = h.productive_ports(&topo.ports, router, dst);
+                    HyperX::least_loaded(&ports[..n], 0, |port| match resource[port as usize] {
+                        NONE => 0,
+                        r => solver.flows_on(r) as u64,
+                    })
+                }
                 _ => topo.route_between(router, src, dst, dst_nic),
             };
             if let Shape::FatTree(f) = &topo.shape {
                 match self.params.routing {
                     Routing::RandomUp => hop = f.random_up(&topo.ports, router, hop, &mut self.rng),
-                    Routing::AdaptiveUp => {
+                    Routing::Adaptive => {
                         if let Some(first) = f.up_ports(&topo.ports, router, hop) {
                             let (solver, resource) = (&self.solver, &self.link_resource);
                             hop = FatTree::least_loaded_up(f.k, first, hop, |port| match resource
@@ -150,7 +161,7 @@ impl FlowNetwork {
                     false => NO_GROUP,
                 }
             }
-            Routing::Minimal | Routing::RandomUp | Routing::AdaptiveUp => NO_GROUP,
+            Routing::Minimal | Routing::RandomUp | Routing::Adaptive => NO_GROUP,
         }
     }
 }

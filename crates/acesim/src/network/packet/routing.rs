@@ -9,6 +9,7 @@ use crate::engine::Schedule;
 use crate::machine::options::Routing;
 use crate::machine::topology::dragonfly::{Dragonfly, NO_GROUP};
 use crate::machine::topology::fat_tree::FatTree;
+use crate::machine::topology::hyperx::HyperX;
 use crate::machine::topology::{Hop, Shape};
 
 impl PacketNetwork {
@@ -25,7 +26,7 @@ impl PacketNetwork {
                 let d = *d;
                 self.route_dragonfly(q, &d, router, p)
             }
-            Shape::FatTree(f) if self.params.routing == Routing::AdaptiveUp => {
+            Shape::FatTree(f) if self.params.routing == Routing::Adaptive => {
                 let hop = self.topo.route_between(router, src, dst, dst_nic);
                 let Some(first) = f.up_ports(&self.topo.ports, router, hop) else {
                     return hop;
@@ -46,9 +47,20 @@ impl PacketNetwork {
                     &mut self.rngs[router as usize],
                 )
             }
-            Shape::FatTree(_) | Shape::Crossbar | Shape::Grid(_) | Shape::LeafSpine(_) => {
-                self.topo.route_between(router, src, dst, dst_nic)
+            Shape::HyperX(h) if self.params.routing == Routing::Adaptive && router != dst => {
+                let (ports, n) = h.productive_ports(&self.topo.ports, router, dst);
+                let hops = u32::from(self.packets[p as usize].hops);
+                HyperX::least_loaded(&ports[..n], hops, |port| {
+                    // Credits back by now count, whether or not they woke anything.
+                    self.settle_credits(q, port, false);
+                    self.occupancy(port)
+                })
             }
+            Shape::FatTree(_)
+            | Shape::Crossbar
+            | Shape::Grid(_)
+            | Shape::LeafSpine(_)
+            | Shape::HyperX(_) => self.topo.route_between(router, src, dst, dst_nic),
         }
     }
 
@@ -82,7 +94,7 @@ impl PacketNetwork {
                         NO_GROUP
                     }
                 }
-                Routing::Minimal | Routing::RandomUp | Routing::AdaptiveUp => NO_GROUP,
+                Routing::Minimal | Routing::RandomUp | Routing::Adaptive => NO_GROUP,
             };
         }
         if via == here {

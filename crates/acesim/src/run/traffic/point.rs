@@ -309,6 +309,7 @@ pub fn pattern_shape(topo: &Topology) -> Shape {
     };
     match &topo.shape {
         TopoShape::Grid(grid) => shape.dims = grid.dims.clone(),
+        TopoShape::HyperX(h) => shape.dims = h.dims.clone(),
         TopoShape::Dragonfly(d) => {
             shape.group_size = d.p * d.a;
             shape.groups = d.g;
