@@ -309,6 +309,21 @@ class Machine:
         return cls._topology("hyperx", {"dims": d, "nodes_per_router": npr}, shortcuts, extra)
 
     @classmethod
+    def slimfly(
+        cls,
+        q: int,
+        nodes_per_router: int | None = None,
+        *,
+        fields: Mapping[str, Any] | None = None,
+        **shortcuts: Any,
+    ) -> Machine:
+        """A Slim Fly: the MMS graph of prime ``q`` (2q² routers, any two at most two hops
+        apart); ``nodes_per_router`` defaults to half the network radix, rounded up.
+        Other keywords as :meth:`torus`."""
+        npr = None if nodes_per_router is None else _int_arg(nodes_per_router, "nodes_per_router")
+        return cls._topology("slimfly", {"q": _int_arg(q, "q"), "nodes_per_router": npr}, shortcuts, fields)
+
+    @classmethod
     def crossbar(
         cls, nodes: int | None = None, *, fields: Mapping[str, Any] | None = None, **shortcuts: Any
     ) -> Machine:

@@ -85,6 +85,9 @@ def test_constructors(core) -> None:
         ctx.wait(q)
 
     assert acesim.simulate(h, ring, ranks=32).predicted_time_ps > 0
+    s = Machine.slimfly(5)
+    assert s.kind == "slimfly" and s.get("topology.q") == 5
+    assert acesim.simulate(s, ring, ranks=200).predicted_time_ps > 0
 
 
 def test_import_gives_plots_and_the_package_is_typed() -> None:

@@ -78,6 +78,7 @@ fn check_fields(t: &TopologyConfig, kind: Kind, bad: &Bad) -> Result<()> {
         ("spines", t.spines.is_some()),
         ("links_per_spine", t.links_per_spine.is_some()),
         ("p", t.p.is_some()),
+        ("q", t.q.is_some()),
         ("a", t.a.is_some()),
         ("h", t.h.is_some()),
         ("g", t.g.is_some()),

@@ -32,7 +32,9 @@ pub fn topology_detail(topo: &Topology) -> TopologyDetail {
         Shape::Grid(g) => (Some(g), None, None),
         Shape::FatTree(f) => (None, Some(f), None),
         Shape::LeafSpine(l) => (None, None, Some(l)),
-        Shape::Crossbar | Shape::Dragonfly(_) | Shape::HyperX(_) => (None, None, None),
+        Shape::Crossbar | Shape::Dragonfly(_) | Shape::HyperX(_) | Shape::SlimFly(_) => {
+            (None, None, None)
+        }
     };
     TopologyDetail {
         kind: topo.kind().to_string(),
@@ -63,6 +65,7 @@ pub fn describe_topology(topo: &Topology) -> String {
     let shape = match &topo.shape {
         Shape::Grid(g) => format!("{} {}", topo.kind(), dims(&g.dims)),
         Shape::HyperX(h) => format!("{} {}", topo.kind(), dims(&h.dims)),
+        Shape::SlimFly(s) => format!("{} q={}", topo.kind(), s.q),
         Shape::Crossbar | Shape::FatTree(_) | Shape::LeafSpine(_) | Shape::Dragonfly(_) => {
             topo.kind().to_string()
         }

@@ -84,6 +84,7 @@ impl Topology {
             Shape::LeafSpine(_) => "leaf_spine",
             Shape::Dragonfly(_) => "dragonfly",
             Shape::HyperX(_) => "hyperx",
+            Shape::SlimFly(_) => "slimfly",
         }
     }
 
@@ -222,6 +223,8 @@ impl Topology {
             Shape::FatTree(f) => f.route(&self.ports, base, router, dst_nic),
             Shape::LeafSpine(l) => l.route(&self.ports, base, router, dst_router, dst_nic),
             Shape::HyperX(h) => h.route(base, router, dst_router),
+            // The class (hops taken) comes from the packet (`network::packet::routing`).
+            Shape::SlimFly(s) => s.route(base, router, dst_router, 0),
         }
     }
 }
@@ -276,6 +279,8 @@ mod tests {
             ("[topology]\nkind = \"dragonfly\"\np = 1\na = 1\nh = 2\ng = 2", 2),
             ("[topology]\nkind = \"hyperx\"\ndims = [4, 3, 2]\nnodes_per_router = 2", 48),
             ("[topology]\nkind = \"hyperx\"\ndims = [5]\n[nic]\ncount = 2", 5),
+            ("[topology]\nkind = \"slimfly\"\nq = 5", 200),
+            ("[topology]\nkind = \"slimfly\"\nq = 3\nnodes_per_router = 1\n[nic]\ncount = 2", 18),
         ];
         for (toml, ranks) in machines {
             let c = MachineSource::from_text("t", toml).load().unwrap();
@@ -427,6 +432,21 @@ mod tests {
         }
         assert_eq!(t.max_route_hops(), 3);
         assert_eq!(t.kind(), "hyperx");
+    }
+
+    #[test]
+    fn slim_fly_routes_reach_everything_in_two_hops() {
+        let t = topo("[topology]\nkind='slimfly'\nq=7", 1);
+        // 2q² routers of network radix (3q + 1)/2 = 11, ⌈11/2⌉ = 6 nodes each.
+        assert_eq!((t.num_routers, t.num_nodes), (98, 588));
+        assert_eq!(t.kind(), "slimfly");
+        for s in (0..t.num_nics()).step_by(5) {
+            for d in 0..t.num_nics() {
+                assert!(walk(&t, s, d).len() <= 3, "{s}->{d}");
+            }
+        }
+        assert_eq!(t.max_route_hops(), 2);
+        assert_eq!(t.vc_classes, 2);
     }
 
     #[test]

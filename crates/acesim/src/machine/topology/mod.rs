@@ -12,6 +12,7 @@ pub mod hyperx;
 pub mod leaf_spine;
 pub mod ports;
 pub mod shape;
+pub mod slim_fly;
 
 pub use graph::{planned_size, Topology};
 pub use ports::{Hop, LinkClass, LinkEnd, Peer, PlannedSize, Ports};

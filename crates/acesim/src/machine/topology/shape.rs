@@ -10,6 +10,7 @@ use super::grid::{Grid, GridSpec};
 use super::hyperx::{HyperX, HyperXSpec};
 use super::leaf_spine::{LeafSpine, LeafSpineSpec};
 use super::ports::{Builder, PlannedSize};
+use super::slim_fly::{SlimFly, SlimFlySpec};
 use crate::error::{did_you_mean, Result};
 use crate::machine::config::TopologyConfig;
 use crate::machine::options::{Dateline, Routing};
@@ -24,6 +25,7 @@ pub enum Kind {
     LeafSpine,
     Dragonfly,
     HyperX,
+    SlimFly,
 }
 
 impl Kind {
@@ -37,10 +39,11 @@ impl Kind {
             "leaf_spine" => Kind::LeafSpine,
             "dragonfly" => Kind::Dragonfly,
             "hyperx" => Kind::HyperX,
+            "slimfly" => Kind::SlimFly,
             other => {
                 return Err(format!(
-                    "unknown topology '{other}'{} (expected crossbar, mesh, torus, fat_tree, leaf_spine, dragonfly or hyperx)",
-                    did_you_mean(other, ["crossbar", "mesh", "torus", "fat_tree", "leaf_spine", "dragonfly", "hyperx"])
+                    "unknown topology '{other}'{} (expected crossbar, mesh, torus, fat_tree, leaf_spine, dragonfly, hyperx or slimfly)",
+                    did_you_mean(other, ["crossbar", "mesh", "torus", "fat_tree", "leaf_spine", "dragonfly", "hyperx", "slimfly"])
                 ))
             }
         })
@@ -56,6 +59,7 @@ impl Kind {
             Kind::LeafSpine => LeafSpineSpec::FIELDS,
             Kind::Dragonfly => DragonflySpec::FIELDS,
             Kind::HyperX => HyperXSpec::FIELDS,
+            Kind::SlimFly => SlimFlySpec::FIELDS,
         }
     }
 }
@@ -69,6 +73,7 @@ pub enum TopologySpec {
     LeafSpine(LeafSpineSpec),
     Dragonfly(DragonflySpec),
     HyperX(HyperXSpec),
+    SlimFly(SlimFlySpec),
 }
 
 impl TopologySpec {
@@ -84,6 +89,7 @@ impl TopologySpec {
             Kind::LeafSpine => TopologySpec::LeafSpine(LeafSpineSpec::from_config(t, bad)?),
             Kind::Dragonfly => TopologySpec::Dragonfly(DragonflySpec::from_config(t, bad)?),
             Kind::HyperX => TopologySpec::HyperX(HyperXSpec::from_config(t, bad)?),
+            Kind::SlimFly => TopologySpec::SlimFly(SlimFlySpec::from_config(t, bad)?),
         })
     }
 
@@ -96,6 +102,7 @@ impl TopologySpec {
             TopologySpec::LeafSpine(_) => "leaf_spine",
             TopologySpec::Dragonfly(_) => "dragonfly",
             TopologySpec::HyperX(_) => "hyperx",
+            TopologySpec::SlimFly(_) => "slimfly",
         }
     }
 
@@ -107,7 +114,8 @@ impl TopologySpec {
             TopologySpec::Grid(_)
             | TopologySpec::FatTree(_)
             | TopologySpec::Dragonfly(_)
-            | TopologySpec::HyperX(_) => false,
+            | TopologySpec::HyperX(_)
+            | TopologySpec::SlimFly(_) => false,
         }
     }
 
@@ -121,6 +129,7 @@ impl TopologySpec {
             TopologySpec::LeafSpine(l) => l.planned_nodes(ranks),
             TopologySpec::Dragonfly(d) => d.planned_nodes(),
             TopologySpec::HyperX(h) => h.planned_nodes(),
+            TopologySpec::SlimFly(s) => s.planned_nodes(),
         }
     }
 
@@ -136,6 +145,7 @@ impl TopologySpec {
             TopologySpec::LeafSpine(l) => l.planned_routers(nodes),
             TopologySpec::Dragonfly(d) => d.planned_routers(),
             TopologySpec::HyperX(h) => h.planned_routers(),
+            TopologySpec::SlimFly(s) => s.planned_routers(),
         };
         PlannedSize {
             nodes,
@@ -176,6 +186,10 @@ impl TopologySpec {
                 let npr = h.nodes_per_router;
                 (Shape::HyperX(h.build(nics, b)), routers * npr, npr)
             }
+            TopologySpec::SlimFly(s) => {
+                let npr = s.nodes_per_router;
+                (Shape::SlimFly(s.build(nics, b)), s.routers() * npr, npr)
+            }
         };
         Built {
             vc_classes: shape.vc_classes(),
@@ -203,6 +217,7 @@ pub enum Shape {
     LeafSpine(LeafSpine),
     Dragonfly(Dragonfly),
     HyperX(HyperX),
+    SlimFly(SlimFly),
 }
 
 impl Shape {
@@ -212,6 +227,8 @@ impl Shape {
             Shape::Grid(g) => g.vc_classes,
             // One class per global hop taken (at most two, through an intermediate group).
             Shape::Dragonfly(_) => 3,
+            // One class per hop of a route of at most two.
+            Shape::SlimFly(_) => 2,
             // Dimension order needs one; adaptive routing one per hop (`with_routing`).
             Shape::Crossbar | Shape::FatTree(_) | Shape::LeafSpine(_) | Shape::HyperX(_) => 1,
         }
@@ -236,6 +253,7 @@ impl Shape {
             Shape::LeafSpine(l) => l.max_hops(),
             Shape::Dragonfly(d) => d.max_hops(),
             Shape::HyperX(h) => h.max_hops(),
+            Shape::SlimFly(s) => s.max_hops(),
         }
     }
 }

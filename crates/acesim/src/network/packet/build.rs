@@ -86,7 +86,9 @@ impl PacketNetwork {
         let params_seed = params.routing_seed;
         let topo_routers = topo.num_routers;
         let deterministic =
-            !matches!(topo.shape, Shape::Dragonfly(_)) && params.routing == Routing::Minimal;
+            // A dragonfly's and a Slim Fly's VC class counts the hops a packet took.
+            !matches!(topo.shape, Shape::Dragonfly(_) | Shape::SlimFly(_))
+                && params.routing == Routing::Minimal;
         let node_mem_free = vec![0; topo.num_nodes as usize];
         let mut net = PacketNetwork {
             topo,

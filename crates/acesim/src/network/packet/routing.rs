@@ -56,7 +56,17 @@ impl PacketNetwork {
                     self.occupancy(port)
                 })
             }
+            Shape::SlimFly(s) if router != dst => {
+                let hops = self.packets[p as usize].hops.min(1) as u8;
+                s.route(
+                    self.topo.ports.port_base[router as usize],
+                    router,
+                    dst,
+                    hops,
+                )
+            }
             Shape::FatTree(_)
+            | Shape::SlimFly(_)
             | Shape::Crossbar
             | Shape::Grid(_)
             | Shape::LeafSpine(_)

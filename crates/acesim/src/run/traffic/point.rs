@@ -314,7 +314,10 @@ pub fn pattern_shape(topo: &Topology) -> Shape {
             shape.group_size = d.p * d.a;
             shape.groups = d.g;
         }
-        TopoShape::Crossbar | TopoShape::FatTree(_) | TopoShape::LeafSpine(_) => {}
+        TopoShape::Crossbar
+        | TopoShape::FatTree(_)
+        | TopoShape::LeafSpine(_)
+        | TopoShape::SlimFly(_) => {}
     }
     shape
 }
