@@ -314,14 +314,22 @@ class Machine:
         q: int,
         nodes_per_router: int | None = None,
         *,
+        routing: str | None = None,
         fields: Mapping[str, Any] | None = None,
         **shortcuts: Any,
     ) -> Machine:
         """A Slim Fly: the MMS graph of prime ``q`` (2q² routers, any two at most two hops
-        apart); ``nodes_per_router`` defaults to half the network radix, rounded up.
-        Other keywords as :meth:`torus`."""
+        apart); ``nodes_per_router`` defaults to half the network radix, rounded up;
+        ``routing`` is ``minimal``, ``valiant`` or ``ugal`` (these two get 4 virtual
+        channels unless ``fields`` sets ``router.vcs``). Other keywords as :meth:`torus`."""
         npr = None if nodes_per_router is None else _int_arg(nodes_per_router, "nodes_per_router")
-        return cls._topology("slimfly", {"q": _int_arg(q, "q"), "nodes_per_router": npr}, shortcuts, fields)
+        extra = dict(fields or {})
+        if routing is not None:
+            extra["router.routing"] = routing
+            # Through an intermediate router: up to four hops, one VC class each.
+            if routing in ("valiant", "ugal"):
+                extra.setdefault("router.vcs", 4)
+        return cls._topology("slimfly", {"q": _int_arg(q, "q"), "nodes_per_router": npr}, shortcuts, extra)
 
     @classmethod
     def crossbar(

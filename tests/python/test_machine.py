@@ -88,6 +88,8 @@ def test_constructors(core) -> None:
     s = Machine.slimfly(5)
     assert s.kind == "slimfly" and s.get("topology.q") == 5
     assert acesim.simulate(s, ring, ranks=200).predicted_time_ps > 0
+    u = Machine.slimfly(5, routing="ugal")
+    assert u.get("router.vcs") == 4 and acesim.simulate(u, ring, ranks=200).predicted_time_ps > 0
 
 
 def test_import_gives_plots_and_the_package_is_typed() -> None:

@@ -307,7 +307,7 @@ fn machine_unknown_routing() {
 fn machine_dragonfly_routing_on_a_torus() {
     machine_fails(
         "[topology]\nkind = \"torus\"\ndims = [4]\n[router]\nrouting = \"valiant\"\n",
-        &["m.toml:5:11: field `router.routing`: 'valiant' routing is for dragonflies; a torus routes with `auto` (minimal)"],
+        &["m.toml:5:11: field `router.routing`: 'valiant' routing is for dragonflies and slim flies; a torus routes with `auto` (minimal)"],
     );
 }
 

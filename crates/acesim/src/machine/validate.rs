@@ -104,10 +104,12 @@ fn check_fields(t: &TopologyConfig, kind: Kind, bad: &Bad) -> Result<()> {
 /// `router.routing`, which must suit the topology.
 fn routing(c: &MachineConfig, kind: Kind, bad: &Bad) -> Result<Routing> {
     let dragonfly = kind == Kind::Dragonfly;
+    // Valiant and UGAL go through an intermediate group (dragonfly) or router (Slim Fly).
+    let through = dragonfly || kind == Kind::SlimFly;
     Ok(match c.router.routing.as_str() {
         "auto" | "minimal" => Routing::Minimal,
-        "valiant" if dragonfly => Routing::Valiant,
-        "ugal" if dragonfly => Routing::Ugal {
+        "valiant" if through => Routing::Valiant,
+        "ugal" if through => Routing::Ugal {
             threshold: c.router.ugal_threshold,
         },
         "random" if kind == Kind::FatTree => Routing::RandomUp,
@@ -134,7 +136,7 @@ fn routing(c: &MachineConfig, kind: Kind, bad: &Bad) -> Result<Routing> {
             return Err(bad(
                 "router.routing",
                 format!(
-                    "'{}' routing is for dragonflies; a {} routes with `auto` (minimal)",
+                    "'{}' routing is for dragonflies and slim flies; a {} routes with `auto` (minimal)",
                     c.router.routing, c.topology.kind
                 ),
             ))
@@ -165,43 +167,7 @@ fn check_router(
             "the UGAL threshold must be positive".into(),
         ));
     }
-    let hyperx_classes = c
-        .topology
-        .dims
-        .as_ref()
-        .map_or(0, |d| d.iter().filter(|&&x| x > 1).count() as u32);
-    if kind == Kind::HyperX
-        && routing == Routing::Adaptive
-        && c.router.buffer_per_vc.limit().is_some()
-        && c.router.vcs < hyperx_classes
-    {
-        let blame = if written("router.vcs") || !written("router.routing") {
-            "router.vcs"
-        } else {
-            "router.routing"
-        };
-        return Err(bad(
-            blame,
-            format!("adaptive routing on a hyperx with finite buffers needs {hyperx_classes} virtual channels (one class per hop a route may take, one per dimension), not router.vcs = {}", c.router.vcs),
-        ));
-    }
-    if kind == Kind::Dragonfly && c.router.buffer_per_vc.limit().is_some() {
-        let need = match routing {
-            Routing::Valiant | Routing::Ugal { .. } => 3,
-            Routing::Minimal | Routing::RandomUp | Routing::Adaptive => 2,
-        };
-        if c.router.vcs < need {
-            let blame = if written("router.vcs") || !written("router.routing") {
-                "router.vcs"
-            } else {
-                "router.routing"
-            };
-            return Err(bad(
-                blame,
-                format!("{} routing on a dragonfly with finite buffers needs {need} virtual channels (one class per global hop taken), not router.vcs = {}", c.router.routing, c.router.vcs),
-            ));
-        }
-    }
+    check_vc_classes(c, kind, routing, bad, written)?;
     if c.router.vcs == 0 {
         return Err(bad(
             "router.vcs",
@@ -215,6 +181,59 @@ fn check_router(
         ));
     }
     Ok(())
+}
+
+/// With finite buffers, the VC classes routing needs to stay deadlock-free: one per hop a
+/// route may take on a HyperX routed adaptively (one per dimension) and on a Slim Fly, one
+/// per global hop on a dragonfly. Blamed on `router.vcs` unless only the routing was written.
+fn check_vc_classes(
+    c: &MachineConfig,
+    kind: Kind,
+    routing: Routing,
+    bad: &Bad,
+    written: &dyn Fn(&str) -> bool,
+) -> Result<()> {
+    if c.router.buffer_per_vc.limit().is_none() {
+        return Ok(());
+    }
+    let through = matches!(routing, Routing::Valiant | Routing::Ugal { .. });
+    let (need, what, why) = match kind {
+        Kind::HyperX if routing == Routing::Adaptive => {
+            let dims = c.topology.dims.as_deref().unwrap_or(&[]);
+            let classes = dims.iter().filter(|&&x| x > 1).count() as u32;
+            (
+                classes,
+                "hyperx",
+                "one class per hop a route may take, one per dimension",
+            )
+        }
+        Kind::SlimFly => (
+            if through { 4 } else { 2 },
+            "slimfly",
+            "one class per hop a route may take",
+        ),
+        Kind::Dragonfly => (
+            if through { 3 } else { 2 },
+            "dragonfly",
+            "one class per global hop taken",
+        ),
+        _ => return Ok(()),
+    };
+    if c.router.vcs >= need {
+        return Ok(());
+    }
+    let blame = if written("router.vcs") || !written("router.routing") {
+        "router.vcs"
+    } else {
+        "router.routing"
+    };
+    Err(bad(
+        blame,
+        format!(
+            "{} routing on a {what} with finite buffers needs {need} virtual channels ({why}), not router.vcs = {}",
+            c.router.routing, c.router.vcs
+        ),
+    ))
 }
 
 /// NICs per node, the MTU against the header, and how a rank picks its NIC.

@@ -182,54 +182,7 @@ impl Motif {
                 ));
             }
             let bad = |what: &str| Error::input(at(key), format!("`{value}`: {what}"));
-            match key {
-                "iterations" => {
-                    m.iterations = value
-                        .parse()
-                        .map_err(|_| bad("expected a whole number of iterations"))?
-                }
-                "size" => m.size = parse_size(value).map_err(|e| bad(&e))?,
-                "compute" => m.compute = parse_time(value).map_err(|e| bad(&e))?,
-                "corners" | "blocking" => {
-                    let v = match value {
-                        "true" | "yes" | "1" => true,
-                        "false" | "no" | "0" => false,
-                        _ => return Err(bad("expected true or false")),
-                    };
-                    if key == "corners" {
-                        m.corners = v;
-                    } else {
-                        m.blocking = v;
-                    }
-                }
-                "root" => m.root = value.parse().map_err(|_| bad("expected a rank"))?,
-                "seed" => m.seed = value.parse().map_err(|_| bad("expected a whole number"))?,
-                "reduce" => m.reduce = parse_size(value).map_err(|e| bad(&e))?,
-                "algo" => {
-                    if value.is_empty()
-                        || !value.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                    {
-                        return Err(bad("expected an algorithm name (docs/collectives.md)"));
-                    }
-                    m.algorithm = value.to_string();
-                }
-                "dims" => {
-                    let dims: std::result::Result<Vec<u32>, _> = value
-                        .split(['x', 'X', ','])
-                        .map(|d| d.trim().parse::<u32>())
-                        .collect();
-                    m.dims = dims
-                        .ok()
-                        .filter(|d| d.len() == grid && d.iter().all(|&x| x > 0))
-                        .ok_or_else(|| {
-                            bad(&format!(
-                                "expected {grid} dimensions like {}",
-                                ["4", "4", "4"][..grid].join("x")
-                            ))
-                        })?;
-                }
-                _ => {}
-            }
+            m.set(key, value, grid, bad)?;
         }
         if grid > 0 {
             let product: u64 = m.dims.iter().map(|&d| u64::from(d)).product();
@@ -262,6 +215,65 @@ impl Motif {
             ));
         }
         Ok(m)
+    }
+
+    /// Sets parameter `key` (one of the motif's) to `value`; `bad` locates an error.
+    fn set(
+        &mut self,
+        key: &str,
+        value: &str,
+        grid: usize,
+        bad: impl Fn(&str) -> Error,
+    ) -> Result<()> {
+        let m = self;
+        match key {
+            "iterations" => {
+                m.iterations = value
+                    .parse()
+                    .map_err(|_| bad("expected a whole number of iterations"))?
+            }
+            "size" => m.size = parse_size(value).map_err(|e| bad(&e))?,
+            "compute" => m.compute = parse_time(value).map_err(|e| bad(&e))?,
+            "corners" | "blocking" => {
+                let v = match value {
+                    "true" | "yes" | "1" => true,
+                    "false" | "no" | "0" => false,
+                    _ => return Err(bad("expected true or false")),
+                };
+                if key == "corners" {
+                    m.corners = v;
+                } else {
+                    m.blocking = v;
+                }
+            }
+            "root" => m.root = value.parse().map_err(|_| bad("expected a rank"))?,
+            "seed" => m.seed = value.parse().map_err(|_| bad("expected a whole number"))?,
+            "reduce" => m.reduce = parse_size(value).map_err(|e| bad(&e))?,
+            "algo" => {
+                if value.is_empty() || !value.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                {
+                    return Err(bad("expected an algorithm name (docs/collectives.md)"));
+                }
+                m.algorithm = value.to_string();
+            }
+            "dims" => {
+                let dims: std::result::Result<Vec<u32>, _> = value
+                    .split(['x', 'X', ','])
+                    .map(|d| d.trim().parse::<u32>())
+                    .collect();
+                m.dims = dims
+                    .ok()
+                    .filter(|d| d.len() == grid && d.iter().all(|&x| x > 0))
+                    .ok_or_else(|| {
+                        bad(&format!(
+                            "expected {grid} dimensions like {}",
+                            ["4", "4", "4"][..grid].join("x")
+                        ))
+                    })?;
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     /// The collective calls the motif makes, by the index its operations name (every rank

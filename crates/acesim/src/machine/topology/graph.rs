@@ -445,7 +445,8 @@ mod tests {
                 assert!(walk(&t, s, d).len() <= 3, "{s}->{d}");
             }
         }
-        assert_eq!(t.max_route_hops(), 2);
+        // Four through an intermediate router (Valiant, UGAL), the bound under any routing.
+        assert_eq!(t.max_route_hops(), 4);
         assert_eq!(t.vc_classes, 2);
     }
 

@@ -239,6 +239,7 @@ impl Shape {
     pub fn vc_classes_with(&self, routing: Routing) -> u8 {
         match self {
             Shape::HyperX(h) if routing == Routing::Adaptive => h.adaptive_classes(),
+            Shape::SlimFly(_) if matches!(routing, Routing::Valiant | Routing::Ugal { .. }) => 4,
             _ => self.vc_classes(),
         }
     }

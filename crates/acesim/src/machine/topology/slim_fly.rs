@@ -4,12 +4,14 @@
 //! and x, y ∈ Z_q, each linked to (3q − δ)/2 others: (0, x, y)–(0, x, y') when y − y' is in
 //! the generator set X, (1, m, c)–(1, m, c') when c − c' is in X', and (0, x, y)–(1, m, c)
 //! when y = m·x + c. Routes are minimal (one hop, or two through the lowest-numbered
-//! common neighbour), on VC class = hops taken, deadlock-free with 2 classes.
+//! common neighbour), on VC class = hops taken, deadlock-free with 2 classes; Valiant and
+//! UGAL go through a random intermediate router first (up to four hops, four classes).
 
 use super::check::{positive, Bad};
 use super::ports::{Builder, Hop};
 use crate::error::Result;
 use crate::machine::config::TopologyConfig;
+use crate::rng::Rng;
 
 /// What the machine file says of a Slim Fly.
 #[derive(Debug, Clone, PartialEq)]
@@ -101,6 +103,7 @@ impl SlimFlySpec {
             q,
             next_port: next_ports(&neighbours),
             routers: n,
+            neighbours,
         }
     }
 }
@@ -213,6 +216,8 @@ pub struct SlimFly {
     routers: u32,
     /// `next_port[r · routers + d]`: local port of router r toward router d.
     next_port: Vec<u16>,
+    /// Each router's neighbours, in port order.
+    neighbours: Vec<Vec<u32>>,
 }
 
 impl SlimFly {
@@ -223,12 +228,36 @@ impl SlimFly {
         let local = self.next_port[(router * self.routers + dst_router) as usize];
         Hop {
             port: base + u32::from(local),
-            class: hops.min(1),
+            class: hops,
         }
     }
 
+    /// The most hops of a route under any routing: two minimal, four through an
+    /// intermediate router (Valiant, UGAL).
     pub fn max_hops(&self) -> u32 {
-        2
+        4
+    }
+
+    /// Router-to-router hops between routers `a` and `b` on a minimal route.
+    pub fn hops(&self, a: u32, b: u32) -> u64 {
+        if a == b {
+            0
+        } else if self.neighbours[a as usize].binary_search(&b).is_ok() {
+            1
+        } else {
+            2
+        }
+    }
+
+    /// Valiant: a random router other than `src` and `dst` to go through.
+    pub fn draw_intermediate(&self, src: u32, dst: u32, rng: &mut Rng) -> u32 {
+        let mut v = rng.below(u64::from(self.routers) - 2) as u32;
+        for skip in [src.min(dst), src.max(dst)] {
+            if v >= skip {
+                v += 1;
+            }
+        }
+        v
     }
 }
 

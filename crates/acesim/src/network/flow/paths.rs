@@ -39,12 +39,12 @@ impl FlowNetwork {
                 let copy = self.global_copy(&d, src, dst, dst_nic);
                 (self.intermediate_group(&d, src, dst, (dst_nic, copy)), copy)
             }
+            Shape::SlimFly(_) => (self.slim_fly_intermediate(src, dst), 0),
             Shape::Crossbar
             | Shape::Grid(_)
             | Shape::FatTree(_)
             | Shape::LeafSpine(_)
-            | Shape::HyperX(_)
-            | Shape::SlimFly(_) => (NO_GROUP, 0),
+            | Shape::HyperX(_) => (NO_GROUP, 0),
         };
         let topo = &self.topo;
         links.push(topo.num_ports() + src_nic);
@@ -56,6 +56,13 @@ impl FlowNetwork {
                         via_left = NO_GROUP;
                     }
                     d.route_copy(&topo.ports, router, dst_nic, via_left, copy)
+                }
+                Shape::SlimFly(s) if via_left != NO_GROUP || router != dst => {
+                    if router == via_left {
+                        via_left = NO_GROUP;
+                    }
+                    let target = if via_left == NO_GROUP { dst } else { via_left };
+                    s.route(topo.ports.port_base[router as usize], router, target, 0)
                 }
                 Shape::HyperX(h) if self.params.routing == Routing::Adaptive && router != dst => {
                     let (solver, resource) = (&self.solver, &self.link_resource);
@@ -123,6 +130,36 @@ impl FlowNetwork {
             }
         }
         best.1
+    }
+
+    /// Slim Fly: the router a message goes through first (`NO_GROUP`: minimal): Valiant's
+    /// random one, or for UGAL that one when its path's first link carries fewer flows
+    /// weighted by hops than the minimal path's.
+    fn slim_fly_intermediate(&mut self, src: u32, dst: u32) -> u32 {
+        let Shape::SlimFly(s) = &self.topo.shape else {
+            return NO_GROUP;
+        };
+        if src == dst || !matches!(self.params.routing, Routing::Valiant | Routing::Ugal { .. }) {
+            return NO_GROUP;
+        }
+        let v = s.draw_intermediate(src, dst, &mut self.rng);
+        let Routing::Ugal { threshold } = self.params.routing else {
+            return v;
+        };
+        let base = self.topo.ports.port_base[src as usize];
+        let load = |port: u32| match self.link_resource[port as usize] {
+            NONE => 1,
+            r => self.solver.flows_on(r) as u64 + 1,
+        };
+        let minimal = (load(s.route(base, src, dst, 0).port), s.hops(src, dst));
+        let around = (
+            load(s.route(base, src, v, 0).port),
+            s.hops(src, v) + s.hops(v, dst),
+        );
+        match Dragonfly::ugal_goes_around(minimal, around, threshold) {
+            true => v,
+            false => NO_GROUP,
+        }
     }
 
     /// Dragonfly: the group a message goes through first (`NO_GROUP`: minimal), its

@@ -56,14 +56,8 @@ impl PacketNetwork {
                     self.occupancy(port)
                 })
             }
-            Shape::SlimFly(s) if router != dst => {
-                let hops = self.packets[p as usize].hops.min(1) as u8;
-                s.route(
-                    self.topo.ports.port_base[router as usize],
-                    router,
-                    dst,
-                    hops,
-                )
+            Shape::SlimFly(_) if router != dst || self.packets[p as usize].via != NO_GROUP => {
+                self.route_slim_fly(q, router, p)
             }
             Shape::FatTree(_)
             | Shape::SlimFly(_)
@@ -107,18 +101,60 @@ impl PacketNetwork {
                 Routing::Minimal | Routing::RandomUp | Routing::Adaptive => NO_GROUP,
             };
         }
-        if via == here {
-            via = NO_GROUP; // reached the intermediate group: now minimal to the destination
+        let via = self.note_via(p, via, here);
+        let pm = &mut self.packets[p as usize];
+        pm.copy = copy;
+        let mut hop = d.route_copy(&self.topo.ports, router, pkt.dst_nic, via, copy);
+        hop.class = pm.ghops;
+        hop
+    }
+
+    /// Slim Fly: minimal, or (Valiant, UGAL) through an intermediate router drawn at the
+    /// source, on VC class = hops taken.
+    fn route_slim_fly(&mut self, q: &mut impl Schedule<PacketEvent>, router: u32, p: u32) -> Hop {
+        let pkt = self.packets[p as usize];
+        let dst = pkt.dst_router;
+        let base = self.topo.ports.port_base[router as usize];
+        let Shape::SlimFly(s) = &self.topo.shape else {
+            unreachable!("called on a Slim Fly")
+        };
+        let mut via = pkt.via;
+        if pkt.hops == 0 && router != dst && self.params.routing != Routing::Minimal {
+            let v = s.draw_intermediate(router, dst, &mut self.rngs[router as usize]);
+            let min = (s.route(base, router, dst, 0).port, s.hops(router, dst));
+            let around = (
+                s.route(base, router, v, 0).port,
+                s.hops(router, v) + s.hops(v, dst),
+            );
+            via = match self.params.routing {
+                Routing::Ugal { threshold } => {
+                    match self.ugal_prefers(min, around, pkt.bytes as u64, threshold, q) {
+                        true => v,
+                        false => NO_GROUP,
+                    }
+                }
+                _ => v,
+            };
         }
+        let via = self.note_via(p, via, router);
+        let Shape::SlimFly(s) = &self.topo.shape else {
+            unreachable!("called on a Slim Fly")
+        };
+        let target = if via == NO_GROUP { dst } else { via };
+        s.route(base, router, target, pkt.hops.min(3) as u8)
+    }
+
+    /// Records where packet `p` goes through (`via`: a group or router, `NO_GROUP` for
+    /// none), none once it is `here`, and that it left the minimal path; gives it back.
+    fn note_via(&mut self, p: u32, via: u32, here: u32) -> u32 {
+        // Reached the intermediate group or router: now minimal to the destination.
+        let via = if via == here { NO_GROUP } else { via };
         let pm = &mut self.packets[p as usize];
         if via != NO_GROUP {
             pm.minimal = false;
         }
         pm.via = via;
-        pm.copy = copy;
-        let mut hop = d.route_copy(&self.topo.ports, router, pkt.dst_nic, via, copy);
-        hop.class = pm.ghops;
-        hop
+        via
     }
 
     /// `global_choice = "load"`: of the parallel global links toward the destination's
@@ -166,12 +202,32 @@ impl PacketNetwork {
         let nm_port = d.route_copy(ports, router, pkt.dst_nic, via, copy).port;
         let hm = d.path_hops(ports, router, pkt.dst_nic, NO_GROUP, copy);
         let hn = d.path_hops(ports, router, pkt.dst_nic, via, copy);
+        self.ugal_prefers(
+            (min_port, hm),
+            (nm_port, hn),
+            pkt.bytes as u64,
+            threshold,
+            q,
+        )
+    }
+
+    /// UGAL's choice between the minimal path and the other, each given by its first port
+    /// and its hops: the other wins when the minimal one's queued bytes × hops exceed
+    /// `threshold` times its own (the packet's own `bytes` counting on both, so that with
+    /// empty queues the shorter path wins).
+    fn ugal_prefers(
+        &mut self,
+        (min_port, hm): (u32, u64),
+        (nm_port, hn): (u32, u64),
+        bytes: u64,
+        threshold: f64,
+        q: &mut impl Schedule<PacketEvent>,
+    ) -> bool {
         // Credits back by now count, whether or not they woke anything.
         self.settle_credits(q, min_port, false);
         self.settle_credits(q, nm_port, false);
-        let own = pkt.bytes as u64;
-        let qm = self.occupancy(min_port) + own;
-        let qn = self.occupancy(nm_port) + own;
+        let qm = self.occupancy(min_port) + bytes;
+        let qn = self.occupancy(nm_port) + bytes;
         Dragonfly::ugal_goes_around((qm, hm), (qn, hn), threshold)
     }
 
