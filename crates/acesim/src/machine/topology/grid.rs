@@ -2,7 +2,7 @@
 //! choice per dimension and several nodes per router; dimension-order routing along the
 //! shortest direction of each ring, deadlock-free with two VC classes (a dateline).
 
-use super::check::{positive, Bad};
+use super::check::{grid_dims, grid_routers, positive, Bad};
 use super::ports::{Builder, Hop};
 use crate::error::Result;
 use crate::machine::config::TopologyConfig;
@@ -24,21 +24,7 @@ impl GridSpec {
     pub const FIELDS: &'static [&'static str] = &["dims", "wrap", "nodes_per_router"];
 
     pub fn from_config(t: &TopologyConfig, torus: bool, bad: Bad) -> Result<GridSpec> {
-        let Some(dims) = &t.dims else {
-            return Err(bad(
-                "topology",
-                format!("a {} needs `dims`, e.g. dims = [8, 8]", t.kind),
-            ));
-        };
-        if dims.is_empty() || dims.len() > 6 {
-            return Err(bad(
-                "topology.dims",
-                format!("a {} has 1 to 6 dimensions, not {}", t.kind, dims.len()),
-            ));
-        }
-        if let Some(i) = dims.iter().position(|&d| d == 0) {
-            return Err(bad("topology.dims", format!("dimension {i} has size 0")));
-        }
+        let dims = grid_dims(t, bad)?;
         if let Some(wrap) = &t.wrap {
             if wrap.len() != dims.len() {
                 return Err(bad(
@@ -52,7 +38,7 @@ impl GridSpec {
             }
         }
         positive(bad, "nodes_per_router", t.nodes_per_router)?;
-        let routers = dims.iter().fold(1u64, |n, &d| n.saturating_mul(d as u64));
+        let routers = grid_routers(dims);
         if routers > 1 << 28 {
             return Err(bad(
                 "topology.dims",
@@ -61,7 +47,7 @@ impl GridSpec {
         }
         Ok(GridSpec {
             torus,
-            dims: dims.clone(),
+            dims: dims.to_vec(),
             wrap: t.wrap.clone().unwrap_or_else(|| vec![torus; dims.len()]),
             nodes_per_router: t.nodes_per_router.unwrap_or(1),
         })
@@ -82,9 +68,7 @@ impl GridSpec {
     }
 
     fn routers(&self) -> u64 {
-        self.dims
-            .iter()
-            .fold(1u64, |n, &d| n.saturating_mul(d as u64))
+        grid_routers(&self.dims)
     }
 
     pub fn planned_nodes(&self) -> u64 {

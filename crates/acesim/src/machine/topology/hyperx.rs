@@ -7,7 +7,7 @@
 //! correct whose port has the fewest bytes queued, on VC class = hops taken, which only
 //! goes up along a route and so is deadlock-free with as many classes as dimensions.
 
-use super::check::{positive, Bad};
+use super::check::{grid_dims, grid_routers, positive, Bad};
 use super::ports::{Builder, Hop, Ports};
 use crate::error::Result;
 use crate::machine::config::TopologyConfig;
@@ -24,21 +24,7 @@ impl HyperXSpec {
     pub const FIELDS: &'static [&'static str] = &["dims", "nodes_per_router"];
 
     pub fn from_config(t: &TopologyConfig, bad: Bad) -> Result<HyperXSpec> {
-        let Some(dims) = &t.dims else {
-            return Err(bad(
-                "topology",
-                "a hyperx needs `dims`, e.g. dims = [8, 8]".into(),
-            ));
-        };
-        if dims.is_empty() || dims.len() > 6 {
-            return Err(bad(
-                "topology.dims",
-                format!("a hyperx has 1 to 6 dimensions, not {}", dims.len()),
-            ));
-        }
-        if let Some(i) = dims.iter().position(|&d| d == 0) {
-            return Err(bad("topology.dims", format!("dimension {i} has size 0")));
-        }
+        let dims = grid_dims(t, bad)?;
         positive(bad, "nodes_per_router", t.nodes_per_router)?;
         let npr = t.nodes_per_router.unwrap_or(1);
         let links: u64 = dims.iter().map(|&d| d as u64 - 1).sum();
@@ -51,7 +37,7 @@ impl HyperXSpec {
                 ),
             ));
         }
-        let routers = dims.iter().fold(1u64, |n, &d| n.saturating_mul(d as u64));
+        let routers = grid_routers(dims);
         if routers > 1 << 24 {
             return Err(bad(
                 "topology.dims",
@@ -59,15 +45,13 @@ impl HyperXSpec {
             ));
         }
         Ok(HyperXSpec {
-            dims: dims.clone(),
+            dims: dims.to_vec(),
             nodes_per_router: npr,
         })
     }
 
     fn routers(&self) -> u64 {
-        self.dims
-            .iter()
-            .fold(1u64, |n, &d| n.saturating_mul(d as u64))
+        grid_routers(&self.dims)
     }
 
     pub fn planned_nodes(&self) -> u64 {
