@@ -148,6 +148,17 @@ pub struct TopologyConfig {
     /// first port at the source router has the fewest bytes queued).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub global_choice: Option<String>,
+    /// graph: the graph file (routers, nodes, links, routing tables), relative to the
+    /// machine file's folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// graph: how routes are chosen: `updown`, `layered` or `table` (default: `table` when
+    /// the file has `route` lines, else `updown`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routes: Option<String>,
+    /// graph, `updown`: the root router (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root: Option<u32>,
 }
 
 /// A pipelined, input-buffered, virtual cut-through router.

@@ -80,9 +80,29 @@ impl MachineSource {
                 )
             })?;
         }
+        self.resolve_graph_file(&mut config);
         let mut machine = validate(config, |field| self.locate(&text, field))?;
         machine.name = crate::machine::loaded::MachineName(self.name.clone());
         Ok(machine)
+    }
+
+    /// A graph file named by a relative path in a machine file is beside that file (so the
+    /// machine works from any folder); given by `--set` or in a preset, it is relative to
+    /// the working folder.
+    fn resolve_graph_file(&self, config: &mut MachineConfig) {
+        let Some(file) = &config.topology.file else {
+            return;
+        };
+        let machine_file = std::path::Path::new(&self.name);
+        let from_set = self
+            .overrides
+            .iter()
+            .any(|o| override_key(o) == "topology.file");
+        if std::path::Path::new(file).is_relative() && !from_set && machine_file.is_file() {
+            if let Some(dir) = machine_file.parent() {
+                config.topology.file = Some(dir.join(file).to_string_lossy().into_owned());
+            }
+        }
     }
 
     /// Location of a dotted field: the `--set` that changed it, or its place in the file.

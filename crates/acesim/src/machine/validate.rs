@@ -6,6 +6,7 @@ use crate::error::{did_you_mean, Error, Location, Result};
 use crate::machine::config::{MachineConfig, TopologyConfig};
 use crate::machine::loaded::Machine;
 use crate::machine::options::{Dateline, IntraNode, NicSelection, PlacementPolicy, Routing};
+use crate::machine::topology::graph_routes::RouteScheme;
 use crate::machine::topology::{Kind, TopologySpec};
 use crate::program::collectives::{self, CollKind};
 use crate::units::Bounded;
@@ -32,7 +33,7 @@ pub fn validate(c: MachineConfig, locate: impl Fn(&str) -> Location) -> Result<M
             ))
         }
     };
-    check_router(&c, kind, routing, &bad, &written)?;
+    check_router(&c, &topology, routing, &bad, &written)?;
     let nic_selection = check_nic(&c, &bad)?;
     let placement_policy = placement(&c, &bad)?;
     check_collectives(&c, &bad)?;
@@ -85,6 +86,9 @@ fn check_fields(t: &TopologyConfig, kind: Kind, bad: &Bad) -> Result<()> {
         ("arrangement", t.arrangement.is_some()),
         ("global_population", t.global_population.is_some()),
         ("global_choice", t.global_choice.is_some()),
+        ("file", t.file.is_some()),
+        ("routes", t.routes.is_some()),
+        ("root", t.root.is_some()),
     ];
     for (name, is_set) in present {
         if is_set && !allowed.contains(&name) {
@@ -156,7 +160,7 @@ fn routing(c: &MachineConfig, kind: Kind, bad: &Bad) -> Result<Routing> {
 /// The UGAL threshold and the virtual channels routing needs.
 fn check_router(
     c: &MachineConfig,
-    kind: Kind,
+    topology: &TopologySpec,
     routing: Routing,
     bad: &Bad,
     written: &dyn Fn(&str) -> bool,
@@ -167,7 +171,7 @@ fn check_router(
             "the UGAL threshold must be positive".into(),
         ));
     }
-    check_vc_classes(c, kind, routing, bad, written)?;
+    check_vc_classes(c, topology, routing, bad, written)?;
     if c.router.vcs == 0 {
         return Err(bad(
             "router.vcs",
@@ -188,7 +192,7 @@ fn check_router(
 /// per global hop on a dragonfly. Blamed on `router.vcs` unless only the routing was written.
 fn check_vc_classes(
     c: &MachineConfig,
-    kind: Kind,
+    topology: &TopologySpec,
     routing: Routing,
     bad: &Bad,
     written: &dyn Fn(&str) -> bool,
@@ -197,8 +201,13 @@ fn check_vc_classes(
         return Ok(());
     }
     let through = matches!(routing, Routing::Valiant | Routing::Ugal { .. });
-    let (need, what, why) = match kind {
-        Kind::HyperX if routing == Routing::Adaptive => {
+    let (need, what, why) = match topology {
+        TopologySpec::Graph(g) if g.routes.scheme == RouteScheme::Layered => (
+            g.routes.diameter,
+            "graph with layered routes",
+            "one class per hop of its longest route",
+        ),
+        TopologySpec::HyperX(_) if routing == Routing::Adaptive => {
             let dims = c.topology.dims.as_deref().unwrap_or(&[]);
             let classes = dims.iter().filter(|&&x| x > 1).count() as u32;
             (
@@ -207,12 +216,12 @@ fn check_vc_classes(
                 "one class per hop a route may take, one per dimension",
             )
         }
-        Kind::SlimFly => (
+        TopologySpec::SlimFly(_) => (
             if through { 4 } else { 2 },
             "slimfly",
             "one class per hop a route may take",
         ),
-        Kind::Dragonfly => (
+        TopologySpec::Dragonfly(_) => (
             if through { 3 } else { 2 },
             "dragonfly",
             "one class per global hop taken",
@@ -227,11 +236,15 @@ fn check_vc_classes(
     } else {
         "router.routing"
     };
+    let subject = match topology {
+        TopologySpec::Graph(_) => format!("a {what}"),
+        _ => format!("{} routing on a {what}", c.router.routing),
+    };
     Err(bad(
         blame,
         format!(
-            "{} routing on a {what} with finite buffers needs {need} virtual channels ({why}), not router.vcs = {}",
-            c.router.routing, c.router.vcs
+            "{subject} with finite buffers needs {need} virtual channels ({why}), not router.vcs = {}",
+            c.router.vcs
         ),
     ))
 }

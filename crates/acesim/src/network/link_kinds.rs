@@ -3,7 +3,7 @@
 //! (`router.switch_throughput`); a NIC sends at its link's own rate, with no pipeline.
 
 use crate::machine::loaded::Machine;
-use crate::machine::topology::LinkClass;
+use crate::machine::topology::{LinkClass, TopologySpec};
 use crate::units::Ps;
 
 /// The timing of one class of link.
@@ -22,13 +22,14 @@ pub fn router_delay(machine: &Machine) -> Ps {
     r.routing_delay.0 + r.vc_allocation_delay.0 + r.switch_allocation_delay.0 + r.switch_latency.0
 }
 
-/// Every class's timing, indexed by `LinkClass as usize`.
-pub fn link_kinds(machine: &Machine) -> [LinkKind; 5] {
+/// Every kind's timing, indexed by `Topology::link_kind`: the five classes
+/// (`LinkClass as usize`), then on a graph the links with their own timing.
+pub fn link_kinds(machine: &Machine) -> Vec<LinkKind> {
     let switch = machine.router.switch_throughput;
     let delay = router_delay(machine);
     let nic_link = machine.nic_link();
     let global = machine.global_link();
-    let mut kinds = [LinkKind::default(); 5];
+    let mut kinds = vec![LinkKind::default(); 5];
     for class in [
         LinkClass::Network,
         LinkClass::Local,
@@ -58,6 +59,13 @@ pub fn link_kinds(machine: &Machine) -> [LinkKind; 5] {
                 sender_delay: 0,
             },
         };
+    }
+    if let TopologySpec::Graph(g) = &machine.topology {
+        kinds.extend(g.timings.iter().map(|t| LinkKind {
+            rate: switch.output(t.bandwidth.unwrap_or(machine.link.bandwidth.0)),
+            latency: t.latency.unwrap_or(machine.link.latency.0),
+            sender_delay: delay,
+        }));
     }
     kinds
 }

@@ -32,9 +32,11 @@ pub fn topology_detail(topo: &Topology) -> TopologyDetail {
         Shape::Grid(g) => (Some(g), None, None),
         Shape::FatTree(f) => (None, Some(f), None),
         Shape::LeafSpine(l) => (None, None, Some(l)),
-        Shape::Crossbar | Shape::Dragonfly(_) | Shape::HyperX(_) | Shape::SlimFly(_) => {
-            (None, None, None)
-        }
+        Shape::Crossbar
+        | Shape::Dragonfly(_)
+        | Shape::HyperX(_)
+        | Shape::SlimFly(_)
+        | Shape::Graph(_) => (None, None, None),
     };
     TopologyDetail {
         kind: topo.kind().to_string(),
@@ -66,6 +68,7 @@ pub fn describe_topology(topo: &Topology) -> String {
         Shape::Grid(g) => format!("{} {}", topo.kind(), dims(&g.dims)),
         Shape::HyperX(h) => format!("{} {}", topo.kind(), dims(&h.dims)),
         Shape::SlimFly(s) => format!("{} q={}", topo.kind(), s.q),
+        Shape::Graph(g) => format!("{} ({} routes)", topo.kind(), g.routes.scheme.name()),
         Shape::Crossbar | Shape::FatTree(_) | Shape::LeafSpine(_) | Shape::Dragonfly(_) => {
             topo.kind().to_string()
         }

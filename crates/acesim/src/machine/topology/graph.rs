@@ -85,6 +85,7 @@ impl Topology {
             Shape::Dragonfly(_) => "dragonfly",
             Shape::HyperX(_) => "hyperx",
             Shape::SlimFly(_) => "slimfly",
+            Shape::Graph(_) => "graph",
         }
     }
 
@@ -153,6 +154,16 @@ impl Topology {
             }
         } else {
             LinkClass::Network
+        }
+    }
+
+    /// The link's kind: its index into `network::link_kinds` (its class, or on a graph a
+    /// link with its own timing).
+    #[inline]
+    pub fn link_kind(&self, link: u32) -> u8 {
+        match &self.shape {
+            Shape::Graph(g) if link < self.num_ports() => g.port_kind(link),
+            _ => self.link_class(link) as u8,
         }
     }
 
@@ -225,6 +236,7 @@ impl Topology {
             Shape::HyperX(h) => h.route(base, router, dst_router),
             // The class (hops taken) comes from the packet (`network::packet::routing`).
             Shape::SlimFly(s) => s.route(base, router, dst_router, 0),
+            Shape::Graph(g) => g.route(base, router, dst_router),
         }
     }
 }

@@ -7,6 +7,8 @@ pub mod crossbar;
 pub mod dragonfly;
 pub mod fat_tree;
 pub mod graph;
+pub mod graph_file;
+pub mod graph_routes;
 pub mod grid;
 pub mod hyperx;
 pub mod leaf_spine;

@@ -6,6 +6,7 @@ use super::check::Bad;
 use super::crossbar::CrossbarSpec;
 use super::dragonfly::{Dragonfly, DragonflySpec};
 use super::fat_tree::{FatTree, FatTreeSpec};
+use super::graph_file::{GraphNet, GraphSpec};
 use super::grid::{Grid, GridSpec};
 use super::hyperx::{HyperX, HyperXSpec};
 use super::leaf_spine::{LeafSpine, LeafSpineSpec};
@@ -26,6 +27,7 @@ pub enum Kind {
     Dragonfly,
     HyperX,
     SlimFly,
+    Graph,
 }
 
 impl Kind {
@@ -40,10 +42,11 @@ impl Kind {
             "dragonfly" => Kind::Dragonfly,
             "hyperx" => Kind::HyperX,
             "slimfly" => Kind::SlimFly,
+            "graph" => Kind::Graph,
             other => {
                 return Err(format!(
-                    "unknown topology '{other}'{} (expected crossbar, mesh, torus, fat_tree, leaf_spine, dragonfly, hyperx or slimfly)",
-                    did_you_mean(other, ["crossbar", "mesh", "torus", "fat_tree", "leaf_spine", "dragonfly", "hyperx", "slimfly"])
+                    "unknown topology '{other}'{} (expected crossbar, mesh, torus, fat_tree, leaf_spine, dragonfly, hyperx, slimfly or graph)",
+                    did_you_mean(other, ["crossbar", "mesh", "torus", "fat_tree", "leaf_spine", "dragonfly", "hyperx", "slimfly", "graph"])
                 ))
             }
         })
@@ -60,6 +63,7 @@ impl Kind {
             Kind::Dragonfly => DragonflySpec::FIELDS,
             Kind::HyperX => HyperXSpec::FIELDS,
             Kind::SlimFly => SlimFlySpec::FIELDS,
+            Kind::Graph => GraphSpec::FIELDS,
         }
     }
 }
@@ -74,6 +78,7 @@ pub enum TopologySpec {
     Dragonfly(DragonflySpec),
     HyperX(HyperXSpec),
     SlimFly(SlimFlySpec),
+    Graph(GraphSpec),
 }
 
 impl TopologySpec {
@@ -90,6 +95,7 @@ impl TopologySpec {
             Kind::Dragonfly => TopologySpec::Dragonfly(DragonflySpec::from_config(t, bad)?),
             Kind::HyperX => TopologySpec::HyperX(HyperXSpec::from_config(t, bad)?),
             Kind::SlimFly => TopologySpec::SlimFly(SlimFlySpec::from_config(t, bad)?),
+            Kind::Graph => TopologySpec::Graph(GraphSpec::from_config(t, bad)?),
         })
     }
 
@@ -103,6 +109,7 @@ impl TopologySpec {
             TopologySpec::Dragonfly(_) => "dragonfly",
             TopologySpec::HyperX(_) => "hyperx",
             TopologySpec::SlimFly(_) => "slimfly",
+            TopologySpec::Graph(_) => "graph",
         }
     }
 
@@ -115,7 +122,8 @@ impl TopologySpec {
             | TopologySpec::FatTree(_)
             | TopologySpec::Dragonfly(_)
             | TopologySpec::HyperX(_)
-            | TopologySpec::SlimFly(_) => false,
+            | TopologySpec::SlimFly(_)
+            | TopologySpec::Graph(_) => false,
         }
     }
 
@@ -130,6 +138,7 @@ impl TopologySpec {
             TopologySpec::Dragonfly(d) => d.planned_nodes(),
             TopologySpec::HyperX(h) => h.planned_nodes(),
             TopologySpec::SlimFly(s) => s.planned_nodes(),
+            TopologySpec::Graph(g) => g.planned_nodes(),
         }
     }
 
@@ -146,6 +155,7 @@ impl TopologySpec {
             TopologySpec::Dragonfly(d) => d.planned_routers(),
             TopologySpec::HyperX(h) => h.planned_routers(),
             TopologySpec::SlimFly(s) => s.planned_routers(),
+            TopologySpec::Graph(g) => g.planned_routers(),
         };
         PlannedSize {
             nodes,
@@ -190,6 +200,11 @@ impl TopologySpec {
                 let npr = s.nodes_per_router;
                 (Shape::SlimFly(s.build(nics, b)), s.routers() * npr, npr)
             }
+            TopologySpec::Graph(g) => {
+                let net = g.build(nics, b);
+                let npr = net.nodes_per_router;
+                (Shape::Graph(net), g.node_router.len() as u32, npr)
+            }
         };
         Built {
             vc_classes: shape.vc_classes(),
@@ -218,6 +233,7 @@ pub enum Shape {
     Dragonfly(Dragonfly),
     HyperX(HyperX),
     SlimFly(SlimFly),
+    Graph(GraphNet),
 }
 
 impl Shape {
@@ -229,8 +245,15 @@ impl Shape {
             Shape::Dragonfly(_) => 3,
             // One class per hop of a route of at most two.
             Shape::SlimFly(_) => 2,
+            // One class per hop of the longest route when layered; up*/down* and checked
+            // tables need one.
+            Shape::Graph(g) if g.layered() => g.routes.diameter.clamp(1, u8::MAX as u32) as u8,
             // Dimension order needs one; adaptive routing one per hop (`with_routing`).
-            Shape::Crossbar | Shape::FatTree(_) | Shape::LeafSpine(_) | Shape::HyperX(_) => 1,
+            Shape::Graph(_)
+            | Shape::Crossbar
+            | Shape::FatTree(_)
+            | Shape::LeafSpine(_)
+            | Shape::HyperX(_) => 1,
         }
     }
 
@@ -255,6 +278,7 @@ impl Shape {
             Shape::Dragonfly(d) => d.max_hops(),
             Shape::HyperX(h) => h.max_hops(),
             Shape::SlimFly(s) => s.max_hops(),
+            Shape::Graph(g) => g.routes.diameter,
         }
     }
 }

@@ -102,7 +102,7 @@ impl FlowNetwork {
         uses.clear();
         for i in at..at + len {
             let link = self.routes[i];
-            let rate = self.kinds[self.topo.link_class(link) as usize].rate;
+            let rate = self.kinds[self.topo.link_kind(link) as usize].rate;
             uses.push((
                 Self::resource(&mut self.link_resource, link, &mut self.solver, rate),
                 1.0,

@@ -134,7 +134,7 @@ impl FlowNetwork {
             },
         };
         let topo = &self.topo;
-        let classes = links.iter().map(|&l| topo.link_class(l) as u8);
+        let classes = links.iter().map(|&l| topo.link_kind(l));
         let t = self.timings.timing(&shape, classes, &self.kinds);
         self.count_route(m, &links, &shape);
         self.route_links = links;
@@ -264,7 +264,7 @@ impl FlowNetwork {
         let msg = &self.messages[m as usize];
         let n = shape.packets.max(1);
         for &l in links {
-            let rate = self.kinds[self.topo.link_class(l) as usize].rate;
+            let rate = self.kinds[self.topo.link_kind(l) as usize].rate;
             let ser = |p: u64| transfer_time(p + shape.header, rate);
             let s = &mut self.stats.links[l as usize];
             s.bytes += msg.wire;

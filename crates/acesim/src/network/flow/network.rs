@@ -154,6 +154,6 @@ impl Network for FlowNetwork {
     }
 
     fn link_rate(&self, link: u32) -> u64 {
-        self.kinds[self.topo.link_class(link) as usize].rate
+        self.kinds[self.topo.link_kind(link) as usize].rate
     }
 }

@@ -74,7 +74,7 @@ impl FlowNetwork {
             return;
         }
         let link = self.routes[at + j];
-        let kind = self.kinds[self.topo.link_class(link) as usize];
+        let kind = self.kinds[self.topo.link_kind(link) as usize];
         let ser = transfer_time(msg.wire, kind.rate);
         let free = &mut self.link_free[link as usize];
         let start = now.max(*free);
@@ -91,7 +91,7 @@ impl FlowNetwork {
         }
         let next = match self.routes.get(at + j + 1) {
             Some(&l) if j + 1 < len => {
-                kind.latency + self.kinds[self.topo.link_class(l) as usize].sender_delay
+                kind.latency + self.kinds[self.topo.link_kind(l) as usize].sender_delay
             }
             _ => kind.latency,
         };

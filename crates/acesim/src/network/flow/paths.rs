@@ -44,7 +44,8 @@ impl FlowNetwork {
             | Shape::Grid(_)
             | Shape::FatTree(_)
             | Shape::LeafSpine(_)
-            | Shape::HyperX(_) => (NO_GROUP, 0),
+            | Shape::HyperX(_)
+            | Shape::Graph(_) => (NO_GROUP, 0),
         };
         let topo = &self.topo;
         links.push(topo.num_ports() + src_nic);

@@ -114,7 +114,7 @@ pub struct FlowNetwork {
     pub(super) topo: Topology,
     pub(super) params: FlowParams,
     /// Per link class: rate, latency, sender delay.
-    pub(super) kinds: [LinkKind; 5],
+    pub(super) kinds: Vec<LinkKind>,
     pub(super) solver: MaxMin,
     /// Solver resource of each link, NIC send engine, NIC receive engine and node memory
     /// (`NONE` until a message uses it).

@@ -42,7 +42,7 @@ impl Timings {
         &mut self,
         shape: &Shape,
         classes: impl Iterator<Item = u8> + Clone,
-        kinds: &[LinkKind; 5],
+        kinds: &[LinkKind],
     ) -> Timing {
         let key = key(shape, classes.clone());
         if let Some(t) = key.as_ref().and_then(|k| self.known.get(k)) {

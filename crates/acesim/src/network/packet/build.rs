@@ -56,7 +56,7 @@ impl PacketNetwork {
                 rr_last: u32::MAX,
                 to,
                 pending_credit: NO_CREDIT,
-                kind: class as u8,
+                kind: topo.link_kind(l),
                 free_pending: false,
                 to_nic,
                 network_hop: l < topo.num_ports() && !to_nic && to != NONE,
@@ -86,8 +86,10 @@ impl PacketNetwork {
         let params_seed = params.routing_seed;
         let topo_routers = topo.num_routers;
         let deterministic =
-            // A dragonfly's and a Slim Fly's VC class counts the hops a packet took.
+            // A dragonfly's, a Slim Fly's and a layered graph's VC class counts the hops a
+            // packet took.
             !matches!(topo.shape, Shape::Dragonfly(_) | Shape::SlimFly(_))
+                && !matches!(&topo.shape, Shape::Graph(g) if g.layered())
                 && params.routing == Routing::Minimal;
         let node_mem_free = vec![0; topo.num_nodes as usize];
         let mut net = PacketNetwork {

@@ -87,7 +87,7 @@ impl Network for PacketNetwork {
     }
 
     fn partition(&self, parts: u32, source: &str) -> crate::error::Result<Partitioning> {
-        let latency = |link: u32| self.kinds[self.topo.link_class(link) as usize].latency;
+        let latency = |link: u32| self.kinds[self.topo.link_kind(link) as usize].latency;
         partition(&self.topo, parts, latency, source)
     }
 
@@ -175,6 +175,6 @@ impl Network for PacketNetwork {
     }
 
     fn link_rate(&self, link: u32) -> u64 {
-        self.kinds[self.topo.link_class(link) as usize].rate
+        self.kinds[self.topo.link_kind(link) as usize].rate
     }
 }

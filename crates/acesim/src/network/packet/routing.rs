@@ -59,7 +59,13 @@ impl PacketNetwork {
             Shape::SlimFly(_) if router != dst || self.packets[p as usize].via != NO_GROUP => {
                 self.route_slim_fly(q, router, p)
             }
+            Shape::Graph(g) if g.layered() && router != dst => {
+                let mut hop = self.topo.route_between(router, src, dst, dst_nic);
+                hop.class = self.packets[p as usize].hops.min(u8::MAX as u16) as u8;
+                hop
+            }
             Shape::FatTree(_)
+            | Shape::Graph(_)
             | Shape::SlimFly(_)
             | Shape::Crossbar
             | Shape::Grid(_)

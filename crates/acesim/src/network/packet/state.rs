@@ -218,7 +218,7 @@ pub struct PacketNetwork {
     pub params: NetParams,
     pub(super) links: Vec<Link>,
     /// Per `LinkClass`: rate, latency and sender delay.
-    pub(super) kinds: [LinkKind; 5],
+    pub(super) kinds: Vec<LinkKind>,
     /// Credits (free bytes in the downstream buffer) per link and VC.
     pub(super) credits: Vec<i64>,
     pub(super) pending_credits: Vec<PendingCredit>,

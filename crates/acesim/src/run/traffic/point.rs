@@ -317,7 +317,8 @@ pub fn pattern_shape(topo: &Topology) -> Shape {
         TopoShape::Crossbar
         | TopoShape::FatTree(_)
         | TopoShape::LeafSpine(_)
-        | TopoShape::SlimFly(_) => {}
+        | TopoShape::SlimFly(_)
+        | TopoShape::Graph(_) => {}
     }
     shape
 }
