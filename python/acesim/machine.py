@@ -332,6 +332,30 @@ class Machine:
         return cls._topology("slimfly", {"q": _int_arg(q, "q"), "nodes_per_router": npr}, shortcuts, extra)
 
     @classmethod
+    def graph(
+        cls,
+        file: str | os.PathLike[str],
+        *,
+        routes: str | None = None,
+        root: int | None = None,
+        fields: Mapping[str, Any] | None = None,
+        **shortcuts: Any,
+    ) -> Machine:
+        """Any network, from a graph file (docs/graph-topologies.md): routers, their nodes
+        and links with their own bandwidth and latency. ``routes`` is ``updown`` (the
+        default without routing tables), ``layered`` (shortest paths, one VC class per hop:
+        set ``router.vcs`` in ``fields``) or ``table`` (the file's ``route`` lines);
+        ``root`` is the up*/down* root. The path is made absolute here, so the machine
+        works from any folder. Other keywords as :meth:`torus`."""
+        path = os.path.abspath(os.fspath(file))
+        topo: dict[str, object] = {
+            "file": path,
+            "routes": routes,
+            "root": None if root is None else _int_arg(root, "root"),
+        }
+        return cls._topology("graph", topo, shortcuts, fields)
+
+    @classmethod
     def crossbar(
         cls, nodes: int | None = None, *, fields: Mapping[str, Any] | None = None, **shortcuts: Any
     ) -> Machine:

@@ -92,6 +92,24 @@ def test_constructors(core) -> None:
     assert u.get("router.vcs") == 4 and acesim.simulate(u, ring, ranks=200).predicted_time_ps > 0
 
 
+def test_graph_machines_read_their_file_from_any_folder(tmp_path, monkeypatch) -> None:
+    ring = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "graphs", "ring8.graph")
+    g = Machine.graph(ring, routes="layered", fields={"router.vcs": 4})
+    assert g.kind == "graph" and os.path.isabs(g.get("topology.file"))
+    monkeypatch.chdir(tmp_path)
+
+    def ring_put(ctx: acesim.Context) -> None:
+        ctx.put((ctx.rank + 1) % ctx.size, 4096)
+
+    r = acesim.simulate(g, ring_put, ranks=16)
+    assert r.predicted_time_ps > 0
+    # up*/down* from router 0 takes detours a shortest path does not: never faster.
+    u = acesim.simulate(Machine.graph(ring), ring_put, ranks=16)
+    assert u.predicted_time_ps >= r.predicted_time_ps
+    with pytest.raises(acesim.InputError, match="no such file"):
+        Machine.graph("missing.graph")
+
+
 def test_import_gives_plots_and_the_package_is_typed() -> None:
     import importlib.resources
 

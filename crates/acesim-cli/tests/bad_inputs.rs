@@ -251,7 +251,7 @@ fn machine_zero_bandwidth() {
 fn machine_unknown_topology_kind() {
     machine_fails(
         "[topology]\nkind = \"hypercube\"\n",
-        &["m.toml:2:8: field `topology.kind`: unknown topology 'hypercube' (expected crossbar, mesh, torus, fat_tree, leaf_spine, dragonfly, hyperx or slimfly)"],
+        &["m.toml:2:8: field `topology.kind`: unknown topology 'hypercube' (expected crossbar, mesh, torus, fat_tree, leaf_spine, dragonfly, hyperx, slimfly or graph)"],
     );
 }
 
