@@ -398,6 +398,110 @@ fn tornado_past_saturation_depends_on_the_dateline() {
 }
 
 #[test]
+fn torus_minimal_adaptive_routing_with_escape_channels() {
+    // 8x8 torus, 4 VCs: two escape classes (dimension order with the dateline) and the
+    // adaptive class. Finite buffers at full load never deadlock (every run below drains
+    // its measured packets); routes stay minimal (same mean hops as dimension order).
+    let dor = booksim_like("kind='torus'\ndims=[8,8]", "");
+    let adaptive = booksim_like("kind='torus'\ndims=[8,8]", "routing='adaptive'");
+    // Transpose: dimension order puts a row's traffic on a few links; adaptive spreads it
+    // over both dimensions (measured 0.23 -> 0.58 at full load).
+    let (d, a) = (
+        flit_point(&dor, "transpose", 1.0),
+        flit_point(&adaptive, "transpose", 1.0),
+    );
+    assert!(
+        a.accepted > 2.0 * d.accepted,
+        "{} vs {}",
+        a.accepted,
+        d.accepted
+    );
+    assert!((a.hops_mean - d.hops_mean).abs() < 0.02);
+    // Uniform: 0.50 -> 0.68, under the torus's bound of 1.0.
+    let (d, a) = (
+        flit_point(&dor, "uniform", 1.0),
+        flit_point(&adaptive, "uniform", 1.0),
+    );
+    assert!(
+        a.accepted > 1.2 * d.accepted && a.accepted <= 1.0,
+        "{} vs {}",
+        a.accepted,
+        d.accepted
+    );
+    // Tornado: every minimal route goes the same way round both rings, so minimal
+    // adaptive cannot beat the bound of 1/3 either; it only keeps more of it past
+    // saturation (measured at 0.35: 0.19 against 0.09).
+    let (d, a) = (
+        flit_point(&dor, "tornado", 0.35),
+        flit_point(&adaptive, "tornado", 0.35),
+    );
+    assert!(
+        a.accepted <= 1.0 / 3.0 + 0.01 && a.accepted > 1.5 * d.accepted,
+        "{} vs {}",
+        a.accepted,
+        d.accepted
+    );
+    // Below saturation both deliver what is offered.
+    let light = flit_point(&adaptive, "tornado", 0.2);
+    assert!(!light.saturated && (light.accepted - light.offered).abs() < 0.01);
+}
+
+#[test]
+fn torus_adaptive_routing_takes_the_other_dimension_when_one_is_busy() {
+    // Both nodes of router (0,0) of a 4x4 torus send 1 MiB to router (1,1): dimension
+    // order sends both over the one x+ link; adaptive routing sends the second y-first,
+    // and each message takes what it takes alone (both models). Alone, adaptive routing
+    // takes dimension order's path to the picosecond (ties go to the escape port).
+    use acesim::network::Model::{Flow, Packet};
+    let time = |routing: &str, model, pairs: &[(u32, u32)]| {
+        let m = MachineSource::open("table1")
+            .unwrap()
+            .with_overrides(&[
+                "topology.kind=\"torus\"".into(),
+                "topology.dims=[4,4]".into(),
+                "topology.nodes_per_router=2".into(),
+                "router.vcs=4".into(),
+                format!("router.routing=\"{routing}\""),
+            ])
+            .load()
+            .unwrap();
+        let mut s = String::from("ranks 32\n");
+        for &(a, b) in pairs {
+            s += &format!("rank {a}\nsend {b} 1MiB\nrank {b}\nrecv {a} 1MiB\n");
+        }
+        let p = acesim::frontends::schedule::parse("t.sched", &s).unwrap();
+        let options = acesim::run::simulate::Options {
+            model,
+            check: true,
+            ..Default::default()
+        };
+        acesim::run::simulate::simulate_with(&m, p, &options)
+            .unwrap()
+            .predicted_time_ps
+    };
+    let two = [(0, 10), (1, 11)];
+    let alone = time("auto", Packet, &[(0, 10)]);
+    assert_eq!(time("adaptive", Packet, &[(0, 10)]), alone);
+    // Sharing the 4 GB/s link: 2 MiB / 4 GB/s = 524 us against 1 MiB / 2.8 GB/s = 374 us.
+    assert!(time("auto", Packet, &two) > alone * 5 / 4);
+    assert_eq!(time("adaptive", Packet, &two), alone);
+    assert_eq!(time("adaptive", Flow, &two), time("auto", Flow, &[(0, 10)]));
+    // With finite buffers the escape channels need their two dateline classes and the
+    // adaptive channels a third.
+    let e = MachineSource::open("table1")
+        .unwrap()
+        .with_overrides(&[
+            "topology.kind=\"torus\"".into(),
+            "topology.dims=[4,4]".into(),
+            "router.routing=\"adaptive\"".into(),
+        ])
+        .load()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("needs 3 virtual channels"), "{e}");
+}
+
+#[test]
 fn random_up_ports_spread_what_d_mod_k_concentrates() {
     // 4-ary 2-tree, bit reversal: the 3 nodes of a leaf that send off the leaf (one sends
     // to itself) all have destinations with the same low digit, so d-mod-k puts them on one
@@ -645,7 +749,7 @@ fn dateline_and_random_routing_are_checked() {
     );
     assert!(
         e("[topology]\nkind='dragonfly'\np=1\na=2\nh=1\n[router]\nrouting='adaptive'")
-            .contains("'adaptive' routing is for fat trees and hyperx")
+            .contains("'adaptive' routing is for meshes, tori, fat trees and hyperx")
     );
     assert!(e("[topology]\nkind='hyperx'").contains("a hyperx needs `dims`"));
     assert!(e("[topology]\nkind='slimfly'").contains("a slimfly needs `q`"));

@@ -18,7 +18,9 @@ pub enum Routing {
     /// Minimal adaptive, by the occupancy of the router's own ports (bytes queued in the
     /// packet model, flows in the flow model). Fat tree: at every router on the way up,
     /// the least loaded up port (ties keep the d-mod-k one). HyperX: the least loaded of
-    /// the dimensions still to correct (ties: dimension order).
+    /// the dimensions still to correct (ties: dimension order). Mesh and torus: the least
+    /// loaded productive port with room on its adaptive VCs, else the dimension-order
+    /// escape channels (Duato).
     Adaptive,
 }
 

@@ -117,7 +117,9 @@ fn routing(c: &MachineConfig, kind: Kind, bad: &Bad) -> Result<Routing> {
             threshold: c.router.ugal_threshold,
         },
         "random" if kind == Kind::FatTree => Routing::RandomUp,
-        "adaptive" if matches!(kind, Kind::FatTree | Kind::HyperX) => Routing::Adaptive,
+        "adaptive" if matches!(kind, Kind::FatTree | Kind::HyperX | Kind::Mesh | Kind::Torus) => {
+            Routing::Adaptive
+        }
         "random" => {
             return Err(bad(
                 "router.routing",
@@ -131,7 +133,7 @@ fn routing(c: &MachineConfig, kind: Kind, bad: &Bad) -> Result<Routing> {
             return Err(bad(
                 "router.routing",
                 format!(
-                    "'adaptive' routing is for fat trees and hyperx (a dragonfly has `ugal`); a {} routes with `auto`",
+                    "'adaptive' routing is for meshes, tori, fat trees and hyperx (a dragonfly has `ugal`); a {} routes with `auto`",
                     c.topology.kind
                 ),
             ))
@@ -206,6 +208,11 @@ fn check_vc_classes(
             g.routes.diameter,
             "graph with layered routes",
             "one class per hop of its longest route",
+        ),
+        TopologySpec::Grid(g) if routing == Routing::Adaptive => (
+            if g.torus || g.wrap.iter().any(|&w| w) { 3 } else { 2 },
+            if g.torus { "torus" } else { "mesh" },
+            "dimension order's escape classes, one for each side of the dateline on a ring, and one for the adaptive channels",
         ),
         TopologySpec::HyperX(_) if routing == Routing::Adaptive => {
             let dims = c.topology.dims.as_deref().unwrap_or(&[]);

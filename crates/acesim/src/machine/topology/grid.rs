@@ -156,6 +156,65 @@ impl Grid {
     /// network at `src_router` and goes to `dst_router` (not this one).
     #[inline]
     pub fn route(&self, base: u32, router: u32, src_router: u32, dst_router: u32) -> Hop {
+        self.dimension_order(base, router, src_router, dst_router, self.dateline_by_route)
+    }
+
+    /// Minimal adaptive routing's escape hop (Duato): dimension order from here, on class
+    /// 1 while the rest of its way round this ring crosses the wrap-around link, else 0.
+    /// The rule needs no memory of where the packet came from, so a packet may join the
+    /// escape channels at any router; on them it waits only for escape channels, whose
+    /// dependencies are those of dimension order with a dateline: acyclic.
+    #[inline]
+    pub fn escape_hop(&self, base: u32, router: u32, dst_router: u32) -> Hop {
+        self.dimension_order(base, router, router, dst_router, true)
+    }
+
+    /// Minimal adaptive routing's class: the one after the escape classes.
+    pub fn adaptive_class(&self) -> u8 {
+        self.vc_classes
+    }
+
+    /// The ports at `router` (first port `base`) that bring a packet closer to
+    /// `dst_router`: one per dimension left, both ways round a ring where they are equally
+    /// short; in dimension order (the escape hop's port first among equals).
+    #[inline]
+    pub fn productive_ports(&self, base: u32, router: u32, dst_router: u32) -> ([u32; 12], usize) {
+        let n = self.dims.len();
+        let here = &self.coords[router as usize * n..][..n];
+        let there = &self.coords[dst_router as usize * n..][..n];
+        let (mut out, mut k) = ([0u32; 12], 0);
+        for (d, &size) in self.dims.iter().enumerate() {
+            let (c, t) = (here[d], there[d]);
+            if c == t {
+                continue;
+            }
+            let fwd = if t > c { t - c } else { t + size - c };
+            let (plus, minus) = if self.wrap[d] {
+                (fwd <= size - fwd, fwd >= size - fwd)
+            } else {
+                (t > c, t < c)
+            };
+            for (go, local) in [(plus, 2 * d as u32), (minus, 2 * d as u32 + 1)] {
+                if go {
+                    out[k] = base + local;
+                    k += 1;
+                }
+            }
+        }
+        (out, k)
+    }
+
+    /// Dimension order from `router`, for a packet that entered the network at
+    /// `src_router`; `by_route` chooses the dateline rule (see `dateline_by_route`).
+    #[inline(always)]
+    fn dimension_order(
+        &self,
+        base: u32,
+        router: u32,
+        src_router: u32,
+        dst_router: u32,
+        by_route: bool,
+    ) -> Hop {
         let n = self.dims.len();
         let here = &self.coords[router as usize * n..][..n];
         let there = &self.coords[dst_router as usize * n..][..n];
@@ -179,11 +238,7 @@ impl Grid {
             let up = if c + 1 == size { 0 } else { c + 1 };
             let down = if c == 0 { size - 1 } else { c - 1 };
             let next = if plus { up } else { down };
-            let (from, to) = if self.dateline_by_route {
-                (t, s)
-            } else {
-                (next, s)
-            };
+            let (from, to) = if by_route { (t, s) } else { (next, s) };
             let wrapped = w & if plus { from < to } else { from > to };
             let local = 2 * d as u32 + (!plus) as u32;
             return Hop {

@@ -262,6 +262,8 @@ impl Shape {
     pub fn vc_classes_with(&self, routing: Routing) -> u8 {
         match self {
             Shape::HyperX(h) if routing == Routing::Adaptive => h.adaptive_classes(),
+            // Dimension order's classes for escape, one more for the adaptive channels.
+            Shape::Grid(g) if routing == Routing::Adaptive => g.adaptive_class() + 1,
             Shape::SlimFly(_) if matches!(routing, Routing::Valiant | Routing::Ugal { .. }) => 4,
             _ => self.vc_classes(),
         }

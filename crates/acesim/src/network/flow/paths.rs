@@ -2,7 +2,8 @@
 //! routing function. A message takes one path. Where the packet model chooses per packet,
 //! the flow model chooses once per message, by the same rules: a random up port at each
 //! switch of a fat tree (`random`), or the up port whose link carries the fewest flows
-//! (`adaptive`), a random intermediate group on a dragonfly (Valiant),
+//! (`adaptive`; on a mesh, torus or HyperX the productive port whose link carries the
+//! fewest flows), a random intermediate group on a dragonfly (Valiant),
 //! and for UGAL the path whose first link carries fewer flows, weighted by hops, as the
 //! packet model weighs queued bytes (docs/flow.md).
 
@@ -64,6 +65,15 @@ impl FlowNetwork {
                     }
                     let target = if via_left == NO_GROUP { dst } else { via_left };
                     s.route(topo.ports.port_base[router as usize], router, target, 0)
+                }
+                Shape::Grid(g) if self.params.routing == Routing::Adaptive && router != dst => {
+                    let (solver, resource) = (&self.solver, &self.link_resource);
+                    let base = topo.ports.port_base[router as usize];
+                    let (ports, n) = g.productive_ports(base, router, dst);
+                    HyperX::least_loaded(&ports[..n], 0, |port| match resource[port as usize] {
+                        NONE => 0,
+                        r => solver.flows_on(r) as u64,
+                    })
                 }
                 Shape::HyperX(h) if self.params.routing == Routing::Adaptive && router != dst => {
                     let (solver, resource) = (&self.solver, &self.link_resource);

@@ -56,6 +56,9 @@ impl PacketNetwork {
                     self.occupancy(port)
                 })
             }
+            Shape::Grid(_) if self.params.routing == Routing::Adaptive && router != dst => {
+                self.route_grid_adaptive(q, router, p)
+            }
             Shape::SlimFly(_) if router != dst || self.packets[p as usize].via != NO_GROUP => {
                 self.route_slim_fly(q, router, p)
             }
@@ -150,6 +153,61 @@ impl PacketNetwork {
         s.route(base, router, target, pkt.hops.min(3) as u8)
     }
 
+    /// Mesh and torus, minimal adaptive with escape channels (Duato): of the ports that
+    /// bring the packet closer, the least occupied whose adaptive VCs have room for it and
+    /// for every packet already waiting for that port, on the adaptive class; if none has,
+    /// the escape hop (dimension order, `Grid::escape_hop`). A packet on an adaptive VC
+    /// thus never waits for buffer space, only packets on the escape channels do, and
+    /// those are deadlock-free: so is the whole.
+    fn route_grid_adaptive(
+        &mut self,
+        q: &mut impl Schedule<PacketEvent>,
+        router: u32,
+        p: u32,
+    ) -> Hop {
+        let Shape::Grid(g) = &self.topo.shape else {
+            unreachable!("called on a grid")
+        };
+        let pkt = &self.packets[p as usize];
+        let (dst, bytes) = (pkt.dst_router, pkt.bytes as i64);
+        let base = self.topo.ports.port_base[router as usize];
+        let (ports, n) = g.productive_ports(base, router, dst);
+        let escape = g.escape_hop(base, router, dst);
+        let class = g.adaptive_class();
+        let (lo, hi) = self.class_range[class as usize];
+        let vcs = self.params.vcs as usize;
+        let mut best: Option<(u64, u32)> = None;
+        for &port in &ports[..n] {
+            // Credits back by now count, whether or not they woke anything.
+            self.settle_credits(q, port, false);
+            let waiting = self.waiting_bytes(port);
+            let credits = &self.credits[port as usize * vcs..][..vcs];
+            let room = (lo..hi).map(|vc| credits[vc as usize]).max().unwrap_or(0);
+            if room < bytes.saturating_add(waiting as i64) {
+                continue;
+            }
+            let load = self.occupancy(port);
+            if best.is_none_or(|(l, _)| load < l) {
+                best = Some((load, port));
+            }
+        }
+        match best {
+            Some((_, port)) => Hop { port, class },
+            None => escape,
+        }
+    }
+
+    /// Bytes of the packets waiting for output `link`.
+    fn waiting_bytes(&self, link: u32) -> u64 {
+        let mut waiting = 0u64;
+        let mut p = self.links[link as usize].wait_head;
+        while p != NONE {
+            waiting += self.packets[p as usize].bytes as u64;
+            p = self.packets[p as usize].wait_next;
+        }
+        waiting
+    }
+
     /// Records where packet `p` goes through (`via`: a group or router, `NO_GROUP` for
     /// none), none once it is `here`, and that it left the minimal path; gives it back.
     fn note_via(&mut self, p: u32, via: u32, here: u32) -> u32 {
@@ -239,12 +297,7 @@ impl PacketNetwork {
 
     /// Bytes queued for an output port: waiting for it, plus held in the buffers it feeds.
     pub(super) fn occupancy(&self, link: u32) -> u64 {
-        let mut waiting = 0u64;
-        let mut p = self.links[link as usize].wait_head;
-        while p != NONE {
-            waiting += self.packets[p as usize].bytes as u64;
-            p = self.packets[p as usize].wait_next;
-        }
+        let waiting = self.waiting_bytes(link);
         let held: u64 = match self.params.buffer {
             Some(cap) => (0..self.params.vcs as u32)
                 .map(|vc| {
