@@ -19,6 +19,7 @@ STUDIES = [
     ("dragonfly_halo", "Dragonfly routing for a CTH-like halo (ACES)"),
     ("aces_traces", "Real MPI traces filling a dragonfly (ACES)"),
     ("topologies", "HyperX, dragonfly and fat tree for the CTH-like pattern and uniform traffic"),
+    ("torus_routing", "Adaptive versus deterministic routing on a torus under tornado"),
 ]
 
 
