@@ -177,6 +177,10 @@ pub struct RouterConfig {
     /// the ring's wrap-around link, class 1 after; `route`: class 1 on the whole ring when
     /// its route crosses that link, else class 0 (BookSim2's `dim_order`).
     pub dateline: String,
+    /// Which waiting packet an output serves when its link frees: `round_robin` (the
+    /// first input after the one served last) or `age` (the oldest packet, by when its
+    /// NIC made it; ties round-robin).
+    pub switch_allocator: String,
     pub routing_delay: Time,
     pub vc_allocation_delay: Time,
     pub switch_allocation_delay: Time,
@@ -197,6 +201,7 @@ impl Default for RouterConfig {
             ugal_threshold: 1.0,
             routing_seed: 1,
             dateline: "crossing".into(),
+            switch_allocator: "round_robin".into(),
             routing_delay: Time(4_000),
             vc_allocation_delay: Time(4_000),
             switch_allocation_delay: Time(4_000),

@@ -3,7 +3,9 @@
 //! NIC selection, placement, dateline). Everything downstream takes a [`Machine`].
 
 use crate::machine::config::{LinkConfig, LinkOverride, MachineConfig};
-use crate::machine::options::{Dateline, IntraNode, NicSelection, PlacementPolicy, Routing};
+use crate::machine::options::{
+    Dateline, IntraNode, NicSelection, PlacementPolicy, Routing, SwitchAllocator,
+};
 use crate::machine::topology::TopologySpec;
 use crate::units::{format_bandwidth, SwitchRate};
 
@@ -20,6 +22,8 @@ pub struct Machine {
     pub dateline: Dateline,
     /// Messages within a node: through the NIC or copied in memory.
     pub intra_node: IntraNode,
+    /// Which waiting packet a router output serves next.
+    pub switch_allocator: SwitchAllocator,
     /// The name the user gave it (a file, a preset), for the outputs' provenance.
     pub name: MachineName,
 }
@@ -50,7 +54,7 @@ impl Machine {
         routing: Routing,
         nic_selection: NicSelection,
         placement_policy: PlacementPolicy,
-        dateline: Dateline,
+        (dateline, switch_allocator): (Dateline, SwitchAllocator),
         intra_node: IntraNode,
     ) -> Machine {
         Machine {
@@ -61,6 +65,7 @@ impl Machine {
             placement_policy,
             dateline,
             intra_node,
+            switch_allocator,
             name: MachineName::default(),
         }
     }

@@ -24,6 +24,15 @@ pub enum Routing {
     Adaptive,
 }
 
+/// Which waiting packet a router output serves when its link frees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SwitchAllocator {
+    /// Round-robin over the input ports, from the one after the input served last.
+    RoundRobin,
+    /// The oldest packet (made first by its NIC); ties round-robin.
+    Age,
+}
+
 /// Torus rings: how a packet's VC class is chosen (deadlock freedom).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dateline {

@@ -5,7 +5,9 @@
 use crate::error::{did_you_mean, Error, Location, Result};
 use crate::machine::config::{MachineConfig, TopologyConfig};
 use crate::machine::loaded::Machine;
-use crate::machine::options::{Dateline, IntraNode, NicSelection, PlacementPolicy, Routing};
+use crate::machine::options::{
+    Dateline, IntraNode, NicSelection, PlacementPolicy, Routing, SwitchAllocator,
+};
 use crate::machine::topology::graph_routes::RouteScheme;
 use crate::machine::topology::{Kind, TopologySpec};
 use crate::program::collectives::{self, CollKind};
@@ -29,6 +31,25 @@ pub fn validate(c: MachineConfig, locate: impl Fn(&str) -> Location) -> Result<M
                 format!(
                     "unknown dateline '{other}'{} (expected crossing or route)",
                     did_you_mean(other, ["crossing", "route"])
+                ),
+            ))
+        }
+    };
+    let switch_allocator = match c.router.switch_allocator.as_str() {
+        "round_robin" => SwitchAllocator::RoundRobin,
+        "age" => SwitchAllocator::Age,
+        "islip" | "iSLIP" => {
+            return Err(bad(
+                "router.switch_allocator",
+                "iSLIP matches inputs to outputs in rounds, clock cycle by clock cycle; acesim's routers have no cycles: an output is allocated when its link frees, to the next input round-robin (`round_robin`) or to the oldest packet (`age`)".into(),
+            ))
+        }
+        other => {
+            return Err(bad(
+                "router.switch_allocator",
+                format!(
+                    "unknown switch allocator '{other}'{} (expected round_robin or age)",
+                    did_you_mean(other, ["round_robin", "age"])
                 ),
             ))
         }
@@ -57,7 +78,7 @@ pub fn validate(c: MachineConfig, locate: impl Fn(&str) -> Location) -> Result<M
         routing,
         nic_selection,
         placement_policy,
-        dateline,
+        (dateline, switch_allocator),
         intra_node,
     ))
 }

@@ -3,7 +3,7 @@
 
 use super::state::*;
 use crate::machine::loaded::Machine;
-use crate::machine::options::Routing;
+use crate::machine::options::{Routing, SwitchAllocator};
 use crate::machine::topology::{LinkClass, LinkEnd, PlannedSize, Shape, Topology};
 use crate::network::interface::{LinkStats, NetStats, NicStats};
 use crate::network::link_kinds::{link_kinds, router_delay};
@@ -23,6 +23,7 @@ impl NetParams {
             injection_queue: c.nic.injection_queue as usize,
             routing: c.routing,
             routing_seed: c.router.routing_seed,
+            oldest_first: c.switch_allocator == SwitchAllocator::Age,
         }
     }
 

@@ -106,6 +106,7 @@ impl PacketNetwork {
             out_class: 0,
             control,
             head_at: now,
+            born: now,
             tail_at: now,
             ready_at: now,
             hops: 0,

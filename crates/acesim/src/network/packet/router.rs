@@ -1,4 +1,5 @@
-//! Routers: input FIFOs per VC, the pipeline, switch allocation (round-robin over inputs),
+//! Routers: input FIFOs per VC, the pipeline, switch allocation (round-robin over inputs,
+//! or oldest packet first),
 //! VC allocation (the VC of the packet's class with the most room), and links sending one
 //! packet at a time with cut-through.
 
@@ -209,7 +210,8 @@ impl PacketNetwork {
             }
         } else {
             let mut chosen: Option<(u32, u32, u8)> = None;
-            let mut chosen_rank = u64::MAX;
+            let mut chosen_rank = (u64::MAX, u64::MAX);
+            let oldest_first = self.params.oldest_first;
             let mut credit_blocked = false;
             let last = l.rr_last;
             let (mut prev, mut p) = (NONE, l.wait_head);
@@ -219,8 +221,10 @@ impl PacketNetwork {
                 let before = prev;
                 prev = p;
                 p = next;
-                // Distance after the last served input, cyclically (u64: every rank is < MAX).
-                let rank = pkt.port.wrapping_sub(last).wrapping_sub(1) as u64;
+                // Distance after the last served input, cyclically (u64: every rank is < MAX);
+                // with age-based allocation, after the packet's age.
+                let rr = pkt.port.wrapping_sub(last).wrapping_sub(1) as u64;
+                let rank = (if oldest_first { pkt.born } else { rr }, rr);
                 if rank >= chosen_rank {
                     continue;
                 }

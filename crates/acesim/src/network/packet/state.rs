@@ -70,6 +70,8 @@ pub(super) struct Packet {
     pub(super) out_class: u8,
     pub(super) control: bool,
     pub(super) head_at: Ps,
+    /// When its NIC made it (age-based switch allocation).
+    pub(super) born: Ps,
     pub(super) tail_at: Ps,
     /// When it started waiting for its output link.
     pub(super) ready_at: Ps,
@@ -211,6 +213,8 @@ pub struct NetParams {
     pub injection_queue: usize,
     pub routing: Routing,
     pub routing_seed: u64,
+    /// Switch allocation serves the oldest packet first (`router.switch_allocator = "age"`).
+    pub oldest_first: bool,
 }
 
 pub struct PacketNetwork {
