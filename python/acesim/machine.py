@@ -318,7 +318,7 @@ class Machine:
         fields: Mapping[str, Any] | None = None,
         **shortcuts: Any,
     ) -> Machine:
-        """A Slim Fly: the MMS graph of prime ``q`` (2q² routers, any two at most two hops
+        """A Slim Fly: the MMS graph of the prime power ``q`` (2q² routers, any two at most two hops
         apart); ``nodes_per_router`` defaults to half the network radix, rounded up;
         ``routing`` is ``minimal``, ``valiant`` or ``ugal`` (these two get 4 virtual
         channels unless ``fields`` sets ``router.vcs``). Other keywords as :meth:`torus`."""

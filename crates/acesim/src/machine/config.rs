@@ -125,7 +125,7 @@ pub struct TopologyConfig {
     /// dragonfly: nodes per router.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p: Option<u32>,
-    /// slimfly: the prime q of the MMS graph (2q² routers).
+    /// slimfly: the prime power q of the MMS graph (2q² routers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub q: Option<u32>,
     /// dragonfly: routers per group (all-to-all local links).
