@@ -227,7 +227,7 @@ fn generator_sets(f: &Field) -> (Vec<u32>, Vec<u32>) {
     let q = f.q;
     let pow = |e: u32| f.pow(e);
     let (mut x, mut x2) = (Vec::new(), Vec::new());
-    if q % 4 == 0 {
+    if q.is_multiple_of(4) {
         // δ = 0: the even powers of ξ up to ξ^(q−2), and the odd ones up to ξ^(q−1).
         for e in (0..q - 1).step_by(2) {
             x.push(pow(e));
