@@ -297,8 +297,9 @@ class Machine:
     ) -> Machine:
         """A HyperX (a flattened butterfly when the ``dims`` are equal): routers on a grid,
         each linked to every router that differs in one coordinate; ``routing`` is
-        ``minimal`` (dimension order) or ``adaptive``, which gets one virtual channel per
-        dimension unless ``fields`` sets ``router.vcs``. Other keywords as :meth:`torus`."""
+        ``minimal`` (dimension order), ``adaptive``, which gets one virtual channel per
+        dimension, or ``dal``, which gets one per hop it may take (two per dimension of 3 or
+        more routers), unless ``fields`` sets ``router.vcs``. Other keywords as :meth:`torus`."""
         d = _int_list(dims, "dims")
         npr = None if nodes_per_router is None else _int_arg(nodes_per_router, "nodes_per_router")
         extra = dict(fields or {})
@@ -306,6 +307,8 @@ class Machine:
             extra["router.routing"] = routing
             if routing == "adaptive":
                 extra.setdefault("router.vcs", max(1, sum(1 for x in d if x > 1)))
+            elif routing == "dal":
+                extra.setdefault("router.vcs", max(1, sum((x > 1) + (x > 2) for x in d)))
         return cls._topology("hyperx", {"dims": d, "nodes_per_router": npr}, shortcuts, extra)
 
     @classmethod

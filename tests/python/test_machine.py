@@ -85,6 +85,8 @@ def test_constructors(core) -> None:
         ctx.wait(q)
 
     assert acesim.simulate(h, ring, ranks=32).predicted_time_ps > 0
+    dal = Machine.hyperx([4, 4], 2, routing="dal")
+    assert dal.get("router.vcs") == 4 and acesim.simulate(dal, ring, ranks=32).predicted_time_ps > 0
     s = Machine.slimfly(5)
     assert s.kind == "slimfly" and s.get("topology.q") == 5
     assert acesim.simulate(s, ring, ranks=200).predicted_time_ps > 0

@@ -299,7 +299,7 @@ fn machine_field_of_another_topology() {
 fn machine_unknown_routing() {
     machine_fails(
         &format!("{XBAR}[router]\nrouting = \"zigzag\"\n"),
-        &["m.toml:4:11: field `router.routing`: unknown routing 'zigzag' (expected auto, minimal, valiant, ugal, random or adaptive)"],
+        &["m.toml:4:11: field `router.routing`: unknown routing 'zigzag' (expected auto, minimal, valiant, ugal, random, adaptive or dal)"],
     );
 }
 

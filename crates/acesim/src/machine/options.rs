@@ -22,6 +22,11 @@ pub enum Routing {
     /// loaded productive port with room on its adaptive VCs, else the dimension-order
     /// escape channels (Duato).
     Adaptive,
+    /// HyperX: dimensionally-adaptive, load-balanced routing (Ahn et al., SC'09): at each
+    /// hop, the least loaded minimal port, or a hop to another coordinate of a dimension
+    /// still to correct (once per dimension) when the minimal port's queued bytes exceed
+    /// `threshold` times twice the other's (`router.ugal_threshold`).
+    Dal { threshold: f64 },
 }
 
 /// Which waiting packet a router output serves when its link frees.

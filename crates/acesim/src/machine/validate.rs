@@ -138,6 +138,18 @@ fn routing(c: &MachineConfig, kind: Kind, bad: &Bad) -> Result<Routing> {
             threshold: c.router.ugal_threshold,
         },
         "random" if kind == Kind::FatTree => Routing::RandomUp,
+        "dal" if kind == Kind::HyperX => Routing::Dal {
+            threshold: c.router.ugal_threshold,
+        },
+        "dal" => {
+            return Err(bad(
+                "router.routing",
+                format!(
+                    "'dal' routing is for hyperx; a {} routes with `auto`",
+                    c.topology.kind
+                ),
+            ))
+        }
         "adaptive" if matches!(kind, Kind::FatTree | Kind::HyperX | Kind::Mesh | Kind::Torus) => {
             Routing::Adaptive
         }
@@ -172,8 +184,8 @@ fn routing(c: &MachineConfig, kind: Kind, bad: &Bad) -> Result<Routing> {
             return Err(bad(
                 "router.routing",
                 format!(
-                    "unknown routing '{other}'{} (expected auto, minimal, valiant, ugal, random or adaptive)",
-                    did_you_mean(other, ["auto", "minimal", "valiant", "ugal", "random", "adaptive"])
+                    "unknown routing '{other}'{} (expected auto, minimal, valiant, ugal, random, adaptive or dal)",
+                    did_you_mean(other, ["auto", "minimal", "valiant", "ugal", "random", "adaptive", "dal"])
                 ),
             ))
         }
@@ -234,6 +246,11 @@ fn check_vc_classes(
             if g.torus || g.wrap.iter().any(|&w| w) { 3 } else { 2 },
             if g.torus { "torus" } else { "mesh" },
             "dimension order's escape classes, one for each side of the dateline on a ring, and one for the adaptive channels",
+        ),
+        TopologySpec::HyperX(h) if matches!(routing, Routing::Dal { .. }) => (
+            h.dims.iter().map(|&x| (x > 1) as u32 + (x > 2) as u32).sum(),
+            "hyperx",
+            "one class per hop a route may take, two per dimension it may deroute in",
         ),
         TopologySpec::HyperX(_) if routing == Routing::Adaptive => {
             let dims = c.topology.dims.as_deref().unwrap_or(&[]);

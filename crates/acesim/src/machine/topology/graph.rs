@@ -15,6 +15,8 @@ pub struct Topology {
     pub num_nodes: u32,
     /// Number of VC classes routing needs to stay deadlock-free.
     pub vc_classes: u8,
+    /// The most router-to-router hops a route takes with the machine's routing.
+    max_hops: u32,
 }
 
 /// The size `Topology::build(machine, ranks)` will have, without building it.
@@ -70,6 +72,7 @@ impl Topology {
             num_routers,
             num_nodes: built.nodes,
             vc_classes: built.shape.vc_classes_with(machine.routing).max(1),
+            max_hops: built.shape.max_route_hops_with(machine.routing),
             shape: built.shape,
         })
     }
@@ -179,7 +182,7 @@ impl Topology {
     /// function): dimension order on grids, up/down on trees, and on a dragonfly
     /// local-global-local, twice over through an intermediate group when not minimal.
     pub fn max_route_hops(&self) -> u32 {
-        self.shape.max_route_hops()
+        self.max_hops
     }
 
     /// Human-readable name of a directed link: `r3.p1->r4`, `nic5->r2`, `r2->nic5`.

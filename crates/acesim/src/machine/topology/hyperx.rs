@@ -182,7 +182,47 @@ impl HyperX {
         }
     }
 
-    /// The most router-to-router hops of a route: one per dimension.
+    /// DAL's candidates at `router` toward `dst_router` into `out` as (port, dimension,
+    /// minimal): the productive ports, and for each dimension still to correct that the
+    /// packet has not derouted in yet (`derouted`: a bit per dimension), every other port
+    /// of that dimension (a hop to another coordinate, from which one more hop corrects it).
+    pub fn dal_candidates(
+        &self,
+        ports: &Ports,
+        router: u32,
+        dst_router: u32,
+        derouted: u32,
+        out: &mut Vec<(u32, u8, bool)>,
+    ) {
+        out.clear();
+        let base = ports.port_base[router as usize];
+        for d in 0..self.dims.len() {
+            let (c, t) = (self.coord(router, d), self.coord(dst_router, d));
+            if c == t {
+                continue;
+            }
+            out.push((base + self.port(d, c, t), d as u8, true));
+            if derouted & (1 << d) == 0 {
+                for v in (0..self.dims[d]).filter(|&v| v != c && v != t) {
+                    out.push((base + self.port(d, c, v), d as u8, false));
+                }
+            }
+        }
+    }
+
+    /// VC classes DAL needs: one per hop, two in a dimension it may deroute in (size 3 or
+    /// more).
+    pub fn dal_classes(&self) -> u8 {
+        let hops: u32 = self
+            .dims
+            .iter()
+            .map(|&x| (x > 1) as u32 + (x > 2) as u32)
+            .sum();
+        hops.clamp(1, u8::MAX as u32) as u8
+    }
+
+    /// The most router-to-router hops of a minimal route: one per dimension (DAL: up to
+    /// two, `dal_classes`).
     pub fn max_hops(&self) -> u32 {
         self.dims.iter().filter(|&&d| d > 1).count() as u32
     }

@@ -262,10 +262,20 @@ impl Shape {
     pub fn vc_classes_with(&self, routing: Routing) -> u8 {
         match self {
             Shape::HyperX(h) if routing == Routing::Adaptive => h.adaptive_classes(),
+            Shape::HyperX(h) if matches!(routing, Routing::Dal { .. }) => h.dal_classes(),
             // Dimension order's classes for escape, one more for the adaptive channels.
             Shape::Grid(g) if routing == Routing::Adaptive => g.adaptive_class() + 1,
             Shape::SlimFly(_) if matches!(routing, Routing::Valiant | Routing::Ugal { .. }) => 4,
             _ => self.vc_classes(),
+        }
+    }
+
+    /// `max_route_hops` with the machine's routing: DAL on a HyperX may take two hops
+    /// in a dimension.
+    pub fn max_route_hops_with(&self, routing: Routing) -> u32 {
+        match self {
+            Shape::HyperX(h) if matches!(routing, Routing::Dal { .. }) => h.dal_classes() as u32,
+            _ => self.max_route_hops(),
         }
     }
 

@@ -35,6 +35,7 @@ impl FlowNetwork {
             params,
             solver: Default::default(),
             link_resource: vec![NONE; links],
+            route_scratch: Vec::new(),
             tx_resource: vec![NONE; nics],
             rx_resource: vec![NONE; nics],
             memory_resource: vec![NONE; nodes],

@@ -7,13 +7,14 @@
 //! and for UGAL the path whose first link carries fewer flows, weighted by hops, as the
 //! packet model weighs queued bytes (docs/flow.md).
 
+use super::maxmin::MaxMin;
 use super::state::*;
 use crate::ids::NONE;
 use crate::machine::options::Routing;
 use crate::machine::topology::dragonfly::{Dragonfly, NO_GROUP};
 use crate::machine::topology::fat_tree::FatTree;
 use crate::machine::topology::hyperx::HyperX;
-use crate::machine::topology::{Peer, Shape};
+use crate::machine::topology::{Hop, Peer, Ports, Shape};
 
 /// A route's router-to-router hops, and whether it is minimal.
 pub(super) struct Route {
@@ -51,6 +52,8 @@ impl FlowNetwork {
         let topo = &self.topo;
         links.push(topo.num_ports() + src_nic);
         let (mut router, mut via_left, mut hops) = (src, via, 0);
+        // HyperX with DAL: the dimensions derouted in so far.
+        let mut derouted = 0u32;
         loop {
             let mut hop = match &topo.shape {
                 Shape::Dragonfly(d) => {
@@ -74,6 +77,21 @@ impl FlowNetwork {
                         NONE => 0,
                         r => solver.flows_on(r) as u64,
                     })
+                }
+                Shape::HyperX(h)
+                    if router != dst && matches!(self.params.routing, Routing::Dal { .. }) =>
+                {
+                    let Routing::Dal { threshold } = self.params.routing else {
+                        unreachable!("matched DAL")
+                    };
+                    hyperx_dal(
+                        (h, &topo.ports),
+                        (&self.solver, &self.link_resource),
+                        threshold,
+                        (router, dst),
+                        &mut derouted,
+                        &mut self.route_scratch,
+                    )
                 }
                 Shape::HyperX(h) if self.params.routing == Routing::Adaptive && router != dst => {
                     let (solver, resource) = (&self.solver, &self.link_resource);
@@ -113,7 +131,7 @@ impl FlowNetwork {
         }
         Route {
             hops,
-            minimal: via == NO_GROUP,
+            minimal: via == NO_GROUP && derouted == 0,
         }
     }
 
@@ -210,7 +228,49 @@ impl FlowNetwork {
                     false => NO_GROUP,
                 }
             }
-            Routing::Minimal | Routing::RandomUp | Routing::Adaptive => NO_GROUP,
+            Routing::Minimal | Routing::RandomUp | Routing::Adaptive | Routing::Dal { .. } => {
+                NO_GROUP
+            }
         }
+    }
+}
+
+/// HyperX, DAL at `router`: as the packet model decides (`network::packet::routing`),
+/// with the flows on a link for its queued bytes (the message's own counting on both).
+/// `derouted` gains the dimension of a deroute. A function of the fields it reads, so
+/// that the route's loop keeps its borrow of the topology.
+fn hyperx_dal(
+    (h, ports): (&HyperX, &Ports),
+    (solver, link_resource): (&MaxMin, &[u32]),
+    threshold: f64,
+    (router, dst): (u32, u32),
+    derouted: &mut u32,
+    candidates: &mut Vec<(u32, u8, bool)>,
+) -> Hop {
+    h.dal_candidates(ports, router, dst, *derouted, candidates);
+    let load = |port: u32| match link_resource[port as usize] {
+        NONE => 1,
+        r => solver.flows_on(r) as u64 + 1,
+    };
+    let (mut minimal, mut other): ((u64, u32), Option<(u64, u32, u8)>) = ((u64::MAX, 0), None);
+    for &(port, dim, is_minimal) in candidates.iter() {
+        let l = load(port);
+        if is_minimal {
+            if l < minimal.0 {
+                minimal = (l, port);
+            }
+        } else if other.is_none_or(|(x, _, _)| l < x) {
+            other = Some((l, port, dim));
+        }
+    }
+    if let Some((l, port, dim)) = other {
+        if Dragonfly::ugal_goes_around((minimal.0, 1), (l, 2), threshold) {
+            *derouted |= 1 << dim;
+            return Hop { port, class: 0 };
+        }
+    }
+    Hop {
+        port: minimal.1,
+        class: 0,
     }
 }

@@ -119,6 +119,8 @@ pub struct FlowNetwork {
     /// Solver resource of each link, NIC send engine, NIC receive engine and node memory
     /// (`NONE` until a message uses it).
     pub(super) link_resource: Vec<u32>,
+    /// Scratch for routing decisions that weigh many ports (DAL's candidates).
+    pub(super) route_scratch: Vec<(u32, u8, bool)>,
     pub(super) tx_resource: Vec<u32>,
     pub(super) rx_resource: Vec<u32>,
     pub(super) memory_resource: Vec<u32>,

@@ -126,6 +126,7 @@ impl PacketNetwork {
             checks: None,
             eager_credits: false,
             deterministic,
+            route_scratch: Vec::new(),
             split: None,
         };
         net.fill_class_ranges();

@@ -47,6 +47,11 @@ impl PacketNetwork {
                     &mut self.rngs[router as usize],
                 )
             }
+            Shape::HyperX(_)
+                if router != dst && matches!(self.params.routing, Routing::Dal { .. }) =>
+            {
+                self.route_hyperx_dal(q, router, p)
+            }
             Shape::HyperX(h) if self.params.routing == Routing::Adaptive && router != dst => {
                 let (ports, n) = h.productive_ports(&self.topo.ports, router, dst);
                 let hops = u32::from(self.packets[p as usize].hops);
@@ -107,7 +112,9 @@ impl PacketNetwork {
                         NO_GROUP
                     }
                 }
-                Routing::Minimal | Routing::RandomUp | Routing::Adaptive => NO_GROUP,
+                Routing::Minimal | Routing::RandomUp | Routing::Adaptive | Routing::Dal { .. } => {
+                    NO_GROUP
+                }
             };
         }
         let via = self.note_via(p, via, here);
@@ -151,6 +158,57 @@ impl PacketNetwork {
         };
         let target = if via == NO_GROUP { dst } else { via };
         s.route(base, router, target, pkt.hops.min(3) as u8)
+    }
+
+    /// HyperX, DAL: the least loaded minimal port, or the least loaded hop to another
+    /// coordinate of a dimension still to correct (once per dimension), when the minimal
+    /// port's queued bytes (the packet's own counting on both) exceed the threshold times
+    /// twice the other's: a deroute costs that dimension two hops instead of one. VC class
+    /// = hops taken.
+    fn route_hyperx_dal(&mut self, q: &mut impl Schedule<PacketEvent>, router: u32, p: u32) -> Hop {
+        let Shape::HyperX(h) = &self.topo.shape else {
+            unreachable!("called on a HyperX")
+        };
+        let Routing::Dal { threshold } = self.params.routing else {
+            unreachable!("called with DAL routing")
+        };
+        let pkt = self.packets[p as usize];
+        let mut candidates = std::mem::take(&mut self.route_scratch);
+        h.dal_candidates(
+            &self.topo.ports,
+            router,
+            pkt.dst_router,
+            pkt.copy,
+            &mut candidates,
+        );
+        let (mut minimal, mut other): ((u64, u32), Option<(u64, u32, u8)>) = ((u64::MAX, 0), None);
+        for &(port, dim, is_minimal) in &candidates {
+            // Credits back by now count, whether or not they woke anything.
+            self.settle_credits(q, port, false);
+            let load = self.occupancy(port);
+            if is_minimal {
+                if load < minimal.0 {
+                    minimal = (load, port);
+                }
+            } else if other.is_none_or(|(l, _, _)| load < l) {
+                other = Some((load, port, dim));
+            }
+        }
+        self.route_scratch = candidates;
+        let class = pkt.hops.min(u8::MAX as u16) as u8;
+        let bytes = u64::from(pkt.bytes);
+        if let Some((load, port, dim)) = other {
+            if Dragonfly::ugal_goes_around((minimal.0 + bytes, 1), (load + bytes, 2), threshold) {
+                let pm = &mut self.packets[p as usize];
+                pm.copy |= 1 << dim;
+                pm.minimal = false;
+                return Hop { port, class };
+            }
+        }
+        Hop {
+            port: minimal.1,
+            class,
+        }
     }
 
     /// Mesh and torus, minimal adaptive with escape channels (Duato): of the ports that

@@ -82,7 +82,7 @@ pub(super) struct Packet {
     /// Dragonfly: intermediate group still to reach, or `NO_GROUP`.
     pub(super) via: u32,
     /// Dragonfly: which of the parallel global links between two groups it takes (chosen
-    /// at its source router).
+    /// at its source router). HyperX with DAL: the dimensions it derouted in, a bit each.
     pub(super) copy: u32,
     /// Dragonfly: global links crossed (the VC class of its next hop).
     pub(super) ghops: u8,
@@ -258,6 +258,8 @@ pub struct PacketNetwork {
     /// Routing depends only on the packet's router, source and destination (not on a
     /// random draw or on the network's state): all but the dragonfly.
     pub(super) deterministic: bool,
+    /// Scratch for routing decisions that weigh many ports (DAL's candidates).
+    pub(super) route_scratch: Vec<(u32, u8, bool)>,
     /// Where this network stands when it is one partition of a parallel run.
     pub(super) split: Option<Box<Split>>,
 }
