@@ -210,6 +210,39 @@ impl HyperX {
         }
     }
 
+    /// DAL's choice among `candidates` (from `dal_candidates`) by `load`, with `own` (the
+    /// packet's or message's own share) added to both sides: the least loaded minimal
+    /// port, unless the least loaded deroute's load, times two for its extra hop and
+    /// `threshold`, is below the minimal one's. Gives the port and, for a deroute, its
+    /// dimension.
+    pub fn dal_choice(
+        candidates: &[(u32, u8, bool)],
+        own: u64,
+        threshold: f64,
+        mut load: impl FnMut(u32) -> u64,
+    ) -> (u32, Option<u8>) {
+        let mut minimal = (u64::MAX, 0u32);
+        let mut other: Option<(u64, u32, u8)> = None;
+        for &(port, dim, is_minimal) in candidates {
+            let l = load(port);
+            if is_minimal {
+                if l < minimal.0 {
+                    minimal = (l, port);
+                }
+            } else if other.is_none_or(|(x, _, _)| l < x) {
+                other = Some((l, port, dim));
+            }
+        }
+        match other {
+            Some((l, port, dim))
+                if ((minimal.0 + own) as f64) > threshold * (2 * (l + own)) as f64 =>
+            {
+                (port, Some(dim))
+            }
+            _ => (minimal.1, None),
+        }
+    }
+
     /// VC classes DAL needs: one per hop, two in a dimension it may deroute in (size 3 or
     /// more).
     pub fn dal_classes(&self) -> u8 {

@@ -248,29 +248,14 @@ fn hyperx_dal(
     candidates: &mut Vec<(u32, u8, bool)>,
 ) -> Hop {
     h.dal_candidates(ports, router, dst, *derouted, candidates);
-    let load = |port: u32| match link_resource[port as usize] {
-        NONE => 1,
-        r => solver.flows_on(r) as u64 + 1,
-    };
-    let (mut minimal, mut other): ((u64, u32), Option<(u64, u32, u8)>) = ((u64::MAX, 0), None);
-    for &(port, dim, is_minimal) in candidates.iter() {
-        let l = load(port);
-        if is_minimal {
-            if l < minimal.0 {
-                minimal = (l, port);
-            }
-        } else if other.is_none_or(|(x, _, _)| l < x) {
-            other = Some((l, port, dim));
-        }
+    let (port, deroute) = HyperX::dal_choice(candidates, 1, threshold, |port| match link_resource
+        [port as usize]
+    {
+        NONE => 0,
+        r => solver.flows_on(r) as u64,
+    });
+    if let Some(dim) = deroute {
+        *derouted |= 1 << dim;
     }
-    if let Some((l, port, dim)) = other {
-        if Dragonfly::ugal_goes_around((minimal.0, 1), (l, 2), threshold) {
-            *derouted |= 1 << dim;
-            return Hop { port, class: 0 };
-        }
-    }
-    Hop {
-        port: minimal.1,
-        class: 0,
-    }
+    Hop { port, class: 0 }
 }

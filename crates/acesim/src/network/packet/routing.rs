@@ -181,33 +181,21 @@ impl PacketNetwork {
             pkt.copy,
             &mut candidates,
         );
-        let (mut minimal, mut other): ((u64, u32), Option<(u64, u32, u8)>) = ((u64::MAX, 0), None);
-        for &(port, dim, is_minimal) in &candidates {
-            // Credits back by now count, whether or not they woke anything.
-            self.settle_credits(q, port, false);
-            let load = self.occupancy(port);
-            if is_minimal {
-                if load < minimal.0 {
-                    minimal = (load, port);
-                }
-            } else if other.is_none_or(|(l, _, _)| load < l) {
-                other = Some((load, port, dim));
-            }
-        }
+        let (port, deroute) =
+            HyperX::dal_choice(&candidates, u64::from(pkt.bytes), threshold, |port| {
+                // Credits back by now count, whether or not they woke anything.
+                self.settle_credits(q, port, false);
+                self.occupancy(port)
+            });
         self.route_scratch = candidates;
-        let class = pkt.hops.min(u8::MAX as u16) as u8;
-        let bytes = u64::from(pkt.bytes);
-        if let Some((load, port, dim)) = other {
-            if Dragonfly::ugal_goes_around((minimal.0 + bytes, 1), (load + bytes, 2), threshold) {
-                let pm = &mut self.packets[p as usize];
-                pm.copy |= 1 << dim;
-                pm.minimal = false;
-                return Hop { port, class };
-            }
+        if let Some(dim) = deroute {
+            let pm = &mut self.packets[p as usize];
+            pm.copy |= 1 << dim;
+            pm.minimal = false;
         }
         Hop {
-            port: minimal.1,
-            class,
+            port,
+            class: pkt.hops.min(u8::MAX as u16) as u8,
         }
     }
 
