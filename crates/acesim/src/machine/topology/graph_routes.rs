@@ -12,7 +12,6 @@
 //!   router with nodes reaches its destination, none loops, and the channel dependency
 //!   graph they make is acyclic (Dally and Seitz), on one VC class.
 
-use super::graph_file::GraphLink;
 use crate::error::{Error, Location, Result};
 
 /// No route (only for pairs no node needs).
@@ -51,11 +50,12 @@ pub struct Adjacency {
 }
 
 impl Adjacency {
-    pub fn new(routers: u32, links: &[GraphLink]) -> Adjacency {
+    /// From the links as (router, router) pairs, in file order.
+    pub fn new(routers: u32, links: impl Iterator<Item = (u32, u32)>) -> Adjacency {
         let mut peers = vec![Vec::new(); routers as usize];
-        for l in links {
-            peers[l.a as usize].push(l.b);
-            peers[l.b as usize].push(l.a);
+        for (a, b) in links {
+            peers[a as usize].push(b);
+            peers[b as usize].push(a);
         }
         Adjacency { peers }
     }

@@ -8,6 +8,7 @@ pub mod dragonfly;
 pub mod fat_tree;
 pub mod graph;
 pub mod graph_file;
+pub mod graph_reader;
 pub mod graph_routes;
 pub mod grid;
 pub mod hyperx;
