@@ -7,11 +7,12 @@ use acesim::frontends::schedule;
 use acesim::machine::topology::graph_routes::RouteScheme;
 use acesim::machine::topology::{Shape, Topology};
 use acesim::network::Model;
-use acesim::run::patterns::Pattern;
 use acesim::run::simulate::{simulate_with, Options};
-use acesim::run::traffic::{run_point, Injection, TrafficConfig, TrafficPoint};
 use acesim::{Machine, MachineSource, Results};
 use std::path::PathBuf;
+
+mod common;
+use common::{booksim_text, flit_point};
 
 /// Writes `name` (graph text) to a fresh folder and loads a machine naming it.
 fn graph_machine(name: &str, graph: &str, rest: &str) -> acesim::Result<Machine> {
@@ -256,27 +257,6 @@ fn up_down_routes_never_turn_up_and_layered_routes_are_shortest() {
     }
 }
 
-/// One-flit packets on a BookSim-like router, as in tests/traffic.rs.
-fn flit_point(m: &Machine, load: f64) -> TrafficPoint {
-    let cfg = TrafficConfig {
-        pattern: Pattern::parse("uniform").unwrap(),
-        load,
-        packet: 16,
-        flit: 16,
-        injection: Injection::Bernoulli,
-        warmup: 3_000_000,
-        measure: 5_000_000,
-        drain: 50_000_000,
-        seed: 1,
-        check: false,
-        partitions: None,
-        threads: 1,
-    };
-    run_point(m, &cfg).expect("traffic runs")
-}
-
-const BOOKSIM_LIKE: &str = "[router]\nrouting_delay='0 ns'\nvc_allocation_delay='1 ns'\nswitch_allocation_delay='1 ns'\nswitch_latency='1 ns'\nswitch_throughput='16 GB/s'\nvcs=4\nbuffer_per_vc='128 B'\n[link]\nbandwidth='16 GB/s'\nlatency='1 ns'\n[nic]\nmtu='16 B'\nheader='4 B'\ncontrol_packet='4 B'\ninjection_queue=4\n";
-
 #[test]
 fn a_ring_saturates_under_its_channel_load_bound_without_deadlock() {
     // A ring of 8 routers, one node each, uniform traffic on shortest paths: the busiest
@@ -287,14 +267,14 @@ fn a_ring_saturates_under_its_channel_load_bound_without_deadlock() {
     let layered = graph_machine(
         "sat-l",
         &ring(8),
-        &format!("routes = 'layered'\n{BOOKSIM_LIKE}"),
+        &format!("routes = 'layered'\n{}", booksim_text("")),
     )
     .unwrap();
-    let updown = graph_machine("sat-u", &ring(8), BOOKSIM_LIKE).unwrap();
-    let light = flit_point(&layered, 0.3);
+    let updown = graph_machine("sat-u", &ring(8), &booksim_text("")).unwrap();
+    let light = flit_point(&layered, "uniform", 0.3);
     assert!(!light.saturated && (light.accepted - light.offered).abs() < 0.01);
-    let full_l = flit_point(&layered, 1.0);
-    let full_u = flit_point(&updown, 1.0);
+    let full_l = flit_point(&layered, "uniform", 1.0);
+    let full_u = flit_point(&updown, "uniform", 1.0);
     assert!(
         full_l.accepted > 0.5 && full_l.accepted <= 1.0,
         "layered {}",

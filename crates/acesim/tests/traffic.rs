@@ -5,6 +5,9 @@ use acesim::run::traffic::{run_point, Injection, TrafficConfig, TrafficPoint};
 use acesim::units::transfer_time;
 use acesim::{Machine, MachineSource};
 
+mod common;
+use common::{booksim_like, flit_point};
+
 /// Small packets (one 64-byte flit) and 8-packet buffers, as in BookSim's reference runs.
 const SMALL_PACKETS: &str = "[nic]\nmtu='64 B'\nheader='8 B'\ncontrol_packet='8 B'\n";
 
@@ -331,36 +334,6 @@ fn periodic_injection_on_the_flit_clock_keeps_the_offered_rate() {
         );
         assert!(!p.saturated && (p.accepted - p.offered).abs() < 0.005);
     }
-}
-
-/// BookSim2's router as `examples/booksim/compare.py` maps it: 16-byte flits on 16 GB/s
-/// links (one cycle = 1 ns), 1-ns pipeline stages and channels, 4 VCs of 8 flits.
-fn booksim_like(topology: &str, router: &str) -> Machine {
-    let text = format!(
-        "[topology]\n{topology}\n[router]\nrouting_delay='0 ns'\nvc_allocation_delay='1 ns'\nswitch_allocation_delay='1 ns'\nswitch_latency='1 ns'\nswitch_throughput='16 GB/s'\nvcs=4\nbuffer_per_vc='128 B'\n{router}\n[link]\nbandwidth='16 GB/s'\nlatency='1 ns'\n[nic]\nmtu='16 B'\nheader='4 B'\ncontrol_packet='4 B'\ninjection_queue=4\n"
-    );
-    MachineSource::from_text("b.toml", text)
-        .load()
-        .expect("machine loads")
-}
-
-/// One-flit packets on the BookSim-like machine, 3 µs warm-up and a 5 µs window.
-fn flit_point(m: &Machine, pattern: &str, load: f64) -> TrafficPoint {
-    let cfg = TrafficConfig {
-        pattern: Pattern::parse(pattern).unwrap(),
-        load,
-        packet: 16,
-        flit: 16,
-        injection: Injection::Bernoulli,
-        warmup: 3_000_000,
-        measure: 5_000_000,
-        drain: 50_000_000,
-        seed: 1,
-        check: false,
-        partitions: None,
-        threads: 1,
-    };
-    run_point(m, &cfg).expect("traffic runs")
 }
 
 #[test]

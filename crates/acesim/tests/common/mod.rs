@@ -70,3 +70,40 @@ pub fn with_and_without_records(
     assert!(bare.operations.is_empty() && bare.receives.is_empty());
     (kept, bare)
 }
+
+/// The `[router]`, `[link]` and `[nic]` of BookSim2-like routers (one-flit 16-byte packets,
+/// 4 VCs of 128 bytes, 1 ns stages and links), with `router` (more `[router]` fields).
+pub fn booksim_text(router: &str) -> String {
+    format!(
+        "[router]\nrouting_delay='0 ns'\nvc_allocation_delay='1 ns'\nswitch_allocation_delay='1 ns'\nswitch_latency='1 ns'\nswitch_throughput='16 GB/s'\nvcs=4\nbuffer_per_vc='128 B'\n{router}\n[link]\nbandwidth='16 GB/s'\nlatency='1 ns'\n[nic]\nmtu='16 B'\nheader='4 B'\ncontrol_packet='4 B'\ninjection_queue=4\n"
+    )
+}
+
+/// A machine of `topology` (the `[topology]` fields) on BookSim2-like routers.
+pub fn booksim_like(topology: &str, router: &str) -> Machine {
+    let text = format!("[topology]\n{topology}\n{}", booksim_text(router));
+    MachineSource::from_text("b.toml", text)
+        .load()
+        .expect("machine loads")
+}
+
+/// One-flit packets on a BookSim2-like machine (as `examples/booksim/compare.py` maps
+/// BookSim2's router), 3 µs warm-up and a 5 µs window.
+pub fn flit_point(m: &Machine, pattern: &str, load: f64) -> acesim::run::traffic::TrafficPoint {
+    use acesim::run::traffic::{run_point, Injection, TrafficConfig};
+    let cfg = TrafficConfig {
+        pattern: acesim::run::patterns::Pattern::parse(pattern).unwrap(),
+        load,
+        packet: 16,
+        flit: 16,
+        injection: Injection::Bernoulli,
+        warmup: 3_000_000,
+        measure: 5_000_000,
+        drain: 50_000_000,
+        seed: 1,
+        check: false,
+        partitions: None,
+        threads: 1,
+    };
+    run_point(m, &cfg).expect("traffic runs")
+}
