@@ -419,6 +419,37 @@ fn torus_minimal_adaptive_routing_with_escape_channels() {
     assert!(!light.saturated && (light.accepted - light.offered).abs() < 0.01);
 }
 
+/// The predicted time, on Table 1 with `overrides` and `routing`, of `ranks` ranks where
+/// each pair (a, b) sends 1 MiB from a to b (checked run).
+fn mib_pairs_time(
+    overrides: &[&str],
+    routing: &str,
+    model: acesim::network::Model,
+    ranks: u32,
+    pairs: &[(u32, u32)],
+) -> u64 {
+    let mut sets: Vec<String> = overrides.iter().map(|o| o.to_string()).collect();
+    sets.push(format!("router.routing=\"{routing}\""));
+    let m = MachineSource::open("table1")
+        .unwrap()
+        .with_overrides(&sets)
+        .load()
+        .unwrap();
+    let mut s = format!("ranks {ranks}\n");
+    for &(a, b) in pairs {
+        s += &format!("rank {a}\nsend {b} 1MiB\nrank {b}\nrecv {a} 1MiB\n");
+    }
+    let p = acesim::frontends::schedule::parse("pairs.sched", &s).unwrap();
+    let options = acesim::run::simulate::Options {
+        model,
+        check: true,
+        ..Default::default()
+    };
+    acesim::run::simulate::simulate_with(&m, p, &options)
+        .unwrap()
+        .predicted_time_ps
+}
+
 #[test]
 fn torus_adaptive_routing_takes_the_other_dimension_when_one_is_busy() {
     // Both nodes of router (0,0) of a 4x4 torus send 1 MiB to router (1,1): dimension
@@ -426,32 +457,14 @@ fn torus_adaptive_routing_takes_the_other_dimension_when_one_is_busy() {
     // and each message takes what it takes alone (both models). Alone, adaptive routing
     // takes dimension order's path to the picosecond (ties go to the escape port).
     use acesim::network::Model::{Flow, Packet};
-    let time = |routing: &str, model, pairs: &[(u32, u32)]| {
-        let m = MachineSource::open("table1")
-            .unwrap()
-            .with_overrides(&[
-                "topology.kind=\"torus\"".into(),
-                "topology.dims=[4,4]".into(),
-                "topology.nodes_per_router=2".into(),
-                "router.vcs=4".into(),
-                format!("router.routing=\"{routing}\""),
-            ])
-            .load()
-            .unwrap();
-        let mut s = String::from("ranks 32\n");
-        for &(a, b) in pairs {
-            s += &format!("rank {a}\nsend {b} 1MiB\nrank {b}\nrecv {a} 1MiB\n");
-        }
-        let p = acesim::frontends::schedule::parse("t.sched", &s).unwrap();
-        let options = acesim::run::simulate::Options {
-            model,
-            check: true,
-            ..Default::default()
-        };
-        acesim::run::simulate::simulate_with(&m, p, &options)
-            .unwrap()
-            .predicted_time_ps
-    };
+    let torus = [
+        "topology.kind=\"torus\"",
+        "topology.dims=[4,4]",
+        "topology.nodes_per_router=2",
+        "router.vcs=4",
+    ];
+    let time =
+        |routing, model, pairs: &[(u32, u32)]| mib_pairs_time(&torus, routing, model, 32, pairs);
     let two = [(0, 10), (1, 11)];
     let alone = time("auto", Packet, &[(0, 10)]);
     assert_eq!(time("adaptive", Packet, &[(0, 10)]), alone);
@@ -586,51 +599,22 @@ fn adaptive_up_ports_follow_the_queues() {
     // sends them up one 4 GB/s link (3 MiB / 4 GB/s = 786 us and more); adaptive routing
     // (both models) spreads them over three and each takes what it takes alone, where
     // its 2.8 GB/s DMA engine is the bottleneck.
-    let ft = |routing: &str| {
-        MachineSource::open("table1")
-            .unwrap()
-            .with_overrides(&[
-                "topology.kind=\"fat_tree\"".into(),
-                "topology.k=4".into(),
-                "topology.n=2".into(),
-                format!("router.routing=\"{routing}\""),
-            ])
-            .load()
-            .unwrap()
-    };
-    let sched = |pairs: &[(u32, u32)]| {
-        let mut s = String::from("ranks 16\n");
-        for &(a, b) in pairs {
-            s += &format!("rank {a}\nsend {b} 1MiB\nrank {b}\nrecv {a} 1MiB\n");
-        }
-        acesim::frontends::schedule::parse("ft.sched", &s).unwrap()
-    };
+    use acesim::network::Model::{Flow, Packet};
+    let ft = ["topology.kind=\"fat_tree\"", "topology.k=4", "topology.n=2"];
+    let time =
+        |routing, model, pairs: &[(u32, u32)]| mib_pairs_time(&ft, routing, model, 16, pairs);
     let three = [(0, 4), (1, 8), (2, 12)];
-    let time = |routing: &str, model: &str, pairs: &[(u32, u32)]| {
-        let options = acesim::run::simulate::Options {
-            model: if model == "flow" {
-                acesim::network::Model::Flow
-            } else {
-                acesim::network::Model::Packet
-            },
-            check: true,
-            ..Default::default()
-        };
-        acesim::run::simulate::simulate_with(&ft(routing), sched(pairs), &options)
-            .unwrap()
-            .predicted_time_ps
-    };
-    let alone = time("auto", "packet", &[(0, 4)]);
+    let alone = time("auto", Packet, &[(0, 4)]);
     assert_eq!(
-        time("adaptive", "packet", &[(0, 4)]),
+        time("adaptive", Packet, &[(0, 4)]),
         alone,
         "idle: as d-mod-k"
     );
-    assert!(time("auto", "packet", &three) > 2 * alone);
-    assert_eq!(time("adaptive", "packet", &three), alone);
+    assert!(time("auto", Packet, &three) > 2 * alone);
+    assert_eq!(time("adaptive", Packet, &three), alone);
     assert_eq!(
-        time("adaptive", "flow", &three),
-        time("auto", "flow", &[(0, 4)])
+        time("adaptive", Flow, &three),
+        time("auto", Flow, &[(0, 4)])
     );
 }
 
@@ -640,32 +624,14 @@ fn hyperx_adaptive_routing_takes_the_other_dimension_first() {
     // (1,3): dimension order takes the one x link to (1,0) for all three; adaptive routing
     // sends packets y-first where the x link is busy, and each message takes what it
     // takes alone (both models).
-    let options = |model| acesim::run::simulate::Options {
-        model,
-        check: true,
-        ..Default::default()
-    };
-    let time = |routing: &str, model, pairs: &[(u32, u32)]| {
-        let m = MachineSource::open("table1")
-            .unwrap()
-            .with_overrides(&[
-                "topology.kind=\"hyperx\"".into(),
-                "topology.dims=[4,4]".into(),
-                "topology.nodes_per_router=3".into(),
-                format!("router.routing=\"{routing}\""),
-            ])
-            .load()
-            .unwrap();
-        let mut s = String::from("ranks 48\n");
-        for &(a, b) in pairs {
-            s += &format!("rank {a}\nsend {b} 1MiB\nrank {b}\nrecv {a} 1MiB\n");
-        }
-        let p = acesim::frontends::schedule::parse("hx.sched", &s).unwrap();
-        acesim::run::simulate::simulate_with(&m, p, &options(model))
-            .unwrap()
-            .predicted_time_ps
-    };
     use acesim::network::Model::{Flow, Packet};
+    let hx = [
+        "topology.kind=\"hyperx\"",
+        "topology.dims=[4,4]",
+        "topology.nodes_per_router=3",
+    ];
+    let time =
+        |routing, model, pairs: &[(u32, u32)]| mib_pairs_time(&hx, routing, model, 48, pairs);
     let three = [(0, 15), (1, 27), (2, 39)];
     let alone = time("auto", Packet, &[(0, 15)]);
     assert!(time("auto", Packet, &three) > 2 * alone);
