@@ -22,56 +22,39 @@ pub fn validate(c: MachineConfig, locate: impl Fn(&str) -> Location) -> Result<M
     check_fields(&c.topology, kind, &bad)?;
     let topology = TopologySpec::from_config(kind, &c.topology, &bad)?;
     let routing = routing(&c, kind, &bad)?;
-    let dateline = match c.router.dateline.as_str() {
-        "crossing" => Dateline::Crossing,
-        "route" => Dateline::Route,
-        other => {
-            return Err(bad(
-                "router.dateline",
-                format!(
-                    "unknown dateline '{other}'{} (expected crossing or route)",
-                    did_you_mean(other, ["crossing", "route"])
-                ),
-            ))
-        }
-    };
-    let switch_allocator = match c.router.switch_allocator.as_str() {
-        "round_robin" => SwitchAllocator::RoundRobin,
-        "age" => SwitchAllocator::Age,
-        "islip" | "iSLIP" => {
-            return Err(bad(
-                "router.switch_allocator",
-                "iSLIP matches inputs to outputs in rounds, clock cycle by clock cycle; acesim's routers have no cycles: an output is allocated when its link frees, to the next input round-robin (`round_robin`) or to the oldest packet (`age`)".into(),
-            ))
-        }
-        other => {
-            return Err(bad(
-                "router.switch_allocator",
-                format!(
-                    "unknown switch allocator '{other}'{} (expected round_robin or age)",
-                    did_you_mean(other, ["round_robin", "age"])
-                ),
-            ))
-        }
-    };
+    let dateline = one_of(
+        &bad,
+        ("router.dateline", "dateline", &c.router.dateline),
+        &[("crossing", Dateline::Crossing), ("route", Dateline::Route)],
+    )?;
+    if c.router.switch_allocator.eq_ignore_ascii_case("islip") {
+        return Err(bad(
+            "router.switch_allocator",
+            "iSLIP matches inputs to outputs in rounds, clock cycle by clock cycle; acesim's routers have no cycles: an output is allocated when its link frees, to the next input round-robin (`round_robin`) or to the oldest packet (`age`)".into(),
+        ));
+    }
+    let switch_allocator = one_of(
+        &bad,
+        (
+            "router.switch_allocator",
+            "switch allocator",
+            &c.router.switch_allocator,
+        ),
+        &[
+            ("round_robin", SwitchAllocator::RoundRobin),
+            ("age", SwitchAllocator::Age),
+        ],
+    )?;
     check_router(&c, &topology, routing, &bad, &written)?;
     let nic_selection = check_nic(&c, &bad)?;
     let placement_policy = placement(&c, &bad)?;
     check_collectives(&c, &bad)?;
     check_buffers(&c, &topology, &bad, &written)?;
-    let intra_node = match c.node.intra_node.as_str() {
-        "nic" => IntraNode::Nic,
-        "memory" => IntraNode::Memory,
-        other => {
-            return Err(bad(
-                "node.intra_node",
-                format!(
-                    "unknown intra-node path '{other}'{} (expected nic or memory)",
-                    did_you_mean(other, ["nic", "memory"])
-                ),
-            ))
-        }
-    };
+    let intra_node = one_of(
+        &bad,
+        ("node.intra_node", "intra-node path", &c.node.intra_node),
+        &[("nic", IntraNode::Nic), ("memory", IntraNode::Memory)],
+    )?;
     Ok(Machine::new(
         c,
         topology,
@@ -84,6 +67,30 @@ pub fn validate(c: MachineConfig, locate: impl Fn(&str) -> Location) -> Result<M
 }
 
 type Bad<'a> = dyn Fn(&str, String) -> Error + 'a;
+
+/// The choice a field's word names, or the error listing the words (`unknown dateline
+/// 'x'; did you mean ...? (expected crossing or route)`).
+fn one_of<T: Copy>(
+    bad: &Bad,
+    (field, what, word): (&str, &str, &str),
+    choices: &[(&str, T)],
+) -> Result<T> {
+    if let Some(&(_, v)) = choices.iter().find(|(w, _)| *w == word) {
+        return Ok(v);
+    }
+    let words: Vec<&str> = choices.iter().map(|(w, _)| *w).collect();
+    let expected = match words.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => words.join(""),
+    };
+    Err(bad(
+        field,
+        format!(
+            "unknown {what} '{word}'{} (expected {expected})",
+            did_you_mean(word, words.iter().copied())
+        ),
+    ))
+}
 
 /// A field of `[topology]` that this kind does not have is an error, not ignored.
 fn check_fields(t: &TopologyConfig, kind: Kind, bad: &Bad) -> Result<()> {
@@ -311,17 +318,14 @@ fn check_nic(c: &MachineConfig, bad: &Bad) -> Result<NicSelection> {
             ),
         ));
     }
-    match c.nic.selection.as_str() {
-        "round_robin" => Ok(NicSelection::RoundRobin),
-        "by_rank" => Ok(NicSelection::ByRank),
-        other => Err(bad(
-            "nic.selection",
-            format!(
-                "unknown NIC selection '{other}'{} (expected round_robin or by_rank)",
-                did_you_mean(other, ["round_robin", "by_rank"])
-            ),
-        )),
-    }
+    one_of(
+        bad,
+        ("nic.selection", "NIC selection", &c.nic.selection),
+        &[
+            ("round_robin", NicSelection::RoundRobin),
+            ("by_rank", NicSelection::ByRank),
+        ],
+    )
 }
 
 /// `[placement]`: ranks per node and the policy (a file only with the `file` policy).

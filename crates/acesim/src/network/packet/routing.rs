@@ -232,7 +232,7 @@ impl PacketNetwork {
             if room < bytes.saturating_add(waiting as i64) {
                 continue;
             }
-            let load = self.occupancy(port);
+            let load = waiting + self.held_bytes(port);
             if best.is_none_or(|(l, _)| load < l) {
                 best = Some((load, port));
             }
@@ -343,8 +343,12 @@ impl PacketNetwork {
 
     /// Bytes queued for an output port: waiting for it, plus held in the buffers it feeds.
     pub(super) fn occupancy(&self, link: u32) -> u64 {
-        let waiting = self.waiting_bytes(link);
-        let held: u64 = match self.params.buffer {
+        self.waiting_bytes(link) + self.held_bytes(link)
+    }
+
+    /// Bytes held in the buffers output `link` feeds (none without finite buffers).
+    fn held_bytes(&self, link: u32) -> u64 {
+        match self.params.buffer {
             Some(cap) => (0..self.params.vcs as u32)
                 .map(|vc| {
                     (cap as i64 - self.credits[(link * self.params.vcs as u32 + vc) as usize])
@@ -352,7 +356,6 @@ impl PacketNetwork {
                 })
                 .sum(),
             None => 0,
-        };
-        waiting + held
+        }
     }
 }
