@@ -348,14 +348,55 @@ fn a_trace_read_as_the_run_goes_is_the_same_run() {
     assert_eq!(a.to_json(), b.to_json());
     // The sends are the transfers: 1500 isends and 215 x 2 more a rank.
     assert_eq!(a.operation_count, 4 * (1500 + 2 * 215));
-    // The shared form is read whole, and gives the same program.
+    // The shared form is streamed too, ranks one after another or interleaved line by
+    // line (as a time-ordered trace is), and gives the same run.
     let dir = list.parent().unwrap();
-    let all: String = (0..4)
+    let texts: Vec<String> = (0..4)
         .map(|r| std::fs::read_to_string(dir.join(format!("rank{r}.txt"))).unwrap())
         .collect();
-    std::fs::write(dir.join("all.txt"), all).unwrap();
-    let (shared, _) = ti::read_streamed(&dir.join("all.txt"), &gflops()).unwrap();
-    assert!(shared.stream.is_none());
+    std::fs::write(dir.join("all.txt"), texts.concat()).unwrap();
+    let mut rows: Vec<Vec<&str>> = texts.iter().map(|t| t.lines().collect()).collect();
+    let mut mixed = String::new();
+    // Rank r's lines come in bursts of r + 1, so that the ranks drift apart in the file.
+    while rows.iter().any(|l| !l.is_empty()) {
+        for (r, lines) in rows.iter_mut().enumerate() {
+            for l in lines.drain(..lines.len().min(r + 1)) {
+                mixed += l;
+                mixed += "\n";
+            }
+        }
+    }
+    std::fs::write(dir.join("mixed.txt"), mixed).unwrap();
+    for shared_file in ["all.txt", "mixed.txt"] {
+        let (shared, shared_summary) =
+            ti::read_streamed(&dir.join(shared_file), &gflops()).unwrap();
+        assert!(shared.stream.is_some(), "{shared_file}");
+        assert_eq!(shared.total_ops(), 4 * 15, "{shared_file}");
+        assert_eq!(shared_summary.calls, whole_summary.calls, "{shared_file}");
+        let c = simulate(&m, shared.clone()).unwrap();
+        let (whole_shared, _) = ti::read(&dir.join(shared_file), &gflops()).unwrap();
+        let d = simulate(&m, whole_shared).unwrap();
+        assert_eq!(c.to_json(), d.to_json(), "{shared_file}");
+        assert_eq!(c.predicted_time_ps, a.predicted_time_ps, "{shared_file}");
+        // Three jobs read the file side by side, each with its own place in it.
+        let jobs = |p: &acesim::program::ops::Program| {
+            simulate(&m, acesim::program::adjust::repeat_jobs(p, 3).unwrap()).unwrap()
+        };
+        let (whole_shared, _) = ti::read(&dir.join(shared_file), &gflops()).unwrap();
+        assert_eq!(jobs(&shared).to_json(), jobs(&whole_shared).to_json());
+    }
+    // The shared file changed after the first reading: the run stops at the line.
+    let mixed = dir.join("mixed.txt");
+    let (shared, _) = ti::read_streamed(&mixed, &gflops()).unwrap();
+    let mut text = std::fs::read_to_string(&mixed).unwrap();
+    let cut = text.match_indices('\n').nth(20_999).unwrap().0 + 1;
+    text.insert_str(cut, "3 sned 0 0 10\n");
+    std::fs::write(&mixed, text).unwrap();
+    let Err(Error::Input { location, message }) = simulate(&m, shared) else {
+        panic!("a changed shared file must stop the run")
+    };
+    assert_eq!(location.line, Some(21_001), "{message}");
+    assert!(location.file.ends_with("mixed.txt"), "{}", location.file);
     // A rank file changed after the first reading: the run stops at its line, counted
     // from the file's start, not the window's.
     let r2 = dir.join("rank2.txt");

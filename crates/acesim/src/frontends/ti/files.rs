@@ -50,6 +50,29 @@ pub fn looks_like_ti(head: &str) -> bool {
     )
 }
 
+/// Whether the file at `path` starts as a trace (its first line that is not empty or a
+/// comment starts with a rank), read up to that line. False when it cannot be read as
+/// text there: reading it whole says why.
+fn head_is_trace(path: &Path) -> bool {
+    use std::io::BufRead;
+    let Ok(f) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut reader = std::io::BufReader::new(f);
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match reader.read_line(&mut line) {
+            Ok(0) | Err(_) => return false,
+            Ok(_) => {
+                if let Some(l) = first_line(&line) {
+                    return !is_list(l);
+                }
+            }
+        }
+    }
+}
+
 /// The trace files that `path` names: itself, or the files its list names.
 pub fn trace_files(path: &Path) -> Result<Vec<TraceFile>> {
     trace_files_with(path, true)
@@ -64,6 +87,15 @@ pub fn trace_files_checked(path: &Path) -> Result<Vec<TraceFile>> {
 fn trace_files_with(path: &Path, keep: bool) -> Result<Vec<TraceFile>> {
     let name = path.display().to_string();
     crate::frontends::binary::check_not_binary(path)?;
+    if !keep && head_is_trace(path) {
+        // A shared trace streamed: its text is read in windows, never whole.
+        return Ok(vec![TraceFile {
+            name,
+            text: String::new(),
+            rank: None,
+            path: path.to_path_buf(),
+        }]);
+    }
     let text = read_text(path)?;
     if !is_list(&text) {
         return Ok(vec![TraceFile {
@@ -108,8 +140,12 @@ fn trace_files_with(path: &Path, keep: bool) -> Result<Vec<TraceFile>> {
             )));
         }
         crate::frontends::binary::check_not_binary(&file)?;
-        let body = read_text(&file)?;
-        if is_list(&body) {
+        let body = if !keep && !many && head_is_trace(&file) {
+            String::new()
+        } else {
+            read_text(&file)?
+        };
+        if !body.is_empty() && is_list(&body) {
             return Err(located(format!(
                 "{role} {} is itself a list of files, not a trace (its first line does not start with a rank)",
                 file.display()

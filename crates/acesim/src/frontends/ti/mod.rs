@@ -6,6 +6,7 @@
 pub mod actions;
 pub mod convert;
 pub mod files;
+pub mod shared;
 pub mod stream;
 
 pub use files::looks_like_ti;

@@ -1,12 +1,12 @@
 //! A SimGrid trace of one file per rank replayed as the run reaches its actions
 //! (`program::stream`): each file read once for the skeleton (its collectives, every line
 //! checked), then again, a window of lines at a time, while its rank runs. A shared file (all
-//! ranks in one) is read whole: its ranks' lines are interleaved in no fixed order, so no
-//! rank can be read alone.
+//! ranks in one) is read the same way, its ranks' lines picked out of it (`shared`).
 
 use super::actions::{self, FileText};
 use super::convert::Converter;
 use super::files::{self, TraceFile};
+use super::shared;
 use crate::error::{Error, Result};
 use crate::frontends::dumpi::{TraceOptions, TraceSummary};
 use crate::program::ops::{Op, Program};
@@ -20,15 +20,17 @@ use std::sync::Arc;
 /// Lines converted per window.
 const WINDOW_LINES: u32 = 4096;
 
-/// Reads the trace at `path` for its skeleton when it is one file per rank (else whole, as
-/// `ti::read`), returning the program that reads the rest as it runs.
+/// Reads the trace at `path` for its skeleton, returning the program that reads the rest
+/// as it runs.
 pub fn read_streamed(
     path: &std::path::Path,
     opts: &TraceOptions,
 ) -> Result<(Program, TraceSummary)> {
     let files = files::trace_files_checked(path)?;
-    if !files.iter().all(|f| f.rank.is_some()) {
-        return super::read(path, opts);
+    if let [one] = &files[..] {
+        if one.rank.is_none() {
+            return read_shared(one, path, opts);
+        }
     }
     let ranks = files.len() as u32;
     let mut prog = Program::new(ranks);
@@ -52,8 +54,33 @@ pub fn read_streamed(
     Ok((prog, summary))
 }
 
+/// A shared file's skeleton, read a window at a time, and the program that picks each
+/// rank's lines out of it as the run goes. A file that is not a well-formed trace is read
+/// whole, as `ti::read` does, for its error.
+fn read_shared(
+    f: &TraceFile,
+    path: &std::path::Path,
+    opts: &TraceOptions,
+) -> Result<(Program, TraceSummary)> {
+    let Some(spans) = shared::spans(f)? else {
+        return super::read(path, opts);
+    };
+    let ranks = spans.len() as u32;
+    let mut prog = Program::new(ranks);
+    let mut conv = Converter::with_sink(ranks, opts, Skeleton(&mut prog));
+    let mut windows = LineWindows::new(f);
+    while windows.read()? {
+        convert_lines(&mut conv, &windows.text(), None, ranks)?;
+    }
+    let (_, summary) = conv.finish();
+    let file_id = prog.file_id(&f.name);
+    let source = shared::SharedSource::new(f.clone(), file_id, spans, opts.clone());
+    prog.stream = Some(Streamed::new(Arc::new(source)));
+    Ok((prog, summary))
+}
+
 /// Converts the lines of `t`, the file (or part of the file) of rank `rank`.
-fn convert_lines<S: crate::program::sink::Sink>(
+pub(super) fn convert_lines<S: crate::program::sink::Sink>(
     conv: &mut Converter<S>,
     t: &FileText,
     rank: Option<u32>,
