@@ -336,8 +336,10 @@ fn a_trace_read_as_the_run_goes_is_the_same_run() {
     let (whole, whole_summary) = ti::read(&list, &gflops()).unwrap();
     let (streamed, summary) = ti::read_streamed(&list, &gflops()).unwrap();
     assert_eq!(summary, whole_summary);
-    // Before the run: the allreduces only, and one handle per request in flight.
-    assert_eq!(streamed.total_ops(), 4 * 15);
+    // Before the run: the 15 allreduces of each rank kept once (one distinct call, a
+    // sequence of 15 shared by the 4 ranks), and one handle per request in flight.
+    assert_eq!(streamed.total_ops(), 0);
+    assert_eq!(streamed.coll_calls.len(), 1);
     assert!(
         streamed.handles.iter().all(|&h| h == 2),
         "{:?}",
@@ -371,7 +373,7 @@ fn a_trace_read_as_the_run_goes_is_the_same_run() {
         let (shared, shared_summary) =
             ti::read_streamed(&dir.join(shared_file), &gflops()).unwrap();
         assert!(shared.stream.is_some(), "{shared_file}");
-        assert_eq!(shared.total_ops(), 4 * 15, "{shared_file}");
+        assert_eq!(shared.coll_calls.len(), 1, "{shared_file}");
         assert_eq!(shared_summary.calls, whole_summary.calls, "{shared_file}");
         let c = simulate(&m, shared.clone()).unwrap();
         let (whole_shared, _) = ti::read(&dir.join(shared_file), &gflops()).unwrap();
@@ -409,5 +411,87 @@ fn a_trace_read_as_the_run_goes_is_the_same_run() {
     };
     assert_eq!(location.line, Some(6001), "{message}");
     assert!(location.file.ends_with("rank2.txt"), "{}", location.file);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The collective calls of a streamed trace, kept once per distinct call: the same run as
+/// the whole reading with each rank's own alltoallv counts, roots and repeated jobs, and
+/// the same located error when ranks' calls differ.
+#[test]
+fn streamed_collectives_are_linked_as_the_whole_trace() {
+    let m = MachineSource::open("table1").unwrap().load().unwrap();
+    let dir = std::env::temp_dir().join(format!("acesim-ti-colls-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let count = |i: u32, j: u32| 10 * (i + 1) + j;
+    let mut text = String::new();
+    for r in 0..3 {
+        text += &format!("{r} init\n");
+    }
+    for round in 0..300 {
+        for r in 0..3u32 {
+            let send: Vec<u32> = (0..3).map(|j| count(r, j)).collect();
+            let recv: Vec<u32> = (0..3).map(|j| count(j, r)).collect();
+            let list = |v: &[u32]| {
+                v.iter()
+                    .map(|c| c.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            text += &format!(
+                "{r} alltoallv {} {} {} {}\n{r} bcast {} {} \n{r} allreduce 64 100\n",
+                send.iter().sum::<u32>(),
+                list(&send),
+                recv.iter().sum::<u32>(),
+                list(&recv),
+                100 + round,
+                round % 3
+            );
+        }
+    }
+    for r in 0..3 {
+        text += &format!("{r} finalize\n");
+    }
+    let path = dir.join("colls.txt");
+    std::fs::write(&path, &text).unwrap();
+    let (streamed, _) = ti::read_streamed(&path, &gflops()).unwrap();
+    let (whole, _) = ti::read(&path, &gflops()).unwrap();
+    // Stored once: 300 bcasts of their own size and root, one allreduce and one shared
+    // alltoallv, and each rank's own alltoallv counts (900).
+    assert_eq!(streamed.coll_calls.len(), 300 + 1 + 1 + 900);
+    let (a, b) = (
+        simulate(&m, whole.clone()).unwrap(),
+        simulate(&m, streamed.clone()).unwrap(),
+    );
+    assert_eq!(a.to_json(), b.to_json());
+    assert_eq!(a.collectives.len(), 900);
+    let jobs = |p: &Program| {
+        simulate(&m, acesim::program::adjust::repeat_jobs(p, 2).unwrap())
+            .unwrap()
+            .to_json()
+    };
+    assert_eq!(jobs(&whole), jobs(&streamed));
+    let skip = |p: &Program| {
+        let mut p = p.clone();
+        acesim::program::adjust::skip_collectives(&mut p);
+        simulate(&m, p).unwrap().to_json()
+    };
+    assert_eq!(skip(&whole), skip(&streamed));
+    // Rank 2's 152nd bcast has another root: the same error, at the same line, both ways.
+    let bad = text.replacen("2 bcast 251 1 ", "2 bcast 251 2 ", 1);
+    assert!(bad != text, "the bcast to change is not in the trace");
+    std::fs::write(&path, &bad).unwrap();
+    let err = |p: Program| match simulate(&m, p) {
+        Err(Error::Input { location, message }) => (location.line, message),
+        other => panic!("expected an input error, got {other:?}"),
+    };
+    let (streamed, _) = ti::read_streamed(&path, &gflops()).unwrap();
+    let (whole, _) = ti::read(&path, &gflops()).unwrap();
+    let (line, message) = err(streamed);
+    assert_eq!((line, message.clone()), err(whole));
+    assert!(
+        message.contains("mismatched collective calls on world: call #455"),
+        "{message}"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -35,6 +35,9 @@ pub fn cap_messages(prog: &mut Program, max: u64) {
 /// Turns every collective call into nothing (as tools that skip collectives do, for
 /// comparison): it takes no time and moves no data. Communicator creations stay.
 pub fn skip_collectives(prog: &mut Program) {
+    if let Some(seqs) = &mut prog.call_seqs {
+        seqs.skip = true;
+    }
     for ops in &mut prog.ops {
         for op in ops.iter_mut() {
             if matches!(op.kind, OpKind::Coll { .. }) {
@@ -67,14 +70,23 @@ pub fn repeat_jobs(prog: &Program, jobs: u32) -> Result<Program> {
             format!("{jobs} jobs of {k} ranks are {total} ranks, more than 2^26"),
         ));
     }
-    let calls = prog.coll_calls.len() as u32;
+    // A trace's calls, kept once (`program::call_seqs`), serve every job.
+    let calls = match prog.call_seqs {
+        Some(_) => 0,
+        None => prog.coll_calls.len() as u32,
+    };
     let mut out = prog.clone();
+    if let Some(seqs) = &mut out.call_seqs {
+        seqs.repeat(jobs);
+    }
     out.ranks = total as u32;
     out.ops = Vec::with_capacity(total as usize);
     out.coll_calls = Vec::with_capacity(prog.coll_calls.len() * jobs as usize);
     for j in 0..jobs {
         let base = j * k;
-        out.coll_calls.extend(prog.coll_calls.iter().cloned());
+        if j == 0 || calls > 0 {
+            out.coll_calls.extend(prog.coll_calls.iter().cloned());
+        }
         for ops in &prog.ops {
             let mut ops = ops.clone();
             for op in &mut ops {

@@ -2,6 +2,7 @@
 //! (communicators, requests, collectives expanded into point-to-point steps).
 
 pub mod adjust;
+pub mod call_seqs;
 pub mod collective_defaults;
 pub mod collectives;
 pub mod link;

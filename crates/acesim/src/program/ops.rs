@@ -398,7 +398,7 @@ impl RankDeps {
 }
 
 /// A collective call as a rank wrote it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct CollCall {
     /// `barrier`, `bcast`, ... (or `comm_split`/`comm_dup`, charged as collectives).
     pub kind: String,
@@ -484,6 +484,9 @@ pub struct Program {
     /// For a program read as the run goes (a trace): where its operations come from;
     /// `ops` then holds its skeleton (`program::stream`).
     pub stream: Option<Streamed>,
+    /// For a trace read as the run goes: its collective calls, once per distinct call
+    /// (`ops` then holds only its communicator creations).
+    pub call_seqs: Option<crate::program::call_seqs::CallSeqs>,
 }
 
 // A program read as the run goes (`program::stream` runs it).

@@ -4,8 +4,8 @@
 //! `program::stream`). A front end writes to a `Sink`, so that both readings of a streamed
 //! trace are the same code.
 
-use crate::program::ops::{intern, CollCall, Op, Program};
-use crate::program::stream::is_structural;
+use crate::program::call_seqs::{CallSeqs, DUP, SPLIT};
+use crate::program::ops::{intern, CollCall, Op, OpKind, Program};
 
 pub trait Sink {
     fn push(&mut self, rank: u32, op: Op);
@@ -64,13 +64,28 @@ impl<T: Sink + ?Sized> Sink for &mut T {
     }
 }
 
-/// Keeps what linking needs (collective calls, communicator creations) and counts the
-/// handles; drops the rest, which the run reads again.
+/// Keeps what linking needs (collective calls, once per distinct call, and communicator
+/// creations: `program::call_seqs`) and counts the handles; drops the rest, which the run
+/// reads again.
 pub struct Skeleton<'a>(pub &'a mut Program);
+
+impl Skeleton<'_> {
+    fn seqs(&mut self) -> &mut CallSeqs {
+        let ranks = self.0.ranks;
+        self.0.call_seqs.get_or_insert_with(|| CallSeqs::new(ranks))
+    }
+}
 
 impl Sink for Skeleton<'_> {
     fn push(&mut self, rank: u32, op: Op) {
-        if is_structural(&op.kind) {
+        let (handle, call) = match op.kind {
+            OpKind::Coll { call } => (self.0.coll_calls[call as usize].comm, call),
+            OpKind::CommSplit { parent, .. } => (parent, SPLIT),
+            OpKind::CommDup { parent, .. } => (parent, DUP),
+            _ => return,
+        };
+        self.seqs().append(rank, handle, call);
+        if call == SPLIT || call == DUP {
             self.0.ops[rank as usize].push(op);
         }
     }
@@ -81,7 +96,9 @@ impl Sink for Skeleton<'_> {
         self.0.new_handle(rank)
     }
     fn coll_call(&mut self, call: CollCall) -> u32 {
-        self.0.coll_call(call)
+        let ranks = self.0.ranks;
+        let seqs = self.0.call_seqs.get_or_insert_with(|| CallSeqs::new(ranks));
+        seqs.call(&mut self.0.coll_calls, call)
     }
     fn new_comm_handle(&mut self, rank: u32) -> u32 {
         self.0.new_comm_handle(rank)
@@ -136,8 +153,8 @@ impl Sink for Window {
         self.handles += 1;
         self.handles - 1
     }
-    fn coll_call(&mut self, _call: CollCall) -> u32 {
-        0 // replaced by the linked skeleton
+    fn coll_call(&mut self, call: CollCall) -> u32 {
+        call.comm // the run puts the linked call in its place, found by its communicator
     }
     fn new_comm_handle(&mut self, _rank: u32) -> u32 {
         self.comm_handles += 1;

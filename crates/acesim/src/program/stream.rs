@@ -9,9 +9,10 @@
 //! as linking does.
 
 use crate::error::{Error, Result};
+use crate::program::call_seqs::CallSeqs;
 use crate::program::link::{to_world, Communicators};
 pub use crate::program::ops::Streamed;
-use crate::program::ops::{Op, OpKind, Program};
+use crate::program::ops::{Op, OpKind, Program, NONE};
 pub use crate::program::ops::{RankStream, StreamSource};
 
 /// The operations a skeleton keeps: those linking resolves across ranks.
@@ -28,6 +29,9 @@ pub struct StreamState {
     streamed: Streamed,
     comms: Communicators,
     skeleton: Vec<std::vec::IntoIter<Op>>,
+    /// For a program linked from its call sequences: per rank, the calls it has made on
+    /// each of its communicators.
+    made: Vec<Vec<(u32, u32)>>,
     streams: Vec<Option<Box<dyn RankStream>>>,
     pub(crate) lists: Vec<Vec<u32>>,
     /// The first error a stream met (the run stops at the next look).
@@ -45,6 +49,7 @@ impl StreamState {
             streamed,
             comms,
             skeleton: skeleton.into_iter().map(Vec::into_iter).collect(),
+            made: vec![Vec::new(); if program.call_seqs.is_some() { n } else { 0 }],
             streams: (0..n).map(|_| None).collect(),
             lists: vec![Vec::new(); n],
             error: None,
@@ -78,7 +83,9 @@ impl StreamState {
         }
         let comms = &self.comms;
         for op in window.iter_mut() {
-            if is_structural(&op.kind) {
+            if let (true, Some(seqs)) = (is_structural(&op.kind), &program.call_seqs) {
+                *op = linked_call(program, seqs, comms, r, &mut self.made[r], *op)?;
+            } else if is_structural(&op.kind) {
                 *op = self.skeleton[r].next().ok_or_else(|| {
                     Error::Internal(format!(
                         "rank {r} streams more collective calls than its skeleton holds"
@@ -93,4 +100,63 @@ impl StreamState {
         }
         Ok(true)
     }
+}
+
+/// Rank `r`'s collective call or creation `op` as linked from the call sequences (its
+/// call number on its communicator counted in `made`).
+fn linked_call(
+    program: &Program,
+    seqs: &CallSeqs,
+    comms: &Communicators,
+    r: usize,
+    made: &mut Vec<(u32, u32)>,
+    mut op: Op,
+) -> Result<Op> {
+    let (handle, creation) = match op.kind {
+        OpKind::Coll { call } => (call, false),
+        OpKind::CommSplit { parent, .. } | OpKind::CommDup { parent, .. } => (parent, true),
+        _ => return Ok(op),
+    };
+    if !creation && seqs.skip {
+        op.kind = OpKind::Compute { ps: 0 };
+        return Ok(op);
+    }
+    let c = comms.of(program, r, handle, op.loc)?;
+    let seq = match made.iter_mut().find(|(comm, _)| *comm == c) {
+        Some((_, n)) => {
+            *n += 1;
+            *n - 1
+        }
+        None => {
+            made.push((c, 1));
+            0
+        }
+    };
+    let id = seqs.first[c as usize] + seq;
+    let end = seqs
+        .first
+        .get(c as usize + 1)
+        .copied()
+        .unwrap_or(seqs.linked.len() as u32);
+    let changed = || {
+        program.error_at(
+            op.loc,
+            "collective",
+            format!("rank {r} makes other collective calls than when the trace was first read (did its file change?)"),
+        )
+    };
+    if id >= end {
+        return Err(changed());
+    }
+    let (call, node) = seqs.linked[id as usize];
+    if creation != (call == NONE) {
+        return Err(changed());
+    }
+    let base = program.job_ranks.map_or(r as u32, |k| r as u32 % k);
+    op.kind = OpKind::Collective {
+        id,
+        call: seqs.own(base, node).unwrap_or(call),
+        me: comms.rank_in(c, r as u32),
+    };
+    Ok(op)
 }

@@ -2,11 +2,12 @@
 //! same calls in the same order; each call's algorithm is resolved once for all of them.
 
 use crate::error::{Error, Result};
+use crate::program::call_seqs::{DUP, SPLIT};
 use crate::program::collective_defaults::CollectivesConfig;
 use crate::program::collectives::{self, CollKind, CollSpec, Transport};
 use crate::program::link::communicators::Communicators;
 use crate::program::link::world_ranks::{CallsByComm, RankCall};
-use crate::program::ops::{CollCall, Collective, Communicator, Program};
+use crate::program::ops::{CollCall, Collective, Communicator, Program, SrcLoc, NONE};
 
 /// The calls once matched: one `Collective` each, and the spec and algorithm it expands
 /// with. The calls on communicator `c` are numbered from `first[c]` in their order.
@@ -35,24 +36,98 @@ pub fn match_calls(
         };
         check_agreement(prog, comm, per_rank)?;
         for (seq, at) in per_rank[first as usize].iter().enumerate() {
-            let (spec, resolved) = resolve(prog, config, at, comm.members.len() as u32)?;
-            let call = at.call(prog);
-            matched.collectives.push(Collective {
-                kind: call.kind.clone(),
-                algorithm: if spec.transport == Transport::Rdma {
-                    format!("{resolved} (rdma)")
-                } else {
-                    resolved.to_string()
-                },
-                comm: c as u32,
-                size: call.size,
-                root: call.root,
-                seq: seq as u32,
-            });
-            matched.specs.push((spec, resolved));
+            matched.push(prog, config, at, (c as u32, seq as u32), comm)?;
         }
     }
     Ok(matched)
+}
+
+impl Matched {
+    /// Adds call `seq` of communicator `c` as `at` makes it.
+    fn push(
+        &mut self,
+        prog: &Program,
+        config: &CollectivesConfig,
+        at: &RankCall,
+        (c, seq): (u32, u32),
+        comm: &Communicator,
+    ) -> Result<()> {
+        let (spec, resolved) = resolve(prog, config, at, comm.members.len() as u32)?;
+        let call = at.call(prog);
+        self.collectives.push(Collective {
+            kind: call.kind.clone(),
+            algorithm: if spec.transport == Transport::Rdma {
+                format!("{resolved} (rdma)")
+            } else {
+                resolved.to_string()
+            },
+            comm: c,
+            size: call.size,
+            root: call.root,
+            seq,
+        });
+        self.specs.push((spec, resolved));
+        Ok(())
+    }
+}
+
+/// `match_calls` for a trace read as the run goes, from its call sequences
+/// (`program::call_seqs`), filling in their `first` and `linked`. `None` where a rank
+/// calls on a communicator it is not in, members' calls differ or a call does not
+/// resolve: linking the whole skeleton then reports it where it is.
+pub fn match_sequences(
+    prog: &mut Program,
+    comms: &Communicators,
+    config: &CollectivesConfig,
+) -> Option<Matched> {
+    let seqs = prog.call_seqs.as_ref()?;
+    for r in 0..prog.ranks as usize {
+        let used = seqs.at[r].iter().enumerate().filter(|(_, &n)| n != 0);
+        if used.into_iter().any(|(h, _)| !comms.names(r, h as u32)) {
+            return None;
+        }
+    }
+    let mut matched = Matched {
+        collectives: Vec::new(),
+        specs: Vec::new(),
+        first: Vec::with_capacity(comms.list.len()),
+    };
+    let mut linked = Vec::new();
+    for (c, comm) in comms.list.iter().enumerate() {
+        matched.first.push(matched.collectives.len() as u32);
+        let node = |m: u32| {
+            comms
+                .handle_in(m as usize, c as u32)
+                .map_or(0, |h| seqs.node(m, h))
+        };
+        let Some(&first) = comm.members.first() else {
+            continue;
+        };
+        let path = seqs.path(node(first), seqs.skip);
+        let calls = |p: &[(u32, u32)]| p.iter().map(|&(call, _)| call).collect::<Vec<_>>();
+        let reference = calls(&path);
+        for &m in &comm.members {
+            let n = node(m);
+            if n != node(first) && (!seqs.skip || calls(&seqs.path(n, seqs.skip)) != reference) {
+                return None;
+            }
+        }
+        let base = prog.job_ranks.map_or(first, |k| first % k);
+        for (seq, &(call, at)) in path.iter().enumerate() {
+            // The first member's call, with its own sizes, as `match_calls` takes it.
+            let own = seqs.own(base, at).unwrap_or(call);
+            let rank_call = RankCall::new(first, own, SrcLoc::default());
+            matched
+                .push(prog, config, &rank_call, (c as u32, seq as u32), comm)
+                .ok()?;
+            let creation = call == SPLIT || call == DUP;
+            linked.push((if creation { NONE } else { call }, at));
+        }
+    }
+    let seqs = prog.call_seqs.as_mut()?;
+    seqs.first = matched.first.clone();
+    seqs.linked = linked;
+    Some(matched)
 }
 
 /// Every member of `comm` makes the calls its first member makes.

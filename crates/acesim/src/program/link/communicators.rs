@@ -79,6 +79,18 @@ impl Communicators {
         &self.list[c as usize].members
     }
 
+    /// Rank `r`'s handle to communicator `c` (its first), if it has one.
+    pub fn handle_in(&self, r: usize, c: u32) -> Option<u32> {
+        self.local[r].iter().position(|&l| l == c).map(|h| h as u32)
+    }
+
+    /// Whether rank `r`'s handle `handle` names a communicator it belongs to.
+    pub fn names(&self, r: usize, handle: u32) -> bool {
+        self.local[r]
+            .get(handle as usize)
+            .is_some_and(|&c| c != NONE)
+    }
+
     /// The rank in communicator `c` of its member `world`.
     pub fn rank_in(&self, c: u32, world: u32) -> u32 {
         self.index[c as usize][&world]

@@ -2,6 +2,7 @@
 //! and each rank's collective calls listed by communicator for matching.
 
 use crate::error::Result;
+use crate::program::call_seqs::{DUP, SPLIT};
 use crate::program::link::communicators::Communicators;
 use crate::program::ops::{CollCall, Message, OpKind, Program, SrcLoc, ANY};
 
@@ -15,9 +16,6 @@ pub struct RankCall {
     pub op_index: usize,
     pub loc: SrcLoc,
 }
-
-const SPLIT: u32 = u32::MAX;
-const DUP: u32 = u32::MAX - 1;
 
 /// Creations cost what MPI libraries pay: an allgather (split) or an allreduce (dup) of 8
 /// bytes on the parent.
@@ -35,6 +33,17 @@ static CREATIONS: std::sync::LazyLock<[CollCall; 2]> = std::sync::LazyLock::new(
 });
 
 impl RankCall {
+    /// Call `call` (an index of `Program::coll_calls`, or `SPLIT`/`DUP`) of rank `rank`,
+    /// at `loc`.
+    pub fn new(rank: u32, call: u32, loc: SrcLoc) -> RankCall {
+        RankCall {
+            rank,
+            call,
+            op_index: 0,
+            loc,
+        }
+    }
+
     /// The call as the rank made it (its `comm` is rank-local, and for a creation 0).
     pub fn call<'p>(&self, prog: &'p Program) -> &'p CollCall {
         match self.call {
