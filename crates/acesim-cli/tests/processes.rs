@@ -138,6 +138,23 @@ fn a_program_on_two_processes_writes_the_files_of_one() {
         let (a, b) = (std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
         assert!(a == b, "two processes changed {}", two[0]);
     }
+    // Two processes of two threads each: the same files again.
+    let Some(mut mpi) = mpirun() else { return };
+    let four = files("four");
+    let o = mpi
+        .args(["-np", "2", ACESIM])
+        .args(args(&four))
+        .args(["--threads", "2"])
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("2 processes of 2 threads"), "{out}");
+    for (a, b) in one.iter().zip(&four) {
+        let (a, b) = (std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
+        assert!(a == b, "two processes of two threads changed {}", four[0]);
+    }
     // A deadlock: process 0 reports it, as one process does, and the run fails.
     let dl = dir.path().join("dl.sched");
     std::fs::write(&dl, "ranks 16\nrank 0\nrecv 15 10 tag=1\nsend 15 10 tag=1\nrank 15\nrecv 0 10 tag=1\nsend 0 10 tag=1\n").unwrap();

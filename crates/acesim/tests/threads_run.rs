@@ -77,8 +77,8 @@ fn outcome_across(m: &Machine, p: &Program, o: &Options, n: usize) -> String {
     first
 }
 
-/// Runs `p` on 1, 2 and 3 threads, and across 2 and 3 processes, and checks that the
-/// outcomes are identical; returns the one-thread outcome.
+/// Runs `p` on 1, 2 and 3 threads, across 2 and 3 processes, and across 2 processes of 2
+/// threads, and checks that the outcomes are identical; returns the one-thread outcome.
 fn same_on_threads(m: &Machine, p: &Program, o: Options) -> String {
     let one = outcome(
         m,
@@ -108,6 +108,15 @@ fn same_on_threads(m: &Machine, p: &Program, o: Options) -> String {
             "{n} processes"
         );
     }
+    let hybrid = Options {
+        threads: Some(2),
+        ..o.clone()
+    };
+    assert_eq!(
+        one,
+        outcome_across(m, p, &hybrid, 2),
+        "2 processes of 2 threads"
+    );
     one
 }
 
@@ -402,9 +411,10 @@ fn bad_thread_counts_and_models_are_refused() {
     };
     let e = outcome(&m, &p, &measured);
     assert!(e.contains("--partitions"), "{e}");
-    // Across processes: one thread in each, the packet model, the same inputs everywhere.
-    let e = outcome_across(&m, &p, &options(2), 2);
-    assert!(e.contains("one thread in each"), "{e}");
+    // Across processes: the packet model, the same inputs everywhere, no more partitions
+    // than the machine splits into (2 processes of 9 threads are 18).
+    let e = outcome_across(&m, &p, &options(9), 2);
+    assert!(e.contains("18 partitions"), "{e}");
     let e = outcome_across(&m, &p, &flow, 2);
     assert!(e.contains("leave out mpirun"), "{e}");
     let e = outcome_across(&m, &p, &options(1), 17);

@@ -111,6 +111,7 @@ where
                 part.receive(&mut events);
             }
         }
+        part.received();
         status = gather_all(ex, &(part.next_time(), part.tally(), error.is_some()))?;
         if let Some(e) = error {
             return Err(e);

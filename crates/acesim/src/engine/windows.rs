@@ -33,6 +33,10 @@ pub trait Partition: Send {
     /// Takes the events other partitions handed it (in the order of their partitions).
     fn receive(&mut self, from: &mut Vec<Self::Crossing>);
 
+    /// Every event handed to it this window has been received (a partition that holds
+    /// them until then takes them now).
+    fn received(&mut self) {}
+
     fn tally(&self) -> Self::Tally;
 }
 

@@ -19,7 +19,9 @@ impl Parallel {
     /// One line for a human: on what it ran, in how many windows, and the share of its
     /// `events` that crossed between partitions.
     pub fn describe(&self, events: u64) -> String {
-        let on = if self.processes > 1 {
+        let on = if self.processes > 1 && self.threads > 1 {
+            format!("{} processes of {} threads", self.processes, self.threads)
+        } else if self.processes > 1 {
             format!("{} processes", self.processes)
         } else {
             format!("{} threads", self.threads)

@@ -14,10 +14,12 @@ use crate::results::partitions::Parallel;
 use crate::results::provenance::MachineId;
 use crate::results::Results;
 use crate::run::options::Options;
+use crate::run::program_group::ProgramGroup;
 use crate::run::progress::Reporter;
 use crate::run::simulate::{simulate_with, whole_of};
 use crate::run::simulate_threads::{
-    finish, partitions, refuse_unsplittable, stop_of, stop_rule, watch_run, Ended, Tally,
+    finish, partitions, refuse_unsplittable, stop_of, stop_rule, threads_for, watch_run, Ended,
+    Tally,
 };
 use crate::runtime::{Runtime, RuntimeShare};
 use crate::units::Ps;
@@ -36,60 +38,70 @@ pub fn simulate_across(
     }
     let started = std::time::Instant::now();
     refuse_unsplittable(options, "mpirun")?;
-    if options.threads.is_some_and(|t| t != 1) {
-        return Err(Error::input(
-            Location::file("command line").with_field("threads"),
-            "a run across processes runs one thread in each: leave out --threads",
-        ));
-    }
     agree(ex, machine, &program, options)?;
     let internal = |e: String| Error::Internal(e);
     let whole = whole_of(machine, program, options)?;
     let ranks = whole.program.ranks;
-    let blocks = ex.count() as u32;
-    let (mut parts, split) = partitions(whole, (blocks, Some(ex.me() as u32)), options)?;
-    let mut part = parts
-        .pop()
-        .ok_or_else(|| Error::Internal("no partition for this process".into()))?;
+    // Each process runs `threads` partitions, on as many threads.
+    let routers = whole.topo.num_routers / ex.count() as u32;
+    let threads = threads_for(options.threads.unwrap_or(1), routers);
+    let blocks = ex.count() as u32 * threads;
+    let me = ex.me() as u32 * threads;
+    let (parts, split) = partitions(whole, (blocks, Some(me..me + threads)), options)?;
+    let mut part = ProgramGroup::new(parts, me as usize, blocks as usize);
     let limit = options.max_sim_time.unwrap_or(Ps::MAX);
     let stop = stop_rule(options);
     let mut reporter = Reporter::new(options.progress.as_ref());
     let mut watch = |end: Ps, tallies: &[Tally]| watch_run(&mut reporter, ranks, end, tallies);
     let bounds = Bounds {
-        grid: part.net.window_grid(),
+        grid: part.parts[0].net.window_grid(),
         limit,
         stop: &stop,
         no_stop_before: 0,
     };
-    let count = run_processes(&mut part, ex, &bounds, &mut watch).map_err(internal)?;
-    let status =
-        gather_all(ex, &(part.next_time(), part.tally(), part.q.now())).map_err(internal)?;
+    let mut count = run_processes(&mut part, ex, &bounds, &mut watch).map_err(internal)?;
+    count.crossings += gather_all(ex, &part.crossings)
+        .map_err(internal)?
+        .iter()
+        .sum::<u64>();
+    let status = gather_all(ex, &(part.next_time(), part.tally(), part.now())).map_err(internal)?;
     let (stopped, end) = stop_of(&status, limit, count.reached);
-    let (ended, net, rt) = Ended::of(part, end, stopped.is_none());
-    // Process 0 keeps its own share; the others send theirs.
-    let (own, sent): (_, Option<(Ended, RuntimeShare)>) = match ex.me() {
-        0 => (Some((ended, rt)), None),
-        _ => (None, Some((ended, rt.into_share()))),
+    let (mut ends, mut nets, mut runtimes) = (Vec::new(), Vec::new(), Vec::new());
+    for p in part.parts {
+        let (ended, net, rt) = Ended::of(p, end, stopped.is_none());
+        ends.push(ended);
+        nets.push(net);
+        runtimes.push(rt);
+    }
+    // Process 0 keeps its own shares; the others send theirs.
+    let sent: Option<Vec<(Ended, RuntimeShare)>> = match ex.me() {
+        0 => None,
+        _ => Some(
+            ends.drain(..)
+                .zip(runtimes.drain(..).map(Runtime::into_share))
+                .collect(),
+        ),
     };
-    let (Some(all), Some((ended, rt))) = (gather_first(ex, &sent).map_err(internal)?, own) else {
+    let Some(all) = gather_first(ex, &sent).map_err(internal)? else {
         return Ok(None);
     };
-    let (mut ends, mut runtimes) = (vec![ended], vec![rt]);
-    for (k, share) in all.into_iter().enumerate().skip(1) {
-        let (e, share) =
-            share.ok_or_else(|| Error::Internal(format!("process {k} sent no share")))?;
-        ends.push(e);
-        runtimes.push(Runtime::from_share(
-            split.program.clone(),
-            split.params.clone(),
-            split.placement.clone(),
-            (k as u32, split.of_rank.clone()),
-            share,
-        ));
+    for (q, shares) in all.into_iter().enumerate().skip(1) {
+        let shares = shares.ok_or_else(|| Error::Internal(format!("process {q} sent no share")))?;
+        for (i, (e, share)) in shares.into_iter().enumerate() {
+            ends.push(e);
+            runtimes.push(Runtime::from_share(
+                split.program.clone(),
+                split.params.clone(),
+                split.placement.clone(),
+                ((q as u32 * threads) + i as u32, split.of_rank.clone()),
+                share,
+            ));
+        }
     }
+    let net = nets.swap_remove(0);
     let parallel = Parallel {
-        threads: 1,
-        processes: blocks,
+        threads,
+        processes: ex.count() as u32,
         windows: count.windows,
         crossings: count.crossings,
     };

@@ -168,11 +168,11 @@ pub(super) struct Split {
     pub of_rank: Arc<Vec<u32>>,
 }
 
-/// The partitions of a run split in `blocks` (all of them, or only block `only`), each
-/// with its ranks started.
+/// The partitions of a run split in `blocks` (all of them, or only the blocks `only`),
+/// each with its ranks started.
 pub(super) fn partitions(
     whole: Whole<'_>,
-    (blocks, only): (u32, Option<u32>),
+    (blocks, only): (u32, Option<std::ops::Range<u32>>),
     options: &Options,
 ) -> Result<(Vec<ProgramPart<PacketNetwork>>, Split)> {
     let Whole {
@@ -228,22 +228,22 @@ pub(super) fn partitions(
         part.interrupt = options.interrupt.clone();
         part
     };
-    let built = match only {
-        Some(me) => vec![build(me, Some(first))],
-        None => std::thread::scope(|s| {
-            let others: Vec<_> = (1..blocks)
-                .map(|me| s.spawn(move || build(me, None)))
-                .collect();
-            let mut all = vec![build(0, Some(first))];
-            for h in others {
-                all.push(
-                    h.join()
-                        .map_err(|_| Error::Internal("building a partition failed".into()))?,
-                );
-            }
-            Ok::<_, Error>(all)
-        })?,
-    };
+    let mine = only.unwrap_or(0..blocks);
+    let built = std::thread::scope(|s| {
+        let others: Vec<_> = mine
+            .clone()
+            .skip(1)
+            .map(|me| s.spawn(move || build(me, None)))
+            .collect();
+        let mut all = vec![build(mine.start, Some(first))];
+        for h in others {
+            all.push(
+                h.join()
+                    .map_err(|_| Error::Internal("building a partition failed".into()))?,
+            );
+        }
+        Ok::<_, Error>(all)
+    })?;
     let split = Split {
         program,
         params,
