@@ -80,6 +80,21 @@ fn two_processes_give_the_bytes_of_one() {
     assert!(out.contains("2 processes"), "{out}");
     let (a, b) = (std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
     assert!(a == b, "two processes changed the results");
+    // Two processes of two threads each.
+    let Some(mut mpi) = mpirun() else { return };
+    let four = dir.path().join("four.json");
+    let o = mpi
+        .args(["-np", "2", ACESIM])
+        .args(traffic_args(&four))
+        .args(["--threads", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("2 processes of 2 threads"));
+    assert!(
+        std::fs::read(&four).unwrap() == a,
+        "threads in processes changed the results"
+    );
 }
 
 #[cfg(feature = "mpi")]

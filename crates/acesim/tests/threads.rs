@@ -6,7 +6,7 @@
 mod common;
 
 use acesim::run::patterns::Pattern;
-use acesim::run::traffic::{run_point, Injection, TrafficConfig, TrafficPoint};
+use acesim::run::traffic::{run_point, run_point_on, Injection, TrafficConfig, TrafficPoint};
 use acesim::Machine;
 use common::load;
 use proptest::prelude::*;
@@ -77,6 +77,45 @@ fn a_torus_gives_the_same_point_on_any_number_of_threads() {
     // the drain limit with packets still in flight.
     assert_same_on(&m, "uniform", 1.0, 2, &[2, 4]);
     assert_same_on(&m, "transpose", 0.5, 3, &[2]);
+}
+
+/// The point of a run across `processes` of `threads` threads each (processes played by
+/// threads exchanging bytes as MPI processes do), from process 0.
+fn across(
+    m: &Machine,
+    pattern: &str,
+    load: f64,
+    seed: u64,
+    (processes, threads): (usize, u32),
+) -> TrafficPoint {
+    let cfg = config(m, pattern, load, seed, threads);
+    let points: Vec<TrafficPoint> = std::thread::scope(|s| {
+        let handles: Vec<_> = acesim::engine::LocalExchange::group(processes)
+            .into_iter()
+            .map(|ex| {
+                let cfg = &cfg;
+                s.spawn(move || run_point_on(m, cfg, None, Some(&ex)).expect("runs"))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a process panicked"))
+            .collect()
+    });
+    points.into_iter().next().expect("process 0")
+}
+
+#[test]
+fn processes_of_several_threads_give_the_point_of_one_thread() {
+    let m = machine(TORUS);
+    let one = on_threads(&m, "uniform", 0.6, 11, 1);
+    for shape in [(2, 1), (2, 2), (2, 3)] {
+        let point = across(&m, "uniform", 0.6, 11, shape);
+        assert_eq!(json(&one), json(&point), "{shape:?}");
+        let par = point.parallel.expect("says how it ran");
+        assert_eq!((par.processes, par.threads), (shape.0 as u32, shape.1));
+        assert!(par.crossings > 0 && par.windows > 0);
+    }
 }
 
 #[test]

@@ -2,11 +2,13 @@
 //! sequence), the `Schedule` interface through which models add events to it, and the
 //! windows in which the partitions of a parallel run advance together.
 
+pub mod group;
 pub mod local_exchange;
 pub mod processes;
 pub mod queue;
 pub mod windows;
 
+pub use group::Group;
 pub use local_exchange::LocalExchange;
 pub use processes::{gather_all, gather_first, run_processes, Exchange};
 pub use queue::{EventQueue, Schedule};

@@ -10,7 +10,6 @@ pub mod events;
 pub mod options;
 pub mod partition_report;
 pub mod patterns;
-pub mod program_group;
 pub mod program_part;
 pub mod progress;
 pub mod simulate;

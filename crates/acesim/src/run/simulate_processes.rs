@@ -6,7 +6,7 @@
 //! partitions of threads are merged: its results are those of a run in one process, byte
 //! for byte.
 
-use crate::engine::{gather_all, gather_first, run_processes, Bounds, Exchange, Partition};
+use crate::engine::{gather_all, gather_first, run_processes, Bounds, Exchange, Group, Partition};
 use crate::error::{Error, Location, Result};
 use crate::machine::loaded::Machine;
 use crate::program::Program;
@@ -14,7 +14,6 @@ use crate::results::partitions::Parallel;
 use crate::results::provenance::MachineId;
 use crate::results::Results;
 use crate::run::options::Options;
-use crate::run::program_group::ProgramGroup;
 use crate::run::progress::Reporter;
 use crate::run::simulate::{simulate_with, whole_of};
 use crate::run::simulate_threads::{
@@ -47,8 +46,8 @@ pub fn simulate_across(
     let threads = threads_for(options.threads.unwrap_or(1), routers);
     let blocks = ex.count() as u32 * threads;
     let me = ex.me() as u32 * threads;
-    let (parts, split) = partitions(whole, (blocks, Some(me..me + threads)), options)?;
-    let mut part = ProgramGroup::new(parts, me as usize, blocks as usize);
+    let (mut parts, split) = partitions(whole, (blocks, Some(me..me + threads)), options)?;
+    let mut part = Group::new(&mut parts, (me as usize, blocks as usize), sum_tallies);
     let limit = options.max_sim_time.unwrap_or(Ps::MAX);
     let stop = stop_rule(options);
     let mut reporter = Reporter::new(options.progress.as_ref());
@@ -64,10 +63,11 @@ pub fn simulate_across(
         .map_err(internal)?
         .iter()
         .sum::<u64>();
-    let status = gather_all(ex, &(part.next_time(), part.tally(), part.now())).map_err(internal)?;
+    let now = part.parts.iter().map(|p| p.q.now()).max().unwrap_or(0);
+    let status = gather_all(ex, &(part.next_time(), part.tally(), now)).map_err(internal)?;
     let (stopped, end) = stop_of(&status, limit, count.reached);
     let (mut ends, mut nets, mut runtimes) = (Vec::new(), Vec::new(), Vec::new());
-    for p in part.parts {
+    for p in parts {
         let (ended, net, rt) = Ended::of(p, end, stopped.is_none());
         ends.push(ended);
         nets.push(net);
@@ -108,6 +108,15 @@ pub fn simulate_across(
     let mut results = finish(net, runtimes, ends, (stopped, parallel), started)?;
     results.machine = Some(MachineId::of(machine, &machine.name.0));
     Ok(Some(results))
+}
+
+/// A process's tally: its partitions' events and finished ranks added up.
+fn sum_tallies(tallies: &[Tally]) -> Tally {
+    tallies
+        .iter()
+        .fold((0, 0, false), |(e, f, i), &(pe, pf, pi)| {
+            (e + pe, f + pf, i || pi)
+        })
 }
 
 /// Checks that every process was given the same machine, program and options.

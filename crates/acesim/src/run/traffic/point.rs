@@ -2,7 +2,7 @@
 //! a network model.
 
 use crate::engine::processes::gather_all;
-use crate::engine::{run_processes, run_windows, Bounds, Exchange, WindowCount};
+use crate::engine::{run_processes, run_windows, Bounds, Exchange, Group, WindowCount};
 use crate::error::{Error, Result};
 use crate::machine::loaded::Machine;
 use crate::machine::topology::{Shape as TopoShape, Topology};
@@ -134,14 +134,15 @@ fn partitions(
     let payload = cfg.packet - machine.nic.header.0;
     let nodes = topo.num_nodes;
     let threads = threads(cfg, &topo)?;
-    if processes.is_some() && (threads > 1 || cfg.partitions.is_some()) {
+    if processes.is_some() && cfg.partitions.is_some() {
         return Err(command_line(
-            "threads",
-            "a run on several processes runs one thread in each: leave out --threads and --partitions".into(),
+            "partitions",
+            "--partitions measures how a serial run would split: it runs in one process, so leave out mpirun".into(),
         ));
     }
+    // Under mpirun, each process runs `threads` of the blocks.
     let (blocks, source) = match processes {
-        Some(ex) => (ex.count() as u32, "mpirun -np"),
+        Some(ex) => (ex.count() as u32 * threads, "mpirun -np"),
         None => (threads, "--threads"),
     };
     let generators = || {
@@ -196,7 +197,7 @@ fn partitions(
         ));
     }
     let here: Vec<u32> = match processes {
-        Some(ex) => vec![ex.me() as u32],
+        Some(ex) => (ex.me() as u32 * threads..(ex.me() as u32 + 1) * threads).collect(),
         None => (0..blocks).collect(),
     };
     Ok(here
@@ -361,8 +362,26 @@ fn drive(
         }
     };
     let count = match processes {
-        Some(ex) => run_processes(&mut parts[0], ex, &bounds, &mut watch),
+        Some(ex) => {
+            let first = ex.me() * parts.len();
+            let total = ex.count() * parts.len();
+            let mut group = Group::new(parts, (first, total), sum_tallies);
+            let count = run_processes(&mut group, ex, &bounds, &mut watch);
+            let within = gather_all(ex, &group.crossings).map_err(Error::Internal)?;
+            count.map(|mut c| {
+                c.crossings += within.iter().sum::<u64>();
+                c
+            })
+        }
         None => run_windows(parts, &bounds, &mut watch),
     };
     count.map_err(Error::Internal)
+}
+
+/// A process's tally: its partitions' added up.
+fn sum_tallies(tallies: &[(Tally, u64)]) -> (Tally, u64) {
+    (
+        Tally::sum(tallies.iter().map(|t| t.0)),
+        tallies.iter().map(|t| t.1).sum(),
+    )
 }

@@ -6,61 +6,60 @@
 //! on threads, so the run is the run of P x T threads.
 
 use crate::engine::Partition;
-use crate::network::packet::PacketNetwork;
-use crate::run::program_part::{Handed, ProgramPart};
-use crate::run::simulate_threads::Tally;
 use crate::units::Ps;
 
 /// What crosses between processes: the partitions that handed it and that take it.
 #[derive(serde::Serialize, serde::Deserialize)]
-pub(super) struct Addressed {
+pub struct Addressed<C> {
     from: u32,
     to: u32,
-    handed: Handed,
+    handed: C,
 }
 
-pub(super) struct ProgramGroup {
-    pub parts: Vec<ProgramPart<PacketNetwork>>,
+pub struct Group<'a, P: Partition> {
+    pub parts: &'a mut [P],
     /// The partition number of `parts[0]`; every process has `parts.len()` of them.
     first: usize,
     /// Scratch: what each of its partitions hands each partition of the run.
-    outs: Vec<Vec<Vec<Handed>>>,
+    outs: Vec<Vec<Vec<P::Crossing>>>,
     /// What each of its partitions was handed this window, with who handed it.
-    pending: Vec<Vec<(u32, Handed)>>,
+    pending: Vec<Vec<(u32, P::Crossing)>>,
+    /// The group's tally from its partitions'.
+    combine: fn(&[P::Tally]) -> P::Tally,
     /// Events its partitions handed each other.
     pub crossings: u64,
 }
 
-impl ProgramGroup {
+impl<'a, P: Partition> Group<'a, P> {
     /// The partitions `parts` of a run of `total`, numbered from `first`.
-    pub fn new(parts: Vec<ProgramPart<PacketNetwork>>, first: usize, total: usize) -> Self {
+    pub fn new(
+        parts: &'a mut [P],
+        (first, total): (usize, usize),
+        combine: fn(&[P::Tally]) -> P::Tally,
+    ) -> Self {
         let n = parts.len();
-        ProgramGroup {
+        Group {
             parts,
             first,
             outs: (0..n)
                 .map(|_| (0..total).map(|_| Vec::new()).collect())
                 .collect(),
             pending: (0..n).map(|_| Vec::new()).collect(),
+            combine,
             crossings: 0,
         }
     }
-
-    /// The latest clock of its partitions.
-    pub fn now(&self) -> Ps {
-        self.parts.iter().map(|p| p.q.now()).max().unwrap_or(0)
-    }
 }
 
-impl Partition for ProgramGroup {
-    type Crossing = Addressed;
-    type Tally = Tally;
+impl<P: Partition> Partition for Group<'_, P> {
+    type Crossing = Addressed<P::Crossing>;
+    type Tally = P::Tally;
 
     fn next_time(&self) -> Option<Ps> {
         self.parts.iter().filter_map(|p| p.next_time()).min()
     }
 
-    fn run_until(&mut self, end: Ps, out: &mut [Vec<Addressed>]) -> Result<(), String> {
+    fn run_until(&mut self, end: Ps, out: &mut [Vec<Self::Crossing>]) -> Result<(), String> {
         let results: Vec<Result<(), String>> = std::thread::scope(|s| {
             let mut work = self.parts.iter_mut().zip(self.outs.iter_mut());
             let mine = work.next();
@@ -98,7 +97,7 @@ impl Partition for ProgramGroup {
         Ok(())
     }
 
-    fn receive(&mut self, from: &mut Vec<Addressed>) {
+    fn receive(&mut self, from: &mut Vec<Self::Crossing>) {
         for a in from.drain(..) {
             self.pending[a.to as usize - self.first].push((a.from, a.handed));
         }
@@ -120,10 +119,8 @@ impl Partition for ProgramGroup {
         }
     }
 
-    fn tally(&self) -> Tally {
-        self.parts.iter().fold((0, 0, false), |(e, f, i), p| {
-            let (pe, pf, pi) = p.tally();
-            (e + pe, f + pf, i || pi)
-        })
+    fn tally(&self) -> Self::Tally {
+        let tallies: Vec<P::Tally> = self.parts.iter().map(|p| p.tally()).collect();
+        (self.combine)(&tallies)
     }
 }
