@@ -190,6 +190,15 @@ class Result:
         return dict(p) if p else None
 
     @property
+    def coupling(self) -> dict[str, Any] | None:
+        """At flow level, when partitions are measured (``simulate(..., model="flow",
+        partitions=N)``): how many rate solves would tie partitions together (``solves``,
+        ``coupled_solves``, ``rate_changes``, ``rate_changes_across``, ``windows``,
+        ``coupled_windows``, ``lookahead_ps``); else None."""
+        c = self.data.get("coupling")
+        return dict(c) if c else None
+
+    @property
     def model(self) -> str:
         """The network model of the run: ``"packet"`` or ``"flow"`` (summaries written
         before there was a choice are ``"packet"``)."""

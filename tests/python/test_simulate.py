@@ -221,6 +221,13 @@ def test_partitions_measure_how_a_run_would_split(core) -> None:
         acesim.simulate(torus, ring_put, 8, partitions=0)
     with pytest.raises(acesim.InputError, match="9 partitions for a torus of 8 router"):
         acesim.simulate(torus, ring_put, 8, partitions=9)
+    # At flow level the solves are measured, not the events.
+    f = acesim.simulate(torus, ring_put, 8, partitions=2, model="flow")
+    assert f.partitions is None and r.coupling is None
+    c = f.coupling
+    assert c is not None and c["partitions"] == 2
+    assert 0 <= c["coupled_solves"] <= c["solves"]
+    assert c["rate_changes_across"] <= c["rate_changes"]
 
 
 def test_ctrl_c_stops_simulate_promptly_with_the_partial_result(core) -> None:

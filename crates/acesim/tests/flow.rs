@@ -237,3 +237,47 @@ fn global_links_chosen_by_load_spread_what_hashing_puts_on_one() {
     assert!(e.contains("topology.global_choice"), "{e}");
     assert!(e.contains("expected hash or load"), "{e}");
 }
+
+/// `--partitions` at flow level counts the solves that change rates in several partitions
+/// of the split a parallel run would make: on a line of 4 routers split in 2 ({0, 1} and
+/// {2, 3}), puts 0 -> 3 (2 MiB) and 1 -> 2 (1 MiB) share the link 1 -> 2: the first solve
+/// halves both rates, the second, when the shorter ends, gives 0 -> 3 the link again; each
+/// message's ends are in both partitions. Puts 0 -> 1 and 2 -> 3 share nothing: no rate
+/// ever changes.
+#[test]
+fn flow_partitions_count_the_solves_that_tie_partitions_together() {
+    let m = machine("[topology]\nkind='mesh'\ndims=[4]");
+    let measure = |sched: &str| {
+        let prog = schedule::parse("flow-test.sched", sched).expect("schedule parses");
+        let options = Options {
+            model: Model::Flow,
+            partitions: Some(2),
+            ..Default::default()
+        };
+        let r = simulate_with(&m, prog, &options).expect("runs");
+        assert!(
+            r.partitions.is_none(),
+            "events are not counted at flow level"
+        );
+        r.coupling.expect("measured")
+    };
+    let puts = |a: (u32, u32, &str), b: (u32, u32, &str)| {
+        let mut t = "ranks 4\n".to_string();
+        for (src, dst, size) in [a, b] {
+            t += &format!("rank {src}\nput {dst} {size} handle=h\ncomplete h\n");
+        }
+        t
+    };
+    let shared = measure(&puts((0, 3, "2MiB"), (1, 2, "1MiB")));
+    assert_eq!(
+        (shared.partitions, shared.solves, shared.coupled_solves),
+        (2, 2, 2)
+    );
+    assert_eq!((shared.rate_changes, shared.rate_changes_across), (3, 3));
+    assert!(shared.lookahead_ps > 0);
+    let apart = measure(&puts((0, 1, "1MiB"), (2, 3, "1MiB")));
+    assert_eq!(
+        (apart.solves, apart.coupled_solves, apart.rate_changes),
+        (0, 0, 0)
+    );
+}

@@ -237,6 +237,18 @@ pub trait Network {
     /// names where the count came from, for errors).
     fn partition(&self, parts: u32, source: &str) -> crate::error::Result<Partitioning>;
 
+    /// For `--partitions`: measures how the model's own solving would tie `parts`
+    /// partitions together (the flow model: `network::flow::coupling`); false when the
+    /// run's events are counted by partition instead (the packet model).
+    fn measure_coupling(&mut self, _parts: u32, _source: &str) -> crate::error::Result<bool> {
+        Ok(false)
+    }
+
+    /// What `measure_coupling` measured.
+    fn coupling(&self) -> Option<crate::network::flow::CouplingReport> {
+        None
+    }
+
     /// Handles one of the model's own events.
     fn handle(&mut self, q: &mut impl Schedule<Self::Event>, now: Ps, ev: Self::Event);
 

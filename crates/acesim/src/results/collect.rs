@@ -90,6 +90,7 @@ pub fn collect(
         link_activity: net.link_activity().map(<[_]>::to_vec),
         all_links,
         partitions: None,
+        coupling: None,
         parallel: None,
         transfer_records,
     }

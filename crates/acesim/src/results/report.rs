@@ -118,6 +118,10 @@ pub struct Results {
     /// How the run would split into partitions, when measured (`--partitions`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partitions: Option<crate::results::partitions::PartitionReport>,
+    /// How the flow model's solves would tie partitions together, when measured
+    /// (`--partitions` at flow level).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coupling: Option<crate::network::flow::CouplingReport>,
     /// How a run on several threads ran (not in the JSON: it is the same on any number).
     #[serde(skip)]
     pub parallel: Option<crate::results::partitions::Parallel>,

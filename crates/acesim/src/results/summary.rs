@@ -22,6 +22,9 @@ impl Results {
         if let Some(p) = &self.partitions {
             s.push_str(&p.describe());
         }
+        if let Some(c) = &self.coupling {
+            s.push_str(&c.describe());
+        }
         if let Some(par) = self.parallel.filter(|p| p.threads > 1 || p.processes > 1) {
             let _ = writeln!(s, "{}", par.describe(self.events));
         }

@@ -164,8 +164,10 @@ fn drive<N: Network>(
 ) -> Result<Results> {
     prepare(&mut net, &mut rt, options);
     let counter = match options.partitions {
-        Some(parts) => Some(partition_counter(&net, &rt, parts)?),
-        None => None,
+        Some(parts) if !net.measure_coupling(parts, "command line")? => {
+            Some(partition_counter(&net, &rt, parts)?)
+        }
+        _ => None,
     };
     // Events are ordered by their origins (ranks, then the network's entities) at each
     // picosecond: the order of a run on any number of threads.
@@ -234,6 +236,7 @@ fn drive<N: Network>(
         net.release_run_state();
         let mut r = results::collect(&net, &mut rt, events, wall, Some(partial));
         r.partitions = counter.map(PartitionCounter::finish);
+        r.coupling = net.coupling();
         return Ok(r);
     }
     // What happened after the last event without being one (credits that woke nothing)
@@ -249,6 +252,7 @@ fn drive<N: Network>(
     net.release_run_state();
     let mut r = results::collect(&net, &mut rt, events, wall, None);
     r.partitions = counter.map(PartitionCounter::finish);
+    r.coupling = net.coupling();
     Ok(r)
 }
 

@@ -62,6 +62,7 @@ impl FlowNetwork {
             stats: NetStats::new(links, nics),
             checks: false,
             violation: None,
+            coupling: None,
             topo,
         }
     }

@@ -297,6 +297,9 @@ impl FlowNetwork {
         // In flow order: which of two messages ending at the same picosecond is handled
         // first must not depend on how the solver searched.
         changed.sort_unstable();
+        if let Some(c) = &mut self.coupling {
+            c.start();
+        }
         for &f in &changed {
             let m = self.flow_message[f as usize];
             let rate = self.solver.rate(f);
@@ -310,7 +313,13 @@ impl FlowNetwork {
             msg.updated = now;
             msg.rate = rate;
             msg.version = msg.version.wrapping_add(1);
+            if let Some(c) = &mut self.coupling {
+                c.changed(msg.src_nic, msg.dst_nic);
+            }
             self.schedule_reach(q, now, m);
+        }
+        if let Some(c) = &mut self.coupling {
+            c.end(now);
         }
         self.changed = changed;
         if self.checks {

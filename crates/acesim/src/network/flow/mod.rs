@@ -4,6 +4,7 @@
 //! Buffers and credits are not modelled (docs/flow.md).
 
 mod build;
+pub mod coupling;
 mod maxmin;
 mod messages;
 mod network;
@@ -13,5 +14,6 @@ pub mod pipeline;
 mod state;
 mod timings;
 
+pub use coupling::CouplingReport;
 pub use maxmin::MaxMin;
 pub use state::{FlowEvent, FlowNetwork, Milestone};

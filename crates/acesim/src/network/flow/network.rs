@@ -1,5 +1,6 @@
 //! The flow model behind the [`Network`] interface.
 
+use super::coupling::{Coupling, CouplingReport};
 use super::maxmin::MaxMin;
 use super::state::*;
 use crate::engine::Schedule;
@@ -61,11 +62,24 @@ impl Network for FlowNetwork {
         None
     }
 
-    fn partition(&self, _: u32, source: &str) -> crate::error::Result<Partitioning> {
-        Err(crate::error::Error::input(
-            crate::error::Location::file(source).with_field("partitions"),
-            "partitions are measured at packet level (--model packet): the flow model solves its rates over the whole network at once".to_string(),
-        ))
+    /// The split a packet-level run would make (the flow model runs on one thread: its
+    /// solves tie partitions together, `coupling`).
+    fn partition(&self, parts: u32, source: &str) -> crate::error::Result<Partitioning> {
+        let latency = |link: u32| self.kinds[self.topo.link_kind(link) as usize].latency;
+        crate::network::partition::partition(&self.topo, parts, latency, source)
+    }
+
+    fn measure_coupling(&mut self, parts: u32, source: &str) -> crate::error::Result<bool> {
+        let split = self.partition(parts, source)?;
+        let topo = &self.topo;
+        self.coupling = Some(Coupling::new(&split, topo.num_nics(), |n| {
+            topo.nic_router(n)
+        }));
+        Ok(true)
+    }
+
+    fn coupling(&self) -> Option<CouplingReport> {
+        self.coupling.as_ref().map(Coupling::report)
     }
 
     fn handle(&mut self, q: &mut impl Schedule<FlowEvent>, now: Ps, ev: FlowEvent) {

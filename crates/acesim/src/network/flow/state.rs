@@ -159,4 +159,6 @@ pub struct FlowNetwork {
     pub(super) stats: NetStats,
     pub(super) checks: bool,
     pub(super) violation: Option<String>,
+    /// How its solves would tie partitions together, when measured (`--partitions`).
+    pub(super) coupling: Option<super::coupling::Coupling>,
 }
