@@ -10,10 +10,10 @@
 //! (`program::stream`). The sizes of the v-variants (`alltoallv`...) are each rank's own:
 //! those calls are kept per rank, beside the shared one they match as.
 
-use crate::program::collectives::CollKind;
-use crate::program::ops::{CollCall, NONE};
+use crate::ids::NONE;
 use rustc_hash::FxHashMap;
 use std::collections::HashMap;
+use std::hash::Hash;
 
 /// A communicator creation in a sequence (the collective it costs on its parent), where
 /// a call index would be.
@@ -26,8 +26,10 @@ struct Node {
     call: u32,
 }
 
-#[derive(Debug, Clone, Default)]
-pub struct CallSeqs {
+/// The sequences of calls of type `C` (`CollCall`; generic so that this file needs no
+/// more of the program than its calls' equality).
+#[derive(Debug, Clone)]
+pub struct CallSeqs<C> {
     /// Node 0 is the empty sequence.
     nodes: Vec<Node>,
     children: FxHashMap<(u32, u32), u32>,
@@ -37,7 +39,7 @@ pub struct CallSeqs {
     /// sizes of a v-variant).
     own: FxHashMap<(u32, u32), u32>,
     /// Each distinct call's index, while reading.
-    distinct: HashMap<CollCall, u32>,
+    distinct: HashMap<C, u32>,
     /// A rank's own call waiting for its `append`, with the shared one it matches as.
     pending_own: FxHashMap<u32, u32>,
     /// Collective calls are skipped (`adjust::skip_collectives`): only creations count.
@@ -48,35 +50,35 @@ pub struct CallSeqs {
     pub linked: Vec<(u32, u32)>,
 }
 
-impl CallSeqs {
+impl<C: Clone + Eq + Hash> CallSeqs<C> {
     pub fn new(ranks: u32) -> Self {
         CallSeqs {
             nodes: vec![Node {
                 parent: NONE,
                 call: NONE,
             }],
+            children: FxHashMap::default(),
             at: vec![vec![0]; ranks as usize],
-            ..Default::default()
+            own: FxHashMap::default(),
+            distinct: HashMap::new(),
+            pending_own: FxHashMap::default(),
+            skip: false,
+            first: Vec::new(),
+            linked: Vec::new(),
         }
     }
 
-    /// Stores `call`, returning the index its operation refers to: the shared call, or
-    /// for a call with its own sizes a new one.
-    pub fn call(&mut self, calls: &mut Vec<CollCall>, call: CollCall) -> u32 {
-        // Calls match whatever their ranks' own sizes (`link::collective_calls`).
-        let rank_sized = CollKind::parse(&call.kind).is_some_and(CollKind::has_rank_sizes);
-        let mut shared = call.clone();
-        shared.sizes.clear();
-        if rank_sized {
-            shared.size = 0;
-        }
+    /// Stores a call made as `shared` (what it matches other ranks' calls as), returning
+    /// the index its operation refers to in `calls`: the shared call's, or when the rank's
+    /// call `own` differs from it (its own sizes) a new one.
+    pub fn call(&mut self, calls: &mut Vec<C>, shared: C, own: Option<C>) -> u32 {
         let id = *self.distinct.entry(shared).or_insert_with_key(|k| {
             calls.push(k.clone());
             calls.len() as u32 - 1
         });
-        if call.sizes.is_empty() && !rank_sized {
+        let Some(call) = own else {
             return id;
-        }
+        };
         calls.push(call);
         let own = calls.len() as u32 - 1;
         self.pending_own.insert(own, id);

@@ -486,7 +486,7 @@ pub struct Program {
     pub stream: Option<Streamed>,
     /// For a trace read as the run goes: its collective calls, once per distinct call
     /// (`ops` then holds only its communicator creations).
-    pub call_seqs: Option<crate::program::call_seqs::CallSeqs>,
+    pub call_seqs: Option<crate::program::call_seqs::CallSeqs<CollCall>>,
 }
 
 // A program read as the run goes (`program::stream` runs it).

@@ -5,6 +5,7 @@
 //! trace are the same code.
 
 use crate::program::call_seqs::{CallSeqs, DUP, SPLIT};
+use crate::program::collectives::CollKind;
 use crate::program::ops::{intern, CollCall, Op, OpKind, Program};
 
 pub trait Sink {
@@ -70,7 +71,7 @@ impl<T: Sink + ?Sized> Sink for &mut T {
 pub struct Skeleton<'a>(pub &'a mut Program);
 
 impl Skeleton<'_> {
-    fn seqs(&mut self) -> &mut CallSeqs {
+    fn seqs(&mut self) -> &mut CallSeqs<CollCall> {
         let ranks = self.0.ranks;
         self.0.call_seqs.get_or_insert_with(|| CallSeqs::new(ranks))
     }
@@ -96,9 +97,18 @@ impl Sink for Skeleton<'_> {
         self.0.new_handle(rank)
     }
     fn coll_call(&mut self, call: CollCall) -> u32 {
+        // Calls match whatever their ranks' own sizes (`link::collective_calls`): a call
+        // with sizes of its own is kept beside the shared one it matches as.
+        let rank_sized = CollKind::parse(&call.kind).is_some_and(CollKind::has_rank_sizes);
+        let mut shared = call.clone();
+        shared.sizes.clear();
+        if rank_sized {
+            shared.size = 0;
+        }
+        let own = (rank_sized || !call.sizes.is_empty()).then_some(call);
         let ranks = self.0.ranks;
         let seqs = self.0.call_seqs.get_or_insert_with(|| CallSeqs::new(ranks));
-        seqs.call(&mut self.0.coll_calls, call)
+        seqs.call(&mut self.0.coll_calls, shared, own)
     }
     fn new_comm_handle(&mut self, rank: u32) -> u32 {
         self.0.new_comm_handle(rank)

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::program::call_seqs::CallSeqs;
 use crate::program::link::{to_world, Communicators};
 pub use crate::program::ops::Streamed;
-use crate::program::ops::{Op, OpKind, Program, NONE};
+use crate::program::ops::{CollCall, Op, OpKind, Program, NONE};
 pub use crate::program::ops::{RankStream, StreamSource};
 
 /// The operations a skeleton keeps: those linking resolves across ranks.
@@ -106,7 +106,7 @@ impl StreamState {
 /// call number on its communicator counted in `made`).
 fn linked_call(
     program: &Program,
-    seqs: &CallSeqs,
+    seqs: &CallSeqs<CollCall>,
     comms: &Communicators,
     r: usize,
     made: &mut Vec<(u32, u32)>,

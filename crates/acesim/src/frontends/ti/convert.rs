@@ -515,3 +515,34 @@ struct Ctx<'a, 'b> {
 fn total(sizes: &[u64]) -> u64 {
     sizes.iter().fold(0u64, |a, &b| a.saturating_add(b))
 }
+
+/// Converts the lines of `t`, the file (or part of the file) of rank `rank`.
+pub fn convert_lines<S: Sink>(
+    conv: &mut Converter<S>,
+    t: &FileText,
+    rank: Option<u32>,
+    ranks: u32,
+) -> Result<()> {
+    let lines = t.lines()?;
+    only_its_rank(t, rank, &lines)?;
+    for l in &lines {
+        let action = crate::frontends::ti::actions::parse(t, l, ranks)?;
+        conv.line(t, l, action)?;
+    }
+    Ok(())
+}
+
+/// Every line of rank `rank`'s own file (`None`: a shared file) is for that rank.
+pub fn only_its_rank(t: &FileText, rank: Option<u32>, lines: &[Line]) -> Result<()> {
+    if let (Some(r), Some(l)) = (rank, lines.iter().find(|l| Some(l.rank) != rank)) {
+        return Err(t.error(
+            l.words[0],
+            "rank",
+            format!(
+                "a line for rank {} in rank {r}'s trace file (the list gives one file per rank, in rank order)",
+                l.rank
+            ),
+        ));
+    }
+    Ok(())
+}

@@ -81,7 +81,7 @@ fn convert_files(trace: &[TraceFile], opts: &TraceOptions) -> Result<(Program, T
         _ => trace.len() as u32,
     };
     for (t, (f, ls)) in texts.iter().zip(trace.iter().zip(&lines)) {
-        only_its_rank(t, f.rank, ls)?;
+        convert::only_its_rank(t, f.rank, ls)?;
     }
     let mut conv = convert::Converter::new(ranks, opts);
     for (t, ls) in texts.iter().zip(&lines) {
@@ -91,21 +91,6 @@ fn convert_files(trace: &[TraceFile], opts: &TraceOptions) -> Result<(Program, T
         }
     }
     Ok(conv.finish())
-}
-
-/// Every line of rank `rank`'s own file (`None`: a shared file) is for that rank.
-fn only_its_rank(t: &FileText, rank: Option<u32>, lines: &[actions::Line]) -> Result<()> {
-    if let (Some(r), Some(l)) = (rank, lines.iter().find(|l| Some(l.rank) != rank)) {
-        return Err(t.error(
-            l.words[0],
-            "rank",
-            format!(
-                "a line for rank {} in rank {r}'s trace file (the list gives one file per rank, in rank order)",
-                l.rank
-            ),
-        ));
-    }
-    Ok(())
 }
 
 /// Flop/s in a host speed written as SimGrid does (`1Gf`, `100Mf`, `2.5gigaflops`), or as

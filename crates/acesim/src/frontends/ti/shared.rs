@@ -52,6 +52,26 @@ fn line_rank(raw: &str) -> std::result::Result<Option<u32>, ()> {
     word.parse().map(Some).map_err(|_| ())
 }
 
+/// Reads the next line into `raw`, moving `at` past it; the place where it starts, or
+/// `None` at the end of the file.
+fn next_line(
+    reader: &mut impl BufRead,
+    raw: &mut String,
+    at: &mut Cursor,
+) -> std::io::Result<Option<Cursor>> {
+    raw.clear();
+    let n = reader.read_line(raw)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    let here = *at;
+    *at = Cursor {
+        off: at.off + n as u64,
+        line: at.line + 1,
+    };
+    Ok(Some(here))
+}
+
 /// Each rank's span in the shared file `f`, or `None` when the file is not a well-formed
 /// trace of ranks 0 to N-1 (then it is read whole, which reports why).
 pub fn spans(f: &TraceFile) -> Result<Option<Vec<Span>>> {
@@ -62,17 +82,10 @@ pub fn spans(f: &TraceFile) -> Result<Option<Vec<Span>>> {
     let mut found: BTreeMap<u32, Span> = BTreeMap::new();
     let (mut raw, mut at) = (String::new(), Cursor::default());
     loop {
-        raw.clear();
-        let Ok(n) = reader.read_line(&mut raw) else {
-            return Ok(None);
-        };
-        if n == 0 {
-            break;
-        }
-        let here = at;
-        at = Cursor {
-            off: at.off + n as u64,
-            line: at.line + 1,
+        let here = match next_line(&mut reader, &mut raw, &mut at) {
+            Ok(Some(here)) => here,
+            Ok(None) => break,
+            Err(_) => return Ok(None),
         };
         match line_rank(&raw) {
             Ok(Some(r)) => {
@@ -207,15 +220,8 @@ impl Scanner {
         self.scans += 1;
         let (mut at, mut raw) = (start, String::new());
         while out.len() < WINDOW_LINES && at.off < spans[r].end {
-            raw.clear();
-            let n = reader.read_line(&mut raw).map_err(io)?;
-            if n == 0 {
+            let Some(here) = next_line(&mut reader, &mut raw, &mut at).map_err(io)? else {
                 break;
-            }
-            let here = at;
-            at = Cursor {
-                off: at.off + n as u64,
-                line: at.line + 1,
             };
             match line_rank(&raw) {
                 Ok(Some(s)) if s as usize == r => out.push((at.line, raw.clone())),
@@ -283,7 +289,7 @@ impl RankStream for SharedRank {
                     text: raw,
                     first_line: number - 1,
                 };
-                super::stream::convert_lines(&mut self.conv, &t, Some(self.rank), self.ranks)?;
+                super::convert::convert_lines(&mut self.conv, &t, Some(self.rank), self.ranks)?;
             }
         }
         self.conv.prog.hand_over(ops, lists);

@@ -3,8 +3,8 @@
 //! checked), then again, a window of lines at a time, while its rank runs. A shared file (all
 //! ranks in one) is read the same way, its ranks' lines picked out of it (`shared`).
 
-use super::actions::{self, FileText};
-use super::convert::Converter;
+use super::actions::FileText;
+use super::convert::{self, Converter};
 use super::files::{self, TraceFile};
 use super::shared;
 use crate::error::{Error, Result};
@@ -40,7 +40,7 @@ pub fn read_streamed(
         // its text.
         let mut windows = LineWindows::new(f);
         while windows.read()? {
-            convert_lines(&mut conv, &windows.text(), f.rank, ranks)?;
+            convert::convert_lines(&mut conv, &windows.text(), f.rank, ranks)?;
         }
     }
     let (_, summary) = conv.finish();
@@ -70,29 +70,13 @@ fn read_shared(
     let mut conv = Converter::with_sink(ranks, opts, Skeleton(&mut prog));
     let mut windows = LineWindows::new(f);
     while windows.read()? {
-        convert_lines(&mut conv, &windows.text(), None, ranks)?;
+        convert::convert_lines(&mut conv, &windows.text(), None, ranks)?;
     }
     let (_, summary) = conv.finish();
     let file_id = prog.file_id(&f.name);
     let source = shared::SharedSource::new(f.clone(), file_id, spans, opts.clone());
     prog.stream = Some(Streamed::new(Arc::new(source)));
     Ok((prog, summary))
-}
-
-/// Converts the lines of `t`, the file (or part of the file) of rank `rank`.
-pub(super) fn convert_lines<S: crate::program::sink::Sink>(
-    conv: &mut Converter<S>,
-    t: &FileText,
-    rank: Option<u32>,
-    ranks: u32,
-) -> Result<()> {
-    let lines = t.lines()?;
-    super::only_its_rank(t, rank, &lines)?;
-    for l in &lines {
-        let action = actions::parse(t, l, ranks)?;
-        conv.line(t, l, action)?;
-    }
-    Ok(())
 }
 
 struct TiSource {
@@ -188,7 +172,7 @@ impl RankStream for TiRank {
                 break;
             }
             let t = self.windows.text();
-            convert_lines(&mut self.conv, &t, Some(self.rank), self.ranks)?;
+            convert::convert_lines(&mut self.conv, &t, Some(self.rank), self.ranks)?;
         }
         self.conv.prog.hand_over(ops, lists);
         Ok(!ops.is_empty())
