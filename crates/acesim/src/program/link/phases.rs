@@ -1,15 +1,13 @@
 //! The phases of linking, in order.
 
-use crate::error::Error;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::program::call_seqs::{DUP, SPLIT};
 use crate::program::collective_defaults::CollectivesConfig;
 use crate::program::link::collective_calls::{match_calls, match_sequences};
 use crate::program::link::communicators::Communicators;
 use crate::program::link::expand::expand;
 use crate::program::link::world_ranks::to_world_ranks;
-use crate::program::ops::Program;
-use crate::program::ops::{OpKind, NONE};
+use crate::program::ops::{OpKind, Program, NONE};
 
 /// Resolves and expands `prog` in place. `config` supplies the default algorithms.
 pub fn link(prog: &mut Program, config: &CollectivesConfig) -> Result<()> {
