@@ -83,14 +83,15 @@ impl StreamState {
         }
         let comms = &self.comms;
         for op in window.iter_mut() {
-            if let (true, Some(seqs)) = (is_structural(&op.kind), &program.call_seqs) {
-                *op = linked_call(program, seqs, comms, r, &mut self.made[r], *op)?;
-            } else if is_structural(&op.kind) {
-                *op = self.skeleton[r].next().ok_or_else(|| {
-                    Error::Internal(format!(
-                        "rank {r} streams more collective calls than its skeleton holds"
-                    ))
-                })?;
+            if is_structural(&op.kind) {
+                *op = match &program.call_seqs {
+                    Some(seqs) => linked_call(program, seqs, comms, r, &mut self.made[r], *op)?,
+                    None => self.skeleton[r].next().ok_or_else(|| {
+                        Error::Internal(format!(
+                            "rank {r} streams more collective calls than its skeleton holds"
+                        ))
+                    })?,
+                };
             } else if let Some(mut m) = op.kind.message() {
                 if let Some(cap) = self.streamed.cap {
                     m.size = m.size.min(cap);

@@ -7,7 +7,7 @@ use crate::program::link::collective_calls::{match_calls, match_sequences};
 use crate::program::link::communicators::Communicators;
 use crate::program::link::expand::expand;
 use crate::program::link::world_ranks::to_world_ranks;
-use crate::program::ops::{OpKind, Program, NONE};
+use crate::program::ops::{OpKind, Program};
 
 /// Resolves and expands `prog` in place. `config` supplies the default algorithms.
 pub fn link(prog: &mut Program, config: &CollectivesConfig) -> Result<()> {
@@ -92,7 +92,7 @@ fn materialize(prog: &mut Program) -> Result<()> {
                         true => OpKind::Compute { ps: 0 },
                         false => OpKind::Coll { call: own },
                     };
-                } else if call != SPLIT && call != DUP && call != NONE {
+                } else if call != SPLIT && call != DUP {
                     return Err(Error::Internal(format!(
                         "rank {r}'s creation is a collective call in its skeleton"
                     )));
