@@ -22,8 +22,9 @@
 
 use crate::units::Ps;
 
+use rustc_hash::FxHashMap as HashMap;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 
 /// A pending event: its key and the event (the time is its group's).
 type Entry<E> = (u64, E);
@@ -105,7 +106,8 @@ pub struct EventQueue<E> {
     /// A bit per slot: it has a group.
     occupied: Vec<u64>,
     base_slot: u64,
-    /// Times beyond the ring: their groups, and the times, earliest first.
+    /// Times beyond the ring: their groups, and the times, earliest first (a flow-level
+    /// run puts most of its events there: a cheap hash, not SipHash).
     far: HashMap<Ps, u32>,
     far_times: BinaryHeap<Reverse<Ps>>,
     /// Pending times other than the current one.
@@ -170,7 +172,7 @@ impl<E: Copy> EventQueue<E> {
             ring: vec![NO_GROUP; SLOTS],
             occupied: vec![0; SLOTS / 64],
             base_slot: 0,
-            far: HashMap::new(),
+            far: HashMap::default(),
             far_times: BinaryHeap::new(),
             pending_times: 0,
             last_push: (0, NO_GROUP),

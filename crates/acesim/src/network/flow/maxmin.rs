@@ -371,40 +371,40 @@ impl MaxMin {
     /// join `flows`; `false` when none does (the rates are max-min).
     #[inline(never)]
     fn widen(&mut self, flows: &mut Vec<u32>) -> bool {
-        let solve = self.solve;
+        let (solve, visit) = (self.solve, self.visit);
         let before = flows.len();
-        for i in 0..self.component.len() {
-            let r = self.component[i];
-            for j in 0..self.resources[r as usize].flows.len() {
-                let (g, _) = self.resources[r as usize].flows[j];
-                let flow = &self.flows[g as usize];
+        // The lists are borrowed apart, so the loops index nothing twice.
+        let (resources, all) = (&self.resources, &mut self.flows);
+        for &r in &self.component {
+            for &(g, _) in &resources[r as usize].flows {
+                let flow = &all[g as usize];
                 // A bottleneck outside the round is as it was: it still holds.
                 let b = flow.bottleneck;
                 if flow.seen == solve
-                    || (b != NONE && self.resources[b as usize].seen != self.visit)
-                    || self.bottlenecked(g)
+                    || (b != NONE && resources[b as usize].seen != visit)
+                    || bottlenecked(resources, all, g)
                 {
                     continue;
                 }
-                self.flows[g as usize].seen = solve;
+                all[g as usize].seen = solve;
                 flows.push(g);
             }
         }
         for i in 0..before {
             let f = flows[i];
-            if self.bottlenecked(f) {
+            if bottlenecked(resources, all, f) {
                 continue;
             }
             // The faster flows outside the solve on its full resources hold it back.
-            let rate = self.flows[f as usize].rate;
-            for k in 0..self.flows[f as usize].uses.len() {
-                let (r, _) = self.flows[f as usize].uses[k];
-                if !self.full(r) {
+            let rate = all[f as usize].rate;
+            for k in 0..all[f as usize].uses.len() {
+                let r = all[f as usize].uses[k].0;
+                let res = &resources[r as usize];
+                if !full(res) {
                     continue;
                 }
-                for j in 0..self.resources[r as usize].flows.len() {
-                    let (g, _) = self.resources[r as usize].flows[j];
-                    let flow = &mut self.flows[g as usize];
+                for &(g, _) in &res.flows {
+                    let flow = &mut all[g as usize];
                     if flow.seen != solve && flow.rate > rate * (1.0 + FIT) {
                         flow.seen = solve;
                         flows.push(g);
@@ -413,46 +413,6 @@ impl MaxMin {
             }
         }
         flows.len() > before
-    }
-
-    /// Whether resource `r` is full (within rounding).
-    fn full(&self, r: u32) -> bool {
-        let res = &self.resources[r as usize];
-        res.load >= res.capacity * (1.0 - FIT)
-    }
-
-    /// Whether flow `f` has a bottleneck: a full resource it uses on which no flow is
-    /// faster (within rounding). The one it had is tried first; another one found is kept.
-    fn bottlenecked(&mut self, f: u32) -> bool {
-        let flow = &self.flows[f as usize];
-        if flow.bottleneck != NONE && self.holds_back(f, flow.bottleneck) {
-            return true;
-        }
-        // A flow that loads nothing has nothing to solve.
-        if flow.uses.iter().all(|&(_, w)| w <= 0.0) {
-            return true;
-        }
-        let found = flow
-            .uses
-            .iter()
-            .find(|&&(r, w)| w > 0.0 && self.holds_back(f, r));
-        match found {
-            Some(&(r, _)) => {
-                self.flows[f as usize].bottleneck = r;
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// Whether resource `r` is full and no flow on it is faster than flow `f`.
-    fn holds_back(&self, f: u32, r: u32) -> bool {
-        let most = self.flows[f as usize].rate * (1.0 + FIT);
-        self.full(r)
-            && self.resources[r as usize]
-                .flows
-                .iter()
-                .all(|&(g, _)| self.flows[g as usize].rate <= most)
     }
 
     /// Progressive filling of `flows` over the component's resources: round after round,
@@ -568,31 +528,12 @@ impl MaxMin {
     /// Leaf `leaf` of the tournament now holds `entry`: its path to the root follows (in a
     /// flat list, the entry is replaced, or removed when `EMPTY`).
     fn update(&mut self, leaf: u32, entry: (f64, u32)) {
-        let tree = &mut self.tree;
-        let mut i = leaf as usize;
-        if !self.tournament {
-            if entry.1 != u32::MAX {
-                tree[i] = entry;
-            } else {
-                // Closed: out of the list (the last one takes its place).
-                tree.swap_remove(i);
-                if let Some(&(_, moved)) = tree.get(i) {
-                    let slot = self.resources[moved as usize].slot as usize;
-                    self.scratch[slot].leaf = i as u32;
-                }
-            }
-            return;
-        }
-        tree[i] = entry;
-        while i > 1 {
-            let parent = i / 2;
-            let low = lower(tree[2 * parent], tree[2 * parent + 1]);
-            if tree[parent].1 == low.1 && tree[parent].0.to_bits() == low.0.to_bits() {
-                break;
-            }
-            tree[parent] = low;
-            i = parent;
-        }
+        update(
+            (&mut self.tree, self.tournament),
+            (&self.resources, &mut self.scratch),
+            leaf,
+            entry,
+        );
     }
 
     /// Shared resource `r` is full at `rate`: every open flow on it keeps that rate (it is
@@ -620,8 +561,7 @@ impl MaxMin {
         let flow = &mut self.flows[f as usize];
         flow.fixed = true;
         flow.rate = rate;
-        for i in 0..self.flows[f as usize].uses.len() {
-            let (r, w) = self.flows[f as usize].uses[i];
+        for &(r, w) in &flow.uses {
             let res = &mut self.resources[r as usize];
             if res.flows.len() == 1 {
                 res.load = w * rate;
@@ -643,7 +583,12 @@ impl MaxMin {
                     sc.leaf = NO_LEAF;
                     EMPTY
                 };
-                self.update(leaf, entry);
+                update(
+                    (&mut self.tree, self.tournament),
+                    (&self.resources, &mut self.scratch),
+                    leaf,
+                    entry,
+                );
             }
         }
     }
@@ -686,6 +631,81 @@ impl MaxMin {
             (!limited).then_some(f as u32)
         })
     }
+}
+
+/// Leaf `leaf` of the tournament `tree` now holds `entry`: its path to the root follows
+/// (in a flat list, the entry is replaced, or removed when `EMPTY`, the resource moved
+/// into its place noting its new leaf in `scratch`).
+fn update(
+    (tree, tournament): (&mut Vec<(f64, u32)>, bool),
+    (resources, scratch): (&[Resource], &mut [Scratch]),
+    leaf: u32,
+    entry: (f64, u32),
+) {
+    let mut i = leaf as usize;
+    if !tournament {
+        if entry.1 != u32::MAX {
+            tree[i] = entry;
+        } else {
+            // Closed: out of the list (the last one takes its place).
+            tree.swap_remove(i);
+            if let Some(&(_, moved)) = tree.get(i) {
+                scratch[resources[moved as usize].slot as usize].leaf = i as u32;
+            }
+        }
+        return;
+    }
+    tree[i] = entry;
+    while i > 1 {
+        let parent = i / 2;
+        let low = lower(tree[2 * parent], tree[2 * parent + 1]);
+        if tree[parent].1 == low.1 && tree[parent].0.to_bits() == low.0.to_bits() {
+            break;
+        }
+        tree[parent] = low;
+        i = parent;
+    }
+}
+
+/// Whether resource `res` is full (within rounding).
+#[inline]
+fn full(res: &Resource) -> bool {
+    res.load >= res.capacity * (1.0 - FIT)
+}
+
+/// Whether flow `f` has a bottleneck: a full resource it uses on which no flow is faster
+/// (within rounding). The one it had is tried first; another one found is kept.
+fn bottlenecked(resources: &[Resource], flows: &mut [Flow], f: u32) -> bool {
+    let flow = &flows[f as usize];
+    if flow.bottleneck != NONE && holds_back(resources, flows, f, flow.bottleneck) {
+        return true;
+    }
+    // A flow that loads nothing has nothing to solve.
+    if flow.uses.iter().all(|&(_, w)| w <= 0.0) {
+        return true;
+    }
+    let found = flow
+        .uses
+        .iter()
+        .find(|&&(r, w)| w > 0.0 && holds_back(resources, flows, f, r));
+    match found {
+        Some(&(r, _)) => {
+            flows[f as usize].bottleneck = r;
+            true
+        }
+        None => false,
+    }
+}
+
+/// Whether resource `r` is full and no flow on it is faster than flow `f`.
+fn holds_back(resources: &[Resource], flows: &[Flow], f: u32, r: u32) -> bool {
+    let most = flows[f as usize].rate * (1.0 + FIT);
+    let res = &resources[r as usize];
+    full(res)
+        && res
+            .flows
+            .iter()
+            .all(|&(g, _)| flows[g as usize].rate <= most)
 }
 
 /// The rate at which a shared resource of `capacity` fills with its open flows.
