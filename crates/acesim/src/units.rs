@@ -148,6 +148,14 @@ pub const MAX_SIZE: u64 = 1 << 40;
 
 /// Parses a size such as `"2 KiB"`, `"48 B"` or `"4096"` (bytes) into bytes.
 pub fn parse_size(s: &str) -> Result<u64, String> {
+    match plain_size(s) {
+        Some(bytes) => Ok(bytes),
+        None => general_size(s),
+    }
+}
+
+/// `parse_size` of any form: decimals, spaces, and the errors.
+fn general_size(s: &str) -> Result<u64, String> {
     let (num, unit) = split_number_unit(s);
     if num.is_empty() {
         return Err(format!(
@@ -168,6 +176,19 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         ));
     }
     Ok(bytes)
+}
+
+/// `parse_size` of the common form, whole digits and a unit right after them (`4096`,
+/// `64KiB`: a million-rank schedule has millions), without the general reader's decimals;
+/// `None` for anything else, which the general reader then takes (and its errors).
+fn plain_size(s: &str) -> Option<u64> {
+    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 {
+        return None;
+    }
+    let factor = u64::try_from(size_unit(&s[digits..])?).ok()?;
+    let n: u64 = s[..digits].parse().ok()?;
+    n.checked_mul(factor).filter(|&bytes| bytes <= MAX_SIZE)
 }
 
 /// Bits per second of a bandwidth unit in bits (`Gb/s`, `Gbit/s`: vendors quote links so).
@@ -515,5 +536,22 @@ mod tests {
             assert_eq!(parse_bandwidth(&format_bandwidth(b)).unwrap(), b);
         }
         assert_eq!(format_size(2048), "2 KiB");
+    }
+
+    proptest::proptest! {
+        /// The common form's shortcut gives what the general reader gives, or leaves the
+        /// text to it; it takes every plain form.
+        #[test]
+        fn plain_sizes_read_as_the_general_reader_reads_them(s in "[0-9]{0,16}(|B|b|KB|kB|MB|GB|TB|KiB|MiB|GiB|TiB| KB|\\.5KB|e3|x)") {
+            if let Some(bytes) = plain_size(&s) {
+                proptest::prop_assert_eq!(Ok(bytes), general_size(&s));
+            }
+            // And it takes every plain form the general reader accepts.
+            let plain = s.starts_with(|c: char| c.is_ascii_digit())
+                && s.trim_start_matches(|c: char| c.is_ascii_digit()).chars().all(|c| c.is_ascii_alphabetic());
+            if plain && general_size(&s).is_ok() {
+                proptest::prop_assert!(plain_size(&s).is_some(), "{} left to the general reader", s);
+            }
+        }
     }
 }

@@ -187,8 +187,7 @@ pub(super) fn partitions(
     } else {
         "--threads"
     };
-    let first = PacketNetwork::new(topo.clone(), machine);
-    let split = first.partition(blocks, source)?;
+    let split = PacketNetwork::partition_machine(&topo, machine, blocks, source)?;
     let of_router = Arc::new(split.of_router);
     let node_part =
         |node: u32, nic: u32| of_router[topo.nic_router(topo.node_nic(node, nic)) as usize];
@@ -208,8 +207,8 @@ pub(super) fn partitions(
     let program = Arc::new(program);
     let parts = blocks as usize;
     // Each partition's network and runtime are built on a thread of their own.
-    let build = |me: u32, net: Option<PacketNetwork>| {
-        let mut net = net.unwrap_or_else(|| PacketNetwork::new(topo.clone(), machine));
+    let build = |me: u32| {
+        let mut net = PacketNetwork::new(topo.clone(), machine);
         net.make_partition(me, of_router.clone());
         if options.every_credit_an_event {
             net.every_credit_an_event();
@@ -233,9 +232,9 @@ pub(super) fn partitions(
         let others: Vec<_> = mine
             .clone()
             .skip(1)
-            .map(|me| s.spawn(move || build(me, None)))
+            .map(|me| s.spawn(move || build(me)))
             .collect();
-        let mut all = vec![build(mine.start, Some(first))];
+        let mut all = vec![build(mine.start)];
         for h in others {
             all.push(
                 h.join()

@@ -7,6 +7,7 @@ use crate::frontends::schedule::tokens::Tok;
 use crate::program::ops::Program;
 use compact_str::CompactString;
 use rustc_hash::FxHashMap as HashMap;
+use std::collections::hash_map::Entry;
 
 #[derive(Default)]
 pub struct Block {
@@ -70,18 +71,13 @@ impl Block {
         l: &OpLine,
         name: &str,
     ) -> std::result::Result<u32, usize> {
-        if let Some(&first) = self.pending.get(name) {
-            return Err(first);
-        }
-        self.pending.insert(name.into(), l.at.line);
+        match self.pending.entry(name.into()) {
+            Entry::Occupied(first) => return Err(*first.get()),
+            Entry::Vacant(v) => v.insert(l.at.line),
+        };
         let slot = prog.new_handle(l.rank);
         // A name used again refers to the new request from here on.
-        match self.requests.get_mut(name) {
-            Some(s) => *s = slot,
-            None => {
-                self.requests.insert(name.into(), slot);
-            }
-        }
+        self.requests.insert(name.into(), slot);
         Ok(slot)
     }
 

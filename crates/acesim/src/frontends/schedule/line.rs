@@ -56,8 +56,9 @@ impl<'l, 'a> OpLine<'l, 'a> {
         let mut pos = SmallVec::new();
         let mut opts = SmallVec::new();
         for t in &toks[1..] {
-            match t.text.split_once('=') {
-                Some((k, v)) => opts.push((k, v, t)),
+            // Tokens are short: a plain loop beats a search's set-up.
+            match t.text.bytes().position(|b| b == b'=') {
+                Some(i) => opts.push((&t.text[..i], &t.text[i + 1..], t)),
                 None => pos.push(t),
             }
         }

@@ -19,12 +19,33 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
         seen_rank: Vec::new(),
         block: Block::default(),
         loops: Vec::new(),
+        last_block_ops: 0,
     };
     let mut toks: Vec<Tok> = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
+    for (i, raw) in lines(text).enumerate() {
         reader.line(At { file, line: i + 1 }, raw, &mut toks)?;
     }
     reader.finish()
+}
+
+/// The lines of `text`, as `str::lines` gives them (`\n` or `\r\n` ends a line, the last
+/// one's end optional), found by `memchr`: short lines make `str::lines` pay its search's
+/// set-up on every line.
+fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut start = 0;
+    let ends = memchr::memchr_iter(b'\n', text.as_bytes()).map(Some);
+    ends.chain([None]).filter_map(move |end| {
+        let line = match end {
+            Some(end) => {
+                let line = &text[start..end];
+                start = end + 1;
+                line.strip_suffix('\r').unwrap_or(line)
+            }
+            None if start < text.len() => &text[start..],
+            None => return None,
+        };
+        Some(line)
+    })
 }
 
 struct Reader<'a> {
@@ -38,6 +59,8 @@ struct Reader<'a> {
     block: Block,
     /// The `repeat` blocks read, by rank.
     loops: Vec<(u32, Loop)>,
+    /// Operations of the last rank block read.
+    last_block_ops: usize,
 }
 
 impl<'a> Reader<'a> {
@@ -226,14 +249,22 @@ impl<'a> Reader<'a> {
             ));
         }
         self.seen_rank[rv as usize] = true;
-        self.block.start(rv, self.file, &prog.regions)
+        self.block.start(rv, self.file, &prog.regions)?;
+        // Ranks' blocks tend to be alike: room for as many operations as the last one's
+        // saves growing the list op by op (and the shrink after).
+        if let Some(prog) = self.program.as_mut() {
+            prog.ops[rv as usize].reserve_exact(self.last_block_ops);
+        }
+        Ok(())
     }
 
     /// The block before is complete: its operations give back the room their list grew
     /// into (up to half of it; a million ranks' lists hold gigabytes).
     fn close_block(&mut self) {
         if let (Some(prog), Some(rank)) = (self.program.as_mut(), self.block.rank) {
-            prog.ops[rank as usize].shrink_to_fit();
+            let ops = &mut prog.ops[rank as usize];
+            ops.shrink_to_fit();
+            self.last_block_ops = ops.len();
         }
     }
 
@@ -263,5 +294,21 @@ impl<'a> Reader<'a> {
             repeat::stream(&mut prog, &self.loops);
         }
         Ok(prog)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Line ends, `\r\n`, a lone `\r`, empty lines and a last line with or without its
+        /// end: the lines `str::lines` gives.
+        #[test]
+        fn lines_are_those_of_str_lines(text in "[a\\r\\n ]{0,40}") {
+            let ours: Vec<&str> = super::lines(&text).collect();
+            let std: Vec<&str> = text.lines().collect();
+            prop_assert_eq!(ours, std);
+        }
     }
 }

@@ -14,10 +14,10 @@ pub fn tokenize<'a>(
     toks: &mut Vec<Tok<'a>>,
 ) -> std::result::Result<(), (usize, String)> {
     toks.clear();
-    if line.is_ascii() && !line.contains('"') {
-        tokenize_plain(line, toks);
+    if tokenize_plain(line, toks) {
         return Ok(());
     }
+    toks.clear();
     let mut it = line.char_indices().peekable();
     let mut col = 0;
     while let Some((start, c)) = it.next() {
@@ -78,9 +78,11 @@ pub fn tokenize<'a>(
     Ok(())
 }
 
-/// `tokenize` for a line of ASCII without quotes (nearly every line: a million-rank
-/// schedule has tens of millions), byte by byte; a byte's column is its offset + 1.
-fn tokenize_plain<'a>(line: &'a str, toks: &mut Vec<Tok<'a>>) {
+/// `tokenize` for a line of ASCII without quotes before its comment (nearly every line: a
+/// million-rank schedule has tens of millions), byte by byte, a byte's column its offset +
+/// 1; `false` (tokens half made) at a quote or a non-ASCII byte, which the general reader
+/// then takes.
+fn tokenize_plain<'a>(line: &'a str, toks: &mut Vec<Tok<'a>>) -> bool {
     // The ASCII characters `char::is_whitespace` accepts: tab to carriage return, space.
     let space = |b: u8| matches!(b, b'\t'..=b'\r' | b' ');
     let bytes = line.as_bytes();
@@ -96,6 +98,9 @@ fn tokenize_plain<'a>(line: &'a str, toks: &mut Vec<Tok<'a>>) {
         }
         let start = i;
         while i < bytes.len() && !space(bytes[i]) {
+            if bytes[i] == b'"' || !bytes[i].is_ascii() {
+                return false;
+            }
             i += 1;
         }
         toks.push(Tok {
@@ -103,6 +108,7 @@ fn tokenize_plain<'a>(line: &'a str, toks: &mut Vec<Tok<'a>>) {
             col: start + 1,
         });
     }
+    true
 }
 
 #[cfg(test)]
@@ -138,5 +144,17 @@ mod tests {
             vec![("é".into(), 1), ("a b".into(), 3), ("c#d".into(), 9)]
         );
         assert_eq!(texts("x\u{a0}y"), vec![("x".into(), 1), ("y".into(), 3)]);
+        // Met after plain tokens, they send the whole line to the general path.
+        assert_eq!(
+            texts("ab \"c d\" é f"),
+            vec![
+                ("ab".into(), 1),
+                ("c d".into(), 4),
+                ("é".into(), 10),
+                ("f".into(), 12)
+            ]
+        );
+        // After a comment they change nothing.
+        assert_eq!(texts("a b # \"é"), vec![("a".into(), 1), ("b".into(), 3)]);
     }
 }

@@ -2,12 +2,39 @@
 
 use super::state::*;
 use crate::engine::Schedule;
+use crate::machine::loaded::Machine;
 use crate::machine::topology::Topology;
 use crate::network::interface::{NetStats, Network, Notice};
+use crate::network::link_kinds::link_kinds;
 
 use crate::network::models::Model;
 use crate::network::partition::{partition, Partitioning};
 use crate::units::Ps;
+
+impl PacketNetwork {
+    /// How `parts` partitions split `topo` on `machine`: what `Network::partition` of a
+    /// packet network built on them says, without building one (a parallel run's
+    /// partitions then build their networks at once, each on its thread).
+    pub fn partition_machine(
+        topo: &Topology,
+        machine: &Machine,
+        parts: u32,
+        source: &str,
+    ) -> crate::error::Result<Partitioning> {
+        split_topology(topo, &link_kinds(machine), parts, source)
+    }
+}
+
+/// The split of `topo` into `parts` partitions, its links' latencies from `kinds`.
+fn split_topology(
+    topo: &Topology,
+    kinds: &[LinkKind],
+    parts: u32,
+    source: &str,
+) -> crate::error::Result<Partitioning> {
+    let latency = |link: u32| kinds[topo.link_kind(link) as usize].latency;
+    partition(topo, parts, latency, source)
+}
 
 impl Network for PacketNetwork {
     type Event = PacketEvent;
@@ -87,8 +114,7 @@ impl Network for PacketNetwork {
     }
 
     fn partition(&self, parts: u32, source: &str) -> crate::error::Result<Partitioning> {
-        let latency = |link: u32| self.kinds[self.topo.link_kind(link) as usize].latency;
-        partition(&self.topo, parts, latency, source)
+        split_topology(&self.topo, &self.kinds, parts, source)
     }
 
     fn handle(&mut self, q: &mut impl Schedule<PacketEvent>, now: Ps, ev: PacketEvent) {

@@ -179,7 +179,7 @@ fn partitions(
         part.counter = counter;
         return Ok(vec![part]);
     }
-    let split = network(topo.clone()).partition(blocks, source)?;
+    let split = PacketNetwork::partition_machine(&topo, machine, blocks, source)?;
     let of_router = Arc::new(split.of_router);
     let of_node: Vec<u32> = (0..nodes)
         .map(|n| of_router[node_router(&topo, n) as usize])
