@@ -525,17 +525,6 @@ impl MaxMin {
         true
     }
 
-    /// Leaf `leaf` of the tournament now holds `entry`: its path to the root follows (in a
-    /// flat list, the entry is replaced, or removed when `EMPTY`).
-    fn update(&mut self, leaf: u32, entry: (f64, u32)) {
-        update(
-            (&mut self.tree, self.tournament),
-            (&self.resources, &mut self.scratch),
-            leaf,
-            entry,
-        );
-    }
-
     /// Shared resource `r` is full at `rate`: every open flow on it keeps that rate (it is
     /// their bottleneck).
     fn fill_resource(&mut self, r: u32, rate: f64) {
@@ -552,7 +541,12 @@ impl MaxMin {
         sc.open_weight = 0.0;
         let leaf = std::mem::replace(&mut sc.leaf, NO_LEAF);
         if leaf != NO_LEAF {
-            self.update(leaf, EMPTY);
+            update(
+                (&mut self.tree, self.tournament),
+                (&self.resources, &mut self.scratch),
+                leaf,
+                EMPTY,
+            );
         }
     }
 
