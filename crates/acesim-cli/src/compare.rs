@@ -30,6 +30,7 @@ pub(crate) fn compare_models(a: CompareArgs) -> acesim::Result<i32> {
         memory_check: !a.ignore_memory_limit,
         trace: crate::inputs::trace_options(&a.trace_args)?,
         stream_traces: true,
+        ..Default::default()
     };
     let args = crate::inputs::program_args(&a.program, &a.params, &a.args)?;
     let program = load_program(

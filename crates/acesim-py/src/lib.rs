@@ -233,6 +233,7 @@ fn load_program(
     interrupt: &Arc<AtomicBool>,
     replay: &ReplayArgs,
     machine: &acesim::Machine,
+    threads: Option<u32>,
 ) -> Result<acesim::Program, Error> {
     // `auto`: a file, recognised by its name and content as on the command line.
     let by_content = (program_format == "auto").then(|| Format::of_path(Path::new(program_text)));
@@ -259,6 +260,7 @@ fn load_program(
         memory_check: true,
         trace: replay.trace_options(&PYTHON)?,
         stream_traces: true,
+        read_threads: RecordOptions::read_threads_for(threads),
         ..Default::default()
     };
     let program = frontends::load(source, format, ranks, args, &options, &PYTHON_ARGUMENTS)?;
@@ -338,6 +340,7 @@ fn simulate(
             &interrupt,
             &replay,
             &machine,
+            threads,
         )?;
         let max_sim_time = acesim::run::simulate::parse_time_limit(
             max_sim_time.as_deref(),
@@ -420,6 +423,7 @@ fn compare_models(
             &interrupt,
             &replay,
             &machine,
+            None,
         )?;
         let options = acesim::run::simulate::Options {
             trace,

@@ -89,7 +89,7 @@ pub fn load(
         // A motif takes the rank count it is given (and checks its parameters against it).
         Format::Motif => return crate::frontends::motif::program(&name, ranks, args),
         Format::Goal => goal::parse(&name, &text_of(source)?)?,
-        Format::Schedule => schedule::parse(&name, &text_of(source)?)?,
+        Format::Schedule => schedule::parse_on(&name, &text_of(source)?, options.read_threads)?,
         Format::Dumpi => {
             let path = match source {
                 Source::File(path) => path,
@@ -178,5 +178,6 @@ fn record_and_read(
     options: &RecordOptions,
 ) -> Result<Program> {
     let text = record(path, format, ranks, args, options)?;
-    schedule::parse(&format!("schedule recorded from {}", path.display()), &text)
+    let name = format!("schedule recorded from {}", path.display());
+    schedule::parse_on(&name, &text, options.read_threads)
 }

@@ -36,6 +36,8 @@ pub struct RecordOptions {
     /// (`program::stream`) rather than all at once: for runs, not for tools that look at
     /// the whole program.
     pub stream_traces: bool,
+    /// Threads a large schedule is read on (0 or 1: one; `schedule::parse_on`).
+    pub read_threads: usize,
 }
 
 impl RecordOptions {
@@ -45,6 +47,15 @@ impl RecordOptions {
         RecordOptions {
             memory_check: true,
             ..Default::default()
+        }
+    }
+
+    /// The threads to read a schedule on for a run on `threads` threads (`None`: serial,
+    /// 0: every core): a run on threads reads on them too.
+    pub fn read_threads_for(threads: Option<u32>) -> usize {
+        match threads {
+            Some(0) => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            t => t.unwrap_or(1) as usize,
         }
     }
 }

@@ -3,12 +3,13 @@
 mod block;
 mod line;
 mod operations;
+mod parts;
 mod read;
 mod repeat;
 mod tokens;
 mod write;
 
-pub use read::parse;
+pub use read::{parse, parse_on};
 pub use write::write;
 
 #[cfg(test)]

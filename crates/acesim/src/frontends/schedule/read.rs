@@ -5,27 +5,23 @@ use crate::frontends::schedule::block::Block;
 use crate::frontends::schedule::block::OpenLoop;
 use crate::frontends::schedule::line::{At, OpLine};
 use crate::frontends::schedule::operations::operation;
+use crate::frontends::schedule::parts;
 use crate::frontends::schedule::repeat::{self, Loop};
 use crate::frontends::schedule::tokens::{tokenize, Tok};
-use crate::program::ops::{intern, Op, Program, SrcLoc};
+use crate::program::ops::{intern, Op, OpKind, Program, SrcLoc};
 
 /// Reads a schedule. `file` names it in errors.
 pub fn parse(file: &str, text: &str) -> Result<Program> {
-    let mut reader = Reader {
-        file,
-        text,
-        program: None,
-        files: vec![file.to_string()],
-        seen_rank: Vec::new(),
-        block: Block::default(),
-        loops: Vec::new(),
-        last_block_ops: 0,
-    };
-    let mut toks: Vec<Tok> = Vec::new();
-    for (i, raw) in lines(text).enumerate() {
-        reader.line(At { file, line: i + 1 }, raw, &mut toks)?;
-    }
+    let mut reader = Reader::new(file, text);
+    reader.read(text, 1)?;
     reader.finish()
+}
+
+/// Reads a schedule on up to `threads` threads: a large one's rank blocks are split into
+/// stretches read side by side (`parts`). The same program, or the same first error, on
+/// any number of threads.
+pub fn parse_on(file: &str, text: &str, threads: usize) -> Result<Program> {
+    parts::parse(file, text, threads, parts::MIN_PART_BYTES)
 }
 
 /// The lines of `text`, as `str::lines` gives them (`\n` or `\r\n` ends a line, the last
@@ -48,8 +44,18 @@ fn lines(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-struct Reader<'a> {
-    file: &'a str,
+/// Where a `rank R` line started a block: a part's blocks are checked against those of the
+/// parts before it once all are read.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct BlockStart {
+    pub rank: u32,
+    pub line: usize,
+    pub col: usize,
+}
+
+pub(super) struct Reader<'a> {
+    pub file: &'a str,
+    /// The whole schedule (a part reads a stretch of it).
     text: &'a str,
     /// Present from the `ranks N` line on.
     program: Option<Program>,
@@ -61,10 +67,58 @@ struct Reader<'a> {
     loops: Vec<(u32, Loop)>,
     /// Operations of the last rank block read.
     last_block_ops: usize,
+    /// The blocks started, in order (kept by the readers of parts after the first).
+    pub starts: Option<Vec<BlockStart>>,
 }
 
 impl<'a> Reader<'a> {
-    fn line(&mut self, at: At, raw: &'a str, toks: &mut Vec<Tok<'a>>) -> Result<()> {
+    /// A reader of `text` from its first line.
+    pub fn new(file: &'a str, text: &'a str) -> Self {
+        Reader {
+            file,
+            text,
+            program: None,
+            files: vec![file.to_string()],
+            seen_rank: Vec::new(),
+            block: Block::default(),
+            loops: Vec::new(),
+            last_block_ops: 0,
+            starts: None,
+        }
+    }
+
+    /// A reader of a stretch of `text` that starts with a `rank R` line, after `ranks N`.
+    pub fn part(file: &'a str, text: &'a str, ranks: u32) -> Self {
+        Reader {
+            program: Some(Program::new(ranks)),
+            seen_rank: vec![false; ranks as usize],
+            starts: Some(Vec::new()),
+            ..Reader::new(file, text)
+        }
+    }
+
+    /// The rank count, once `ranks N` was read.
+    pub fn rank_count(&self) -> Option<u32> {
+        self.program.as_ref().map(|p| p.ranks)
+    }
+
+    /// Reads the lines of `stretch` (of the text), the first being line `first_line`.
+    pub fn read(&mut self, stretch: &'a str, first_line: usize) -> Result<()> {
+        let mut toks: Vec<Tok> = Vec::new();
+        for (i, raw) in lines(stretch).enumerate() {
+            self.line(
+                At {
+                    file: self.file,
+                    line: first_line + i,
+                },
+                raw,
+                &mut toks,
+            )?;
+        }
+        Ok(())
+    }
+
+    pub fn line(&mut self, at: At, raw: &'a str, toks: &mut Vec<Tok<'a>>) -> Result<()> {
         tokenize(raw, toks).map_err(|(c, m)| at.err(c, None, m))?;
         if toks.is_empty() {
             return Ok(());
@@ -241,14 +295,16 @@ impl<'a> Reader<'a> {
             ));
         }
         if self.seen_rank[rv as usize] {
-            let first = self.first_block_line(rv);
-            return Err(at.err(
-                r.col,
-                Some("rank"),
-                format!("rank {rv} has a second block (a rank has one block; its first is at line {first})"),
-            ));
+            return Err(self.second_block(at, r.col, rv));
         }
         self.seen_rank[rv as usize] = true;
+        if let Some(starts) = &mut self.starts {
+            starts.push(BlockStart {
+                rank: rv,
+                line: at.line,
+                col: r.col,
+            });
+        }
         self.block.start(rv, self.file, &prog.regions)?;
         // Ranks' blocks tend to be alike: room for as many operations as the last one's
         // saves growing the list op by op (and the shrink after).
@@ -268,6 +324,16 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Rank `rank`'s block at line `at`, column `col`, is its second.
+    pub fn second_block(&self, at: At, col: usize, rank: u32) -> Error {
+        let first = self.first_block_line(rank);
+        at.err(
+            col,
+            Some("rank"),
+            format!("rank {rank} has a second block (a rank has one block; its first is at line {first})"),
+        )
+    }
+
     /// The line of the first block of rank `rank`: found again only on this error path, so
     /// reading stays lean.
     fn first_block_line(&self, rank: u32) -> usize {
@@ -280,7 +346,53 @@ impl<'a> Reader<'a> {
             .map_or(0, |i| i + 1)
     }
 
-    fn finish(mut self) -> Result<Program> {
+    /// The end of a part: its last block is complete.
+    pub fn end_part(&mut self) -> Result<()> {
+        self.close_block();
+        let prog = self.program.as_ref().expect("a part reads after `ranks N`");
+        self.block.check_closed(self.file, &prog.regions)
+    }
+
+    /// Whether rank `rank` has had its block, and marks it as having had it.
+    pub fn mark_seen(&mut self, rank: u32) -> bool {
+        std::mem::replace(&mut self.seen_rank[rank as usize], true)
+    }
+
+    /// Takes in the blocks of `part`, the reader of the stretch after this reader's (and
+    /// of the parts it took in): their names of files and regions, request lists and
+    /// collective calls are renumbered as one reader of both would have numbered them.
+    pub fn absorb(&mut self, part: Reader) {
+        let (Some(prog), Some(mut from)) = (self.program.as_mut(), part.program) else {
+            return;
+        };
+        let files: Vec<u32> = part
+            .files
+            .iter()
+            .map(|f| intern(&mut self.files, f))
+            .collect();
+        let regions: Vec<u32> = from.regions.iter().map(|r| prog.region_id(r)).collect();
+        let lists = prog.req_lists.len() as u32;
+        prog.req_lists.append(&mut from.req_lists);
+        let calls = prog.coll_calls.len() as u32;
+        prog.coll_calls.append(&mut from.coll_calls);
+        let same = |map: &[u32]| map.iter().enumerate().all(|(i, &m)| i as u32 == m);
+        let numbered_alike = same(&files) && same(&regions) && lists == 0 && calls == 0;
+        for start in part.starts.iter().flatten() {
+            let r = start.rank as usize;
+            let mut ops = std::mem::take(&mut from.ops[r]);
+            if !numbered_alike {
+                for op in &mut ops {
+                    renumber(op, &files, &regions, lists, calls);
+                }
+            }
+            prog.ops[r] = ops;
+            prog.handles[r] = from.handles[r];
+            prog.comm_handles[r] = from.comm_handles[r];
+        }
+        self.loops.extend(part.loops);
+    }
+
+    pub fn finish(mut self) -> Result<Program> {
         self.close_block();
         let mut prog = self.program.ok_or_else(|| {
             Error::input(
@@ -294,6 +406,20 @@ impl<'a> Reader<'a> {
             repeat::stream(&mut prog, &self.loops);
         }
         Ok(prog)
+    }
+}
+
+/// `op` of a part, numbered as in the whole: `files` and `regions` map the part's ids,
+/// `lists` and `calls` are where its request lists and collective calls now start.
+fn renumber(op: &mut Op, files: &[u32], regions: &[u32], lists: u32, calls: u32) {
+    op.loc.file = files[op.loc.file as usize];
+    match &mut op.kind {
+        OpKind::RegionBegin { region } | OpKind::RegionEnd { region } => {
+            *region = regions[*region as usize]
+        }
+        OpKind::WaitAll { list, .. } | OpKind::WaitAny { list, .. } => *list += lists,
+        OpKind::Coll { call } => *call += calls,
+        _ => {}
     }
 }
 

@@ -1,0 +1,293 @@
+//! A large schedule read on threads. After `ranks N` the text is cut at `rank R` lines into
+//! stretches of about equal size, each read by its own reader; the first reader then takes
+//! in the others' blocks in order, renumbering what they named (`Reader::absorb`). The
+//! error reported is the one a single reader would have met first.
+
+use crate::error::{Error, Result};
+use crate::frontends::schedule::line::At;
+use crate::frontends::schedule::read::{self, Reader};
+use crate::program::ops::Program;
+
+/// A stretch smaller than this is not worth a thread (bytes): a 1 MB schedule reads in
+/// about 5 ms.
+pub const MIN_PART_BYTES: usize = 1 << 20;
+
+/// Reads `text` on up to `threads` threads, in stretches of at least `min_part` bytes.
+pub fn parse(file: &str, text: &str, threads: usize, min_part: usize) -> Result<Program> {
+    let parts = threads.min(text.len() / min_part.max(1));
+    if parts < 2 {
+        return read::parse(file, text);
+    }
+    // Up to `ranks N` on this thread: every part needs the rank count.
+    let mut head = Reader::new(file, text);
+    let (mut pos, mut line) = (0, 1);
+    while head.rank_count().is_none() && pos < text.len() {
+        let end =
+            memchr::memchr(b'\n', &text.as_bytes()[pos..]).map_or(text.len(), |i| pos + i + 1);
+        head.read(&text[pos..end], line)?;
+        (pos, line) = (end, line + 1);
+    }
+    let Some(ranks) = head.rank_count() else {
+        return head.finish();
+    };
+    let starts: Vec<usize> = std::iter::once(pos).chain(cuts(text, pos, parts)).collect();
+    let mut first_lines = vec![line];
+    for w in starts.windows(2) {
+        let newlines = text.as_bytes()[w[0]..w[1]]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        first_lines.push(first_lines[first_lines.len() - 1] + newlines);
+    }
+    let stretch = |k: usize| &text[starts[k]..starts.get(k + 1).copied().unwrap_or(text.len())];
+    let (first, others) = std::thread::scope(|s| {
+        let others: Vec<_> = (1..starts.len())
+            .map(|k| {
+                let (stretch, first_line) = (stretch(k), first_lines[k]);
+                s.spawn(move || Outcome::of(Reader::part(file, text, ranks), stretch, first_line))
+            })
+            .collect();
+        let first = Outcome::of(head, stretch(0), first_lines[0]);
+        let others: Vec<Outcome> = others
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect();
+        (first, others)
+    });
+    merge(first, others)
+}
+
+/// Where the reading of a part stopped.
+struct Failure {
+    error: Error,
+    /// At the part's end (a block left open), which a single reader meets on the next
+    /// part's first line, after that line's own checks.
+    at_end: bool,
+}
+
+struct Outcome<'a> {
+    reader: Reader<'a>,
+    failure: Option<Failure>,
+}
+
+impl<'a> Outcome<'a> {
+    fn of(mut reader: Reader<'a>, stretch: &'a str, first_line: usize) -> Self {
+        let failure = match reader.read(stretch, first_line) {
+            Err(error) => Some(Failure {
+                error,
+                at_end: false,
+            }),
+            Ok(()) => reader.end_part().err().map(|error| Failure {
+                error,
+                at_end: true,
+            }),
+        };
+        Outcome { reader, failure }
+    }
+
+    fn starts(&self) -> &[read::BlockStart] {
+        self.reader.starts.as_deref().unwrap_or_default()
+    }
+}
+
+/// The parts' blocks taken in by the first, each part's blocks checked against those before
+/// it (a rank has one block); or the first error in the file.
+fn merge(first: Outcome, others: Vec<Outcome>) -> Result<Program> {
+    let mut outcomes = others.into_iter();
+    let mut base = first.reader;
+    let mut failure = first.failure;
+    loop {
+        let next = outcomes.next();
+        if let Some(f) = failure {
+            if let (true, Some(next)) = (f.at_end, next) {
+                if let Some(e) = first_line_error(&mut base, next) {
+                    return Err(e);
+                }
+            }
+            return Err(f.error);
+        }
+        let Some(next) = next else {
+            return base.finish();
+        };
+        for s in next.starts() {
+            if base.mark_seen(s.rank) {
+                return Err(second_block(&base, s));
+            }
+        }
+        failure = next.failure;
+        base.absorb(next.reader);
+    }
+}
+
+/// The error a single reader meets on the first line of part `next` (a `rank R` line):
+/// its own, or a second block of its rank.
+fn first_line_error(base: &mut Reader, next: Outcome) -> Option<Error> {
+    match (next.starts().first().copied(), next.failure) {
+        (None, Some(f)) => Some(f.error),
+        (Some(s), _) if base.mark_seen(s.rank) => Some(second_block(base, &s)),
+        _ => None,
+    }
+}
+
+fn second_block(base: &Reader, s: &read::BlockStart) -> Error {
+    let at = At {
+        file: base.file,
+        line: s.line,
+    };
+    base.second_block(at, s.col, s.rank)
+}
+
+/// Where parts after the first start: at `rank R` lines past `from`, near equal shares of
+/// the text after it, in order.
+fn cuts(text: &str, from: usize, parts: usize) -> Vec<usize> {
+    let bytes = text.as_bytes();
+    let mut cuts: Vec<usize> = Vec::new();
+    for k in 1..parts {
+        let target = from + (text.len() - from) * k / parts;
+        let mut at = match target {
+            t if t == 0 || bytes[t - 1] == b'\n' => t,
+            t => match memchr::memchr(b'\n', &bytes[t..]) {
+                Some(i) => t + i + 1,
+                None => break,
+            },
+        };
+        while at < text.len() {
+            let end = memchr::memchr(b'\n', &bytes[at..]).map_or(text.len(), |i| at + i);
+            if is_rank_line(&text[at..end]) {
+                break;
+            }
+            at = end + 1;
+        }
+        if at < text.len() && at > cuts.last().copied().unwrap_or(from) {
+            cuts.push(at);
+        }
+    }
+    cuts
+}
+
+/// `rank R` alone on its line: a line every reader takes as the start of a block.
+fn is_rank_line(line: &str) -> bool {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    line.strip_prefix("rank ")
+        .is_some_and(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Pieces of rank blocks that read well: requests, lists, regions, loops,
+    /// collectives, communicators, source locations, comments.
+    const GOOD: &[&str] = &[
+        "compute 1us",
+        "put 1 8 tag=2",
+        "put 0 4 handle=h\ncomplete h",
+        "get 1 16 handle=g @a.c:4\ncomplete g @b.c:7",
+        "isend 1 8 req=s\nirecv any 8 req=r tag=any\nwaitall s r",
+        "isend 1 8 req=s\nwaitany s",
+        "sendrecv 1 8 0 8",
+        "region_begin x\nregion_begin y @b.c:1\nregion_end y\nregion_end x",
+        "region_begin y\nregion_end y",
+        "repeat 3 {\nsendrecv 2 8 1 8\n}",
+        "allreduce 8",
+        "bcast 64 root=1 algo=binomial",
+        "barrier",
+        "alltoall 8 comm=world",
+        "# a comment",
+        "",
+    ];
+
+    /// Lines that are wrong where they stand, or `rank R` lines in a block.
+    const BAD: &[&str] = &[
+        "put 9 8",
+        "jump 1",
+        "complete h",
+        "region_end x",
+        "region_begin z",
+        "repeat 2 {",
+        "}",
+        "comm_split 0 1 as=c",
+        "rank 1",
+        "rank 7",
+        "rank x",
+        "ranks 3",
+    ];
+
+    /// Schedules for 3 ranks, mostly good: blocks of distinct ranks or not, lines of `GOOD`
+    /// with a line of `BAD` now and then.
+    fn schedule() -> impl Strategy<Value = String> {
+        let line = prop_oneof![
+            12 => proptest::sample::select(GOOD),
+            1 => proptest::sample::select(BAD),
+        ];
+        let block = (0u32..3, proptest::collection::vec(line, 0..6));
+        let blocks = proptest::collection::vec(block, 0..6);
+        (blocks, any::<bool>(), any::<bool>()).prop_map(|(blocks, distinct, crlf)| {
+            let end = if crlf { "\r\n" } else { "\n" };
+            let mut text = format!("# made\nranks 3{end}");
+            for (i, (rank, lines)) in blocks.into_iter().enumerate() {
+                let rank = if distinct { i as u32 % 3 } else { rank };
+                text += &format!("rank {rank}{end}");
+                for l in lines {
+                    text += &l.replace('\n', end);
+                    text += end;
+                }
+            }
+            text
+        })
+    }
+
+    fn outcome(r: Result<Program>) -> String {
+        match r {
+            Ok(p) => format!("{p:?}\n{:?}", crate::frontends::schedule::write(&p)),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        /// Read in parts of any size, a schedule gives the program, or the first error, of
+        /// one reader.
+        #[test]
+        fn parts_read_as_one_reader(text in schedule(), threads in 2usize..6) {
+            let one = outcome(read::parse("s.sched", &text));
+            prop_assert_eq!(&outcome(parse("s.sched", &text, threads, 1)), &one);
+            prop_assert_eq!(&outcome(parse("s.sched", &text, threads, 16)), &one);
+        }
+    }
+
+    /// A schedule past the size threads are worth: the same program on 1 and 3 threads.
+    #[test]
+    fn a_large_schedule_reads_alike_on_threads() {
+        let ranks = 16_000;
+        let mut text = format!("ranks {ranks}\n");
+        for r in 0..ranks {
+            let next = (r + 1) % ranks;
+            text += &format!("rank {r}\nregion_begin step\nput {next} 4KB tag=1 @n.c:{r}\nsendrecv {next} 8 any 8\nallreduce 8\nrepeat 2 {{\nisend {next} 8 req=a\nwait a\n}}\npoll 1\nregion_end step\n");
+        }
+        assert!(text.len() > 2 * MIN_PART_BYTES);
+        assert_eq!(cuts(&text, 0, 3).len(), 2);
+        let one = outcome(read::parse("s.sched", &text));
+        assert_eq!(outcome(read::parse_on("s.sched", &text, 3)), one);
+    }
+
+    #[test]
+    fn cuts_fall_on_rank_lines_in_order() {
+        let text = "ranks 4\nrank 0\nput 1 8\nrank 1\nput 2 8\nrank 2\nput 3 8\nrank 3\nput 0 8\n";
+        let from = "ranks 4\n".len();
+        let cuts = cuts(text, from, 4);
+        assert!(!cuts.is_empty());
+        assert!(cuts.windows(2).all(|w| w[0] < w[1]));
+        for c in cuts {
+            assert!(text[c..].starts_with("rank "), "{c}");
+        }
+        assert!(is_rank_line("rank 12\r"));
+        assert!(!is_rank_line("rank 1 @a.c:3"));
+        assert!(!is_rank_line("ranks 4"));
+        assert!(!is_rank_line("rank "));
+    }
+}
