@@ -36,7 +36,7 @@ pub struct NicStats {
 }
 
 /// Counters of one directed link.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, bytemuck::Zeroable)]
 pub struct LinkStats {
     pub bytes: u64,
     pub packets: u64,
@@ -167,7 +167,8 @@ impl NetStats {
 
     pub fn new(links: usize, nics: usize) -> NetStats {
         NetStats {
-            links: vec![LinkStats::default(); links],
+            // Zero pages until counted: a partition of a parallel run counts only its links.
+            links: bytemuck::zeroed_vec(links),
             nics: vec![NicStats::default(); nics],
             ..Default::default()
         }

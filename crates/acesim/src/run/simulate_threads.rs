@@ -208,8 +208,7 @@ pub(super) fn partitions(
     let parts = blocks as usize;
     // Each partition's network and runtime are built on a thread of their own.
     let build = |me: u32| {
-        let mut net = PacketNetwork::new(topo.clone(), machine);
-        net.make_partition(me, of_router.clone());
+        let mut net = PacketNetwork::new_partition(topo.clone(), machine, me, of_router.clone());
         if options.every_credit_an_event {
             net.every_credit_an_event();
         }

@@ -35,6 +35,26 @@ impl NetParams {
 
 impl PacketNetwork {
     pub fn new(topo: Topology, config: &Machine) -> PacketNetwork {
+        Self::build(topo, config, None)
+    }
+
+    /// Partition `me` of a parallel run whose routers are split by `of_router`. Its
+    /// arrays are indexed by the whole machine's ids; those of counts and credits are
+    /// written only at the links its routers and NICs send on, and the rest stay zero
+    /// pages the system does not back with memory.
+    pub fn new_partition(
+        topo: Topology,
+        config: &Machine,
+        me: u32,
+        of_router: std::sync::Arc<Vec<u32>>,
+    ) -> PacketNetwork {
+        let mut net = Self::build(topo, config, Some((me, &of_router)));
+        net.make_partition(me, of_router);
+        net
+    }
+
+    /// The network, or partition `part` (its index, and the partition of every router).
+    fn build(topo: Topology, config: &Machine, part: Option<(u32, &[u32])>) -> PacketNetwork {
         let params = NetParams::from_config(config);
         let nl = topo.num_links();
         let kinds = link_kinds(config);
@@ -65,7 +85,20 @@ impl PacketNetwork {
             });
         }
         let vcs = params.vcs as usize;
-        let credits = vec![params.buffer.map_or(i64::MAX, |b| b as i64); nl as usize * vcs];
+        // A link is its sender's: a router port's output, or a NIC's (links past the ports).
+        let np = topo.num_ports();
+        let sends_on = |l: u32| {
+            let router = match l.checked_sub(np) {
+                None => topo.ports.port_router[l as usize],
+                Some(nic) => topo.nic_router(nic),
+            };
+            part.is_none_or(|(me, of)| of[router as usize] == me)
+        };
+        let mut credits = vec![0i64; nl as usize * vcs];
+        let buffer = params.buffer.map_or(i64::MAX, |b| b as i64);
+        for l in (0..nl).filter(|&l| sends_on(l)) {
+            credits[l as usize * vcs..(l as usize + 1) * vcs].fill(buffer);
+        }
         let fifos = if vcs > INLINE_VCS {
             vec![(NONE, NONE); topo.num_ports() as usize * vcs]
         } else {

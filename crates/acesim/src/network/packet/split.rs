@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 impl PacketNetwork {
     /// Makes this network partition `me` of a run whose routers are split by `of_router`.
-    pub fn make_partition(&mut self, me: u32, of_router: Arc<Vec<u32>>) {
+    pub(super) fn make_partition(&mut self, me: u32, of_router: Arc<Vec<u32>>) {
         let parts = of_router.iter().max().map_or(1, |&p| p as usize + 1);
         self.split = Some(Box::new(Split {
             me,
@@ -28,7 +28,8 @@ impl PacketNetwork {
             landing: HashMap::new(),
             next_remote: 0,
             transit: Vec::new(),
-            emptied_at: vec![(0, 0); self.links.len()],
+            // Zero pages until written: only the links this partition sends on are.
+            emptied_at: bytemuck::zeroed_vec(self.links.len()),
         }));
     }
 

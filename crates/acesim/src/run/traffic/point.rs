@@ -152,8 +152,14 @@ fn partitions(
             Measurement::new(cfg, bandwidth, nodes),
         )
     };
-    let network = |topo: Topology| {
-        let mut net = PacketNetwork::new(topo, machine);
+    // The whole network, or partition `me` of the split `of_router`.
+    let network = |topo: Topology, part: Option<(u32, &std::sync::Arc<Vec<u32>>)>| {
+        let mut net = match part {
+            None => PacketNetwork::new(topo, machine),
+            Some((me, of_router)) => {
+                PacketNetwork::new_partition(topo, machine, me, of_router.clone())
+            }
+        };
         if cfg.check || cfg!(debug_assertions) {
             net.enable_checks();
         }
@@ -161,7 +167,7 @@ fn partitions(
     };
     let node_router = |topo: &Topology, node: u32| topo.nic_router(topo.node_nic(node, 0));
     if blocks == 1 {
-        let net = network(topo);
+        let net = network(topo, None);
         let counter = match cfg.partitions {
             Some(parts) => {
                 let t = net.topology();
@@ -203,8 +209,7 @@ fn partitions(
     Ok(here
         .into_iter()
         .map(|me| {
-            let mut net = network(topo.clone());
-            net.make_partition(me, of_router.clone());
+            let net = network(topo.clone(), Some((me, &of_router)));
             TrafficPart::new(net, generators(), payload, |n| of_node[n as usize] == me)
         })
         .collect())
