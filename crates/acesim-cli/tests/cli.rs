@@ -844,6 +844,60 @@ fn a_program_on_threads_writes_the_same_files_as_on_one() {
     assert!(outputs[1..].iter().all(|o| *o == outputs[0]));
 }
 
+/// A schedule past the size read on threads (2 MB): 16 ranks on a 4x4 torus, computing,
+/// exchanging around a ring inside regions, with source locations.
+fn large_schedule() -> String {
+    let mut text = String::from("ranks 16\n");
+    for r in 0..16 {
+        let (next, prev) = ((r + 1) % 16, (r + 15) % 16);
+        text += &format!("rank {r}\n");
+        for i in 0..400 {
+            text += &format!("region_begin phase{}\n", (r + i) % 3);
+            for _ in 0..25 {
+                text += &format!("compute 1ns @big.c:{i}\n");
+            }
+            text += &format!("sendrecv {next} 64 {prev} 64 @ring.c:{r}\n");
+            text += &format!("region_end phase{}\n", (r + i) % 3);
+        }
+    }
+    text
+}
+
+#[test]
+fn a_large_schedule_read_on_threads_runs_and_fails_as_on_one() {
+    let torus = repo().join("examples/machines/torus-4x4.toml");
+    let text = large_schedule();
+    assert!(text.len() > 2 << 20, "{} bytes", text.len());
+    // The last rank's block opens a region it never closes: one error, at that line.
+    let bad = text.replacen("rank 15\n", "rank 15\nregion_begin open\n", 1);
+    let dir = scratch(&[("big.sched", &text), ("bad.sched", &bad)]);
+    let mut outputs = Vec::new();
+    for threads in ["1", "2"] {
+        let json = format!("r{threads}.json");
+        let args = ["run", "big.sched", "--machine", torus.to_str().unwrap()];
+        let o = acesim(
+            &[&args[..], &["--threads", threads, "--json", &json]].concat(),
+            dir.path(),
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        outputs.push(std::fs::read_to_string(dir.path().join(&json)).unwrap());
+        let args = ["run", "bad.sched", "--machine", torus.to_str().unwrap()];
+        let o = acesim(&[&args[..], &["--threads", threads]].concat(), dir.path());
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        outputs.push(stderr(&o));
+    }
+    assert_eq!(outputs[0], outputs[2], "the results differ on 2 threads");
+    assert_eq!(outputs[1], outputs[3], "the error differs on 2 threads");
+    let line = 2 + 15 * (1 + 400 * 28) + 1;
+    assert!(
+        outputs[1].contains(&format!(
+            "bad.sched:{line}:1: field `region`: rank 15: region open is never closed"
+        )),
+        "{}",
+        outputs[1]
+    );
+}
+
 #[test]
 fn traffic_check_mode_and_threads_change_no_result() {
     // Load 1.0 saturates the 4x4 torus: its run stops at the drain limit with packets still
