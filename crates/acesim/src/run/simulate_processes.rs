@@ -73,6 +73,8 @@ pub fn simulate_across(
         nets.push(net);
         runtimes.push(rt);
     }
+    // Only the first partition's network is kept (for the counts merged into it).
+    nets.truncate(1);
     // Process 0 keeps its own shares; the others send theirs.
     let sent: Option<Vec<(Ended, RuntimeShare)>> = match ex.me() {
         0 => None,

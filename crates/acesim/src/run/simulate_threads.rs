@@ -105,13 +105,11 @@ pub(super) fn simulate_threads(
         windows: count.windows,
         crossings: count.crossings,
     };
-    finish(
-        nets.swap_remove(0),
-        runtimes,
-        ends,
-        (stopped, parallel),
-        started,
-    )
+    // Only the first partition's network is kept (for the counts merged into it): the
+    // others' go before the runtimes are merged, which is when a large run peaks.
+    let net = nets.swap_remove(0);
+    drop(nets);
+    finish(net, runtimes, ends, (stopped, parallel), started)
 }
 
 /// A partition's tally: events handled, ranks finished, interrupted.
@@ -315,6 +313,8 @@ pub(super) fn finish(
     started: std::time::Instant,
 ) -> Result<Results> {
     let broken = |v: &str| Error::Internal(format!("model invariant broken: {v}"));
+    // What only a running network needs goes first: the end needs only its counts.
+    net.release_run_state();
     let (mut events, mut now, mut in_flight) = (0, 0, false);
     let (mut in_network, mut stuck) = (Some(0), Vec::new());
     for (i, e) in ends.into_iter().enumerate() {
@@ -363,7 +363,6 @@ pub(super) fn finish(
             None
         }
     };
-    net.release_run_state();
     let mut r = results::collect(&net, &mut rt, events, wall, partial);
     r.parallel = Some(parallel);
     Ok(r)
