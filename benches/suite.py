@@ -192,6 +192,23 @@ def nn_schedule(path: str, dims: tuple[int, int, int], size: str) -> None:
     write_lines(path, gen())
 
 
+def goal_exchange(path: str, p: int, size: int) -> None:
+    """LogGOPSim's case as GOAL (../shared/peers/others.md): for s = 1..p-1 each rank sends
+    `size` bytes to and receives them from rank XOR s (tag s), and both operations of step
+    s+1 require both of step s. `p` is a power of two."""
+    def gen():
+        yield f"num_ranks {p}\n"
+        for r in range(p):
+            lines = [f"rank {r} {{\n"]
+            for s in range(1, p):
+                lines.append(f"s{s}: send {size}b to {r ^ s} tag {s}\nr{s}: recv {size}b from {r ^ s} tag {s}\n")
+                if s > 1:
+                    lines.append(f"s{s} requires s{s - 1}\ns{s} requires r{s - 1}\nr{s} requires s{s - 1}\nr{s} requires r{s - 1}\n")
+            lines.append("}\n")
+            yield "".join(lines)
+    write_lines(path, gen())
+
+
 def particle_schedules(tmp: str, p: int, smoke: bool) -> dict[str, str]:
     """The particle study's matrix and C program, recorded once per barrier point."""
     sys.path.insert(0, os.path.join(STUDIES, "particle_exchange"))
@@ -354,6 +371,27 @@ def main() -> int:
             nn_schedule(s, dims, "4KB")
             return run_program(s, ["--machine", "table1", "--set", 'topology.kind="torus"', "--set", f"topology.dims=[{dims[0]},{dims[1]},{dims[2]}]", "--model", "flow"])
         cases.append(("nn-1m-flow", nn_flow))
+        # Issue 18's other speed cases at both levels: the MFS headline fat tree (2,704
+        # ranks, 14-ary 3-tree, simple spread of 1 KiB; docs/flow.md) and LogGOPSim's GOAL
+        # exchange (1,024 ranks on a 32x32 torus, 1 KiB; ../shared/peers/others.md).
+        def fat_tree(model: str) -> dict:
+            k, n, p = (4, 3, 64) if smoke else (14, 3, 2704)
+            s = os.path.join(tmp, f"ft{p}.sched")
+            if not os.path.exists(s):
+                write_lines(s, [f"ranks {p}\n"] + [f"rank {r}\nalltoall 1KiB algo=simple_spread\n" for r in range(p)])
+            return run_program(s, ["--machine", "table1", "--set", 'topology.kind="fat_tree"', "--set", f"topology.k={k}",
+                                   "--set", f"topology.n={n}", "--model", model])
+        cases.append(("fattree-2704-alltoall", lambda: fat_tree("packet")))
+        cases.append(("fattree-2704-alltoall-flow", lambda: fat_tree("flow")))
+        def goal(model: str) -> dict:
+            p, k = (16, 4) if smoke else (1024, 32)
+            g = os.path.join(tmp, f"x{p}.goal")
+            if not os.path.exists(g):
+                goal_exchange(g, p, 1024)
+            return run_program(g, ["--machine", "table1", "--set", 'topology.kind="torus"', "--set", f"topology.dims=[{k},{k}]",
+                                   "--model", model])
+        cases.append(("goal-exchange-1024", lambda: goal("packet")))
+        cases.append(("goal-exchange-1024-flow", lambda: goal("flow")))
         def startup():
             # Parse the machine and build a million-node torus (topology and network), run a
             # one-put program on it and write its results: the fixed cost of a machine that size.
