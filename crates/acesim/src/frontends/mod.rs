@@ -10,6 +10,7 @@ pub mod child;
 pub mod dumpi;
 pub mod format;
 pub mod goal;
+pub mod lines;
 pub mod load;
 pub mod mgen;
 pub mod motif;

@@ -5,6 +5,7 @@ use crate::error::{Error, Location, Result};
 use crate::frontends::goal::dependencies::{resolve, Dep, Labelled};
 use crate::frontends::goal::operation::parse_op;
 use crate::frontends::goal::text::{blank_block_comments, col_of, err, word_col};
+use crate::frontends::lines::{before_comment, lines};
 use crate::program::ops::{Communicator, Op, Program, RankDeps, SrcLoc};
 use compact_str::CompactString;
 use rustc_hash::FxHashMap as HashMap;
@@ -23,7 +24,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
         labels: HashMap::default(),
         seen: Vec::new(),
     };
-    for (i, raw) in text.lines().enumerate() {
+    for (i, raw) in lines(&text).enumerate() {
         reader.line(i + 1, raw)?;
     }
     reader.finish()
@@ -47,12 +48,16 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     fn line(&mut self, line: usize, raw: &str) -> Result<()> {
-        let content = raw.split("//").next().unwrap_or("");
-        let content = content.split('#').next().unwrap_or("").trim();
+        let content = before_comment(raw).trim();
         if content.is_empty() {
             return Ok(());
         }
-        let words: SmallVec<[&str; 12]> = content.split_whitespace().collect();
+        // Any Unicode space separates words; ASCII lines (all that tools write) split faster.
+        let words: SmallVec<[&str; 12]> = if content.is_ascii() {
+            content.split_ascii_whitespace().collect()
+        } else {
+            content.split_whitespace().collect()
+        };
         if words[0] == "num_ranks" {
             return self.num_ranks(line, raw, &words);
         }

@@ -1,6 +1,7 @@
 //! Reading a schedule, line by line: `ranks N`, then rank blocks of operations.
 
 use crate::error::{Error, Location, Result};
+use crate::frontends::lines::lines;
 use crate::frontends::schedule::block::Block;
 use crate::frontends::schedule::block::OpenLoop;
 use crate::frontends::schedule::line::{At, OpLine};
@@ -22,26 +23,6 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
 /// any number of threads.
 pub fn parse_on(file: &str, text: &str, threads: usize) -> Result<Program> {
     parts::parse(file, text, threads, parts::MIN_PART_BYTES)
-}
-
-/// The lines of `text`, as `str::lines` gives them (`\n` or `\r\n` ends a line, the last
-/// one's end optional), found by `memchr`: short lines make `str::lines` pay its search's
-/// set-up on every line.
-fn lines(text: &str) -> impl Iterator<Item = &str> {
-    let mut start = 0;
-    let ends = memchr::memchr_iter(b'\n', text.as_bytes()).map(Some);
-    ends.chain([None]).filter_map(move |end| {
-        let line = match end {
-            Some(end) => {
-                let line = &text[start..end];
-                start = end + 1;
-                line.strip_suffix('\r').unwrap_or(line)
-            }
-            None if start < text.len() => &text[start..],
-            None => return None,
-        };
-        Some(line)
-    })
 }
 
 /// Where a `rank R` line started a block: a part's blocks are checked against those of the
@@ -420,21 +401,5 @@ fn renumber(op: &mut Op, files: &[u32], regions: &[u32], lists: u32, calls: u32)
         OpKind::WaitAll { list, .. } | OpKind::WaitAny { list, .. } => *list += lists,
         OpKind::Coll { call } => *call += calls,
         _ => {}
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use proptest::prelude::*;
-
-    proptest! {
-        /// Line ends, `\r\n`, a lone `\r`, empty lines and a last line with or without its
-        /// end: the lines `str::lines` gives.
-        #[test]
-        fn lines_are_those_of_str_lines(text in "[a\\r\\n ]{0,40}") {
-            let ours: Vec<&str> = super::lines(&text).collect();
-            let std: Vec<&str> = text.lines().collect();
-            prop_assert_eq!(ours, std);
-        }
     }
 }
