@@ -9,7 +9,8 @@ mod repeat;
 mod tokens;
 mod write;
 
-pub use read::{parse, parse_on};
+pub use parts::parse_on;
+pub use read::parse;
 pub use write::write;
 
 #[cfg(test)]

@@ -12,8 +12,15 @@ use crate::program::ops::Program;
 /// about 5 ms.
 pub const MIN_PART_BYTES: usize = 1 << 20;
 
+/// Reads a schedule on up to `threads` threads: a large one's rank blocks are split into
+/// stretches read side by side. The same program, or the same first error, on any number
+/// of threads.
+pub fn parse_on(file: &str, text: &str, threads: usize) -> Result<Program> {
+    parse(file, text, threads, MIN_PART_BYTES)
+}
+
 /// Reads `text` on up to `threads` threads, in stretches of at least `min_part` bytes.
-pub fn parse(file: &str, text: &str, threads: usize, min_part: usize) -> Result<Program> {
+fn parse(file: &str, text: &str, threads: usize, min_part: usize) -> Result<Program> {
     let parts = threads.min(text.len() / min_part.max(1));
     if parts < 2 {
         return read::parse(file, text);
@@ -272,7 +279,7 @@ mod tests {
         assert!(text.len() > 2 * MIN_PART_BYTES);
         assert_eq!(cuts(&text, 0, 3).len(), 2);
         let one = outcome(read::parse("s.sched", &text));
-        assert_eq!(outcome(read::parse_on("s.sched", &text, 3)), one);
+        assert_eq!(outcome(parse_on("s.sched", &text, 3)), one);
     }
 
     #[test]

@@ -6,7 +6,6 @@ use crate::frontends::schedule::block::Block;
 use crate::frontends::schedule::block::OpenLoop;
 use crate::frontends::schedule::line::{At, OpLine};
 use crate::frontends::schedule::operations::operation;
-use crate::frontends::schedule::parts;
 use crate::frontends::schedule::repeat::{self, Loop};
 use crate::frontends::schedule::tokens::{tokenize, Tok};
 use crate::program::ops::{intern, Op, OpKind, Program, SrcLoc};
@@ -16,13 +15,6 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
     let mut reader = Reader::new(file, text);
     reader.read(text, 1)?;
     reader.finish()
-}
-
-/// Reads a schedule on up to `threads` threads: a large one's rank blocks are split into
-/// stretches read side by side (`parts`). The same program, or the same first error, on
-/// any number of threads.
-pub fn parse_on(file: &str, text: &str, threads: usize) -> Result<Program> {
-    parts::parse(file, text, threads, parts::MIN_PART_BYTES)
 }
 
 /// Where a `rank R` line started a block: a part's blocks are checked against those of the
