@@ -59,8 +59,13 @@ control_packet = "16 B"
 """
 
 
+LAST_STDERR = ""
+
+
 def timed(args: list[str]) -> tuple[float, float, str]:
-    """Runs a command; returns wall seconds, peak RSS in MiB and its stdout."""
+    """Runs a command; returns wall seconds, peak RSS in MiB and its stdout (its stderr is
+    kept in LAST_STDERR)."""
+    global LAST_STDERR
     with tempfile.NamedTemporaryFile(suffix=".time") as tf:
         t0 = time.perf_counter()
         p = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", tf.name, *args], capture_output=True, text=True)
@@ -68,7 +73,19 @@ def timed(args: list[str]) -> tuple[float, float, str]:
         if p.returncode != 0:
             raise RuntimeError(f"{' '.join(args)} failed:\n{p.stderr}")
         peak_kib = int(open(tf.name).read().strip().splitlines()[-1])
+    LAST_STDERR = p.stderr
     return wall, peak_kib / 1024, p.stdout
+
+
+def phases_of(stderr: str) -> dict[str, float]:
+    """The phases `acesim run --timings` printed on stderr: name -> wall seconds."""
+    phases: dict[str, float] = {}
+    table = stderr.split("timings (wall seconds):", 1)
+    for line in (table[1].splitlines() if len(table) > 1 else []):
+        m = re.match(r"  (\S.*?)\s+([0-9.]+)(\s+[0-9.]+ %)?$", line)
+        if m:
+            phases[m.group(1)] = float(m.group(2))
+    return phases
 
 
 RUN_ARGS: list[str] = []
@@ -337,15 +354,19 @@ def main() -> int:
             sims: dict[int, list[float]] = {1: [], 2: []}
             outputs: dict[int, str] = {}
             peaks: dict[int, float] = {}
+            # The phases of each count's fastest run (`--timings`).
+            phases: dict[int, dict[str, float]] = {}
             for _ in range(1 if smoke else 2):
                 for n in (1, 2):
                     js = os.path.join(tmp, f"nn-{by}{n}.json")
-                    command = [BIN, "run", s, *machine, *RUN_ARGS, "--json", js]
+                    command = [BIN, "run", s, *machine, *RUN_ARGS, "--json", js, "--timings"]
                     if by == "threads":
                         command += ["--threads", str(n)]
                     elif n > 1:
                         command = [*MPIRUN, "-np", str(n), *command]
                     wall, peak, out = timed(command)
+                    if wall <= min(walls[n], default=wall):
+                        phases[n] = phases_of(LAST_STDERR)
                     walls[n].append(wall)
                     sims[n].append(summary_wall(out))
                     peaks[n] = peak
@@ -356,7 +377,7 @@ def main() -> int:
             one, two = min(walls[1]), min(walls[2])
             return {"wall_seconds": two, "sim_seconds": min(sims[2]), "wall_seconds_1": one, "split_by": by,
                     "speedup_2": one / two, "sim_speedup_2": min(sims[1]) / min(sims[2]),
-                    "peak_mib": peaks[2], "peak_mib_1": peaks[1], "events": r["events"],
+                    "peak_mib": peaks[2], "peak_mib_1": peaks[1], "phases_1": phases[1], "phases_2": phases[2], "events": r["events"],
                     "packet_hops": r["packet_hops"], "predicted_time_ps": r["predicted_time_ps"]}
         def nn_threads() -> dict:
             return nn_split("threads")
@@ -435,6 +456,9 @@ def main() -> int:
                 by = r["split_by"]
                 one = {"threads": "thread", "processes": "process"}[by]
                 extra += f"  1 {one} {r['wall_seconds_1']:.2f} s: 2 {by} {r['speedup_2']:.2f}x (simulation {r['sim_speedup_2']:.2f}x)"
+                for n in (1, 2):
+                    laps = ", ".join(f"{k} {v:.2f}" for k, v in r[f"phases_{n}"].items() if k != "total")
+                    extra += f"\n    {n} {one if n == 1 else by}, seconds: {laps}"
             if r.get("estimate_mib") is not None:
                 extra += f"  estimate {r['estimate_mib']:8.1f} MiB"
             print(f"{name:26s} wall {r['wall_seconds']:7.2f} s (simulation {r['sim_seconds']:6.2f} s)  peak {r['peak_mib']:8.1f} MiB  "

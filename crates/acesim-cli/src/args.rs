@@ -285,6 +285,10 @@ pub(crate) struct RunArgs {
     /// Do not print the summary.
     #[arg(long, short)]
     pub(crate) quiet: bool,
+    /// Print where the wall time went on stderr when the run ends: reading, linking,
+    /// building, the events (or windows), merging, collecting, writing.
+    #[arg(long)]
+    pub(crate) timings: bool,
     /// Check the model's invariants while running (link bandwidth, credits, packet
     /// conservation, event order); a broken one stops the run with exit code 70.
     #[arg(long)]

@@ -10,9 +10,15 @@ use acesim::error::{Error, Location};
 use acesim::frontends::record::RecordOptions;
 use acesim::frontends::schedule;
 use acesim::network::Model;
+use acesim::run::phases::Phases;
 use std::path::PathBuf;
 
 pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
+    let phases = if a.timings {
+        Phases::on()
+    } else {
+        Phases::default()
+    };
     if !a.timeline_links.is_empty() && a.timeline.is_none() {
         return Err(Error::input(
             Location::file("command line").with_field("timeline-links"),
@@ -47,7 +53,9 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
         inputs.extend(machine_inputs(&a.machine, &config));
         check_distinct(&outputs, &inputs)?;
     }
+    phases.lap("load machine");
     let (program, schedule_text) = read_program(&a, &config, &interrupt)?;
+    phases.lap("read program");
     let trace = a.trace || a.timeline.is_some();
     let max_sim_time = acesim::run::simulate::parse_time_limit(
         a.max_sim_time.as_deref(),
@@ -76,6 +84,7 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
         timeline: a.timeline.is_some(),
         partitions: a.partitions,
         threads: a.threads,
+        phases: phases.clone(),
         // The summary counts operations; only the JSON and the timeline list them.
         summary_only: json_out.is_none() && a.timeline.is_none() && a.parquet.is_none(),
         ..Default::default()
@@ -112,6 +121,9 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
         }
         None => None,
     };
+    if timeline.is_some() {
+        phases.lap("draw timeline");
+    }
     // Outputs are written only after the run succeeded, all or nothing.
     let links_text = links_out.as_ref().map(|_| results.links_csv());
     let mut writes: Vec<(Output, Producer)> = Vec::new();
@@ -128,8 +140,10 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
         writes.push((o, bytes(t.as_bytes())));
     }
     write_all(writes)?;
+    phases.lap("write outputs");
     if let (Some(dir), Some(parent)) = (&a.parquet, &parquet_parent) {
         crate::parquet::write(&results, dir, parent)?;
+        phases.lap("write parquet");
     }
     if !a.quiet {
         out!("{}", results.summary());
@@ -139,6 +153,9 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
             p.reason.name(),
             p.stopped_at_ps
         );
+    }
+    if let Some(report) = phases.report() {
+        eprint!("{report}");
     }
     Ok(match &results.partial {
         None => 0,

@@ -1088,3 +1088,59 @@ fn python_programs_and_reports_need_no_activated_venv() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(dir.path().join("rep").exists());
 }
+
+#[test]
+fn timings_name_each_phase_on_stderr_and_change_no_output() {
+    // A two-thread run lists its partitions' phases; the JSON is the same bytes with and
+    // without --timings, and stdout (the summary) has no timings in it.
+    let torus = repo().join("examples/machines/torus-4x4.toml");
+    let dir = scratch(&[("big.sched", &large_schedule())]);
+    let mut jsons = Vec::new();
+    for timed in [false, true] {
+        let json = format!("t{timed}.json");
+        let mut args = vec!["run", "big.sched", "--machine", torus.to_str().unwrap()];
+        args.extend(["--threads", "2", "--json", &json]);
+        if timed {
+            args.push("--timings");
+        }
+        let o = acesim(&args, dir.path());
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        jsons.push(std::fs::read(dir.path().join(&json)).unwrap());
+        let err = stderr(&o);
+        let out = String::from_utf8_lossy(&o.stdout).to_string();
+        assert!(!out.contains("timings"), "{out}");
+        if !timed {
+            assert!(!err.contains("timings"), "{err}");
+            continue;
+        }
+        let phases = [
+            "read program",
+            "link and lay out",
+            "build partitions",
+            "windows",
+            "end partitions",
+            "merge runtimes",
+            "collect results",
+            "write outputs",
+            "total",
+        ];
+        let mut at = err
+            .find("timings (wall seconds):")
+            .expect("a timings table");
+        for phase in phases {
+            // In the order the run goes through them, each with its seconds.
+            let found = err[at..]
+                .find(&format!("  {phase} "))
+                .unwrap_or_else(|| panic!("{phase}: {err}"));
+            at += found;
+            let seconds: f64 = err[at..]
+                .split_whitespace()
+                .nth(phase.split(' ').count())
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert!(seconds >= 0.0, "{phase}: {err}");
+        }
+    }
+    assert!(jsons[0] == jsons[1], "--timings changed the JSON");
+}

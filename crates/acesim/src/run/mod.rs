@@ -2,7 +2,8 @@
 //! (`traffic`, with its `patterns`), and the memory admission both apply first; `compare`
 //! runs a program at both network levels and says how far apart they are; `partition_report`
 //! measures how a run would split among partitions; a program runs on threads
-//! (`simulate_threads`) or across processes (`simulate_processes`).
+//! (`simulate_threads`) or across processes (`simulate_processes`); `phases` times where a
+//! run's wall time goes.
 
 pub mod admission;
 pub mod compare;
@@ -10,6 +11,7 @@ pub mod events;
 pub mod options;
 pub mod partition_report;
 pub mod patterns;
+pub mod phases;
 pub mod program_part;
 pub mod progress;
 pub mod simulate;

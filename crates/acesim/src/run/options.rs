@@ -40,6 +40,8 @@ pub struct Options {
     /// Threads to run on (`run::simulate_threads`), 0 meaning every core (with enough
     /// routers each); one when not given. The results are the same on any number.
     pub threads: Option<u32>,
+    /// Times the run's phases (`acesim run --timings`); off by default.
+    pub phases: crate::run::phases::Phases,
 }
 
 impl Options {

@@ -121,6 +121,7 @@ pub fn simulate(machine: &Machine, program: Program) -> Result<Results> {
 pub fn simulate_with(machine: &Machine, program: Program, options: &Options) -> Result<Results> {
     let started = std::time::Instant::now();
     let whole = whole_of(machine, program, options)?;
+    options.phases.lap("link and lay out");
     let threads = options
         .threads
         .map_or(1, |t| threads_for(t, whole.topo.num_routers));
@@ -163,6 +164,8 @@ fn drive<N: Network>(
     started: std::time::Instant,
 ) -> Result<Results> {
     prepare(&mut net, &mut rt, options);
+    let phases = &options.phases;
+    phases.lap("build network");
     let counter = match options.partitions {
         Some(parts) if !net.measure_coupling(parts, "command line")? => {
             Some(partition_counter(&net, &rt, parts)?)
@@ -217,6 +220,7 @@ fn drive<N: Network>(
         counter,
         ..
     } = run;
+    phases.lap("events");
     // A trace read as the run goes that turned out unreadable ends it with its error.
     if let Some(e) = rt.stream_error() {
         return Err(e);
@@ -237,6 +241,7 @@ fn drive<N: Network>(
         let mut r = results::collect(&net, &mut rt, events, wall, Some(partial));
         r.partitions = counter.map(PartitionCounter::finish);
         r.coupling = net.coupling();
+        phases.lap("collect results");
         return Ok(r);
     }
     // What happened after the last event without being one (credits that woke nothing)
@@ -253,6 +258,7 @@ fn drive<N: Network>(
     let mut r = results::collect(&net, &mut rt, events, wall, None);
     r.partitions = counter.map(PartitionCounter::finish);
     r.coupling = net.coupling();
+    phases.lap("collect results");
     Ok(r)
 }
 

@@ -38,8 +38,10 @@ pub fn simulate_across(
     let started = std::time::Instant::now();
     refuse_unsplittable(options, "mpirun")?;
     agree(ex, machine, &program, options)?;
+    options.phases.lap("agree on inputs");
     let internal = |e: String| Error::Internal(e);
     let whole = whole_of(machine, program, options)?;
+    options.phases.lap("link and lay out");
     let ranks = whole.program.ranks;
     // Each process runs `threads` partitions, on as many threads.
     let routers = whole.topo.num_routers / ex.count() as u32;
@@ -47,6 +49,7 @@ pub fn simulate_across(
     let blocks = ex.count() as u32 * threads;
     let me = ex.me() as u32 * threads;
     let (mut parts, split) = partitions(whole, (blocks, Some(me..me + threads)), options)?;
+    options.phases.lap("build partitions");
     let mut part = Group::new(&mut parts, (me as usize, blocks as usize), sum_tallies);
     let limit = options.max_sim_time.unwrap_or(Ps::MAX);
     let stop = stop_rule(options);
@@ -59,6 +62,7 @@ pub fn simulate_across(
         no_stop_before: 0,
     };
     let mut count = run_processes(&mut part, ex, &bounds, &mut watch).map_err(internal)?;
+    options.phases.lap("windows");
     count.crossings += gather_all(ex, &part.crossings)
         .map_err(internal)?
         .iter()
@@ -75,6 +79,7 @@ pub fn simulate_across(
     }
     // Only the first partition's network is kept (for the counts merged into it).
     nets.truncate(1);
+    options.phases.lap("end partitions");
     // Process 0 keeps its own shares; the others send theirs.
     let sent: Option<Vec<(Ended, RuntimeShare)>> = match ex.me() {
         0 => None,
@@ -101,13 +106,20 @@ pub fn simulate_across(
         }
     }
     let net = nets.swap_remove(0);
+    options.phases.lap("gather shares");
     let parallel = Parallel {
         threads,
         processes: ex.count() as u32,
         windows: count.windows,
         crossings: count.crossings,
     };
-    let mut results = finish(net, runtimes, ends, (stopped, parallel), started)?;
+    let mut results = finish(
+        net,
+        runtimes,
+        ends,
+        (stopped, parallel),
+        (started, &options.phases),
+    )?;
     results.machine = Some(MachineId::of(machine, &machine.name.0));
     Ok(Some(results))
 }

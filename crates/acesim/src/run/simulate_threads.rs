@@ -15,6 +15,7 @@ use crate::program::Program;
 use crate::results::partitions::Parallel;
 use crate::results::{self, Results, StopReason};
 use crate::run::options::Options;
+use crate::run::phases::Phases;
 use crate::run::program_part::prepare;
 use crate::run::program_part::ProgramPart;
 use crate::run::progress::{Reporter, Status};
@@ -74,6 +75,7 @@ pub(super) fn simulate_threads(
 ) -> Result<Results> {
     refuse_unsplittable(options, "--threads")?;
     let (mut parts, _) = partitions(whole, (threads, None), options)?;
+    options.phases.lap("build partitions");
     let limit = options.max_sim_time.unwrap_or(Ps::MAX);
     let stop = stop_rule(options);
     let ranks = parts[0].rt.program.ranks;
@@ -86,6 +88,7 @@ pub(super) fn simulate_threads(
         no_stop_before: 0,
     };
     let count = run_windows(&mut parts, &bounds, &mut watch).map_err(Error::Internal)?;
+    options.phases.lap("windows");
     let status: Vec<_> = parts
         .iter()
         .map(|p| (p.next_time(), p.tally(), p.q.now()))
@@ -109,7 +112,14 @@ pub(super) fn simulate_threads(
     // others' go before the runtimes are merged, which is when a large run peaks.
     let net = nets.swap_remove(0);
     drop(nets);
-    finish(net, runtimes, ends, (stopped, parallel), started)
+    options.phases.lap("end partitions");
+    finish(
+        net,
+        runtimes,
+        ends,
+        (stopped, parallel),
+        (started, &options.phases),
+    )
 }
 
 /// A partition's tally: events handled, ranks finished, interrupted.
@@ -310,7 +320,7 @@ pub(super) fn finish(
     runtimes: Vec<Runtime>,
     ends: Vec<Ended>,
     (stopped, parallel): (Option<(StopReason, Ps)>, Parallel),
-    started: std::time::Instant,
+    (started, phases): (std::time::Instant, &Phases),
 ) -> Result<Results> {
     let broken = |v: &str| Error::Internal(format!("model invariant broken: {v}"));
     // What only a running network needs goes first: the end needs only its counts.
@@ -342,6 +352,7 @@ pub(super) fn finish(
     let wall = started.elapsed().as_secs_f64();
     let mut rt = crate::runtime::merge(runtimes)
         .ok_or_else(|| Error::Internal("a run with no partition".into()))?;
+    phases.lap("merge runtimes");
     let partial = match stopped {
         Some((reason, at)) => {
             if let Some(bytes) = in_network {
@@ -365,5 +376,6 @@ pub(super) fn finish(
     };
     let mut r = results::collect(&net, &mut rt, events, wall, partial);
     r.parallel = Some(parallel);
+    phases.lap("collect results");
     Ok(r)
 }

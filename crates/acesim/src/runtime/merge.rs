@@ -129,10 +129,12 @@ fn teach_issuers(parts: &mut [Runtime]) {
 }
 
 /// The program's own transfers (issuers' records) and receives of every partition, in the
-/// order one queue would have made them.
+/// order one queue would have made them. The places are sorted, not the records (a place
+/// and its record's partition and slot are a quarter of a record's bytes), by a stable
+/// sort, which merges the runs in which each partition made its records in linear time.
 fn in_run_order(parts: &[Runtime]) -> (Vec<Xfer>, Vec<RecvRecord>) {
-    let mut ops: Vec<(Order, Xfer)> = Vec::new();
-    let mut receives: Vec<(Order, RecvRecord)> = Vec::new();
+    let mut ops: Vec<(Order, u32, u32)> = Vec::new();
+    let mut receives: Vec<(Order, u32, u32)> = Vec::new();
     for (k, p) in parts.iter().enumerate() {
         let Some(s) = &p.split else { continue };
         if p.summary_only {
@@ -142,20 +144,25 @@ fn in_run_order(parts: &[Runtime]) -> (Vec<Xfer>, Vec<RecvRecord>) {
             let name = s.names.get(id).copied().unwrap_or(LOCAL);
             let issued_here = name == LOCAL || owner(name) as usize == k;
             if x.coll == NONE && issued_here {
-                ops.push((order(&s.xfer_order, id), x.clone()));
+                ops.push((order(&s.xfer_order, id), k as u32, id as u32));
             }
         }
         for (id, rv) in p.recvs.iter().enumerate() {
             if rv.ctx.is_multiple_of(2) {
-                receives.push((order(&s.recv_order, id), rv.clone()));
+                receives.push((order(&s.recv_order, id), k as u32, id as u32));
             }
         }
     }
-    ops.sort_unstable_by_key(|(o, _)| *o);
-    receives.sort_unstable_by_key(|(o, _)| *o);
+    ops.sort();
+    receives.sort();
     (
-        ops.into_iter().map(|(_, x)| x).collect(),
-        receives.into_iter().map(|(_, r)| r).collect(),
+        ops.iter()
+            .map(|&(_, k, id)| parts[k as usize].xfers[id as usize].clone())
+            .collect(),
+        receives
+            .iter()
+            .map(|&(_, k, id)| parts[k as usize].recvs[id as usize].clone())
+            .collect(),
     )
 }
 
