@@ -130,19 +130,6 @@ impl NetStats {
         }
     }
 
-    /// Counts of no link and no NIC, shaped as `like`'s.
-    pub fn zero_like(like: &SparseStats) -> NetStats {
-        NetStats {
-            links: vec![LinkStats::default(); like.links],
-            nics: vec![NicStats::default(); like.nics],
-            counters: NetCounters::default(),
-            link_activity: like
-                .link_activity
-                .as_ref()
-                .map(|_| vec![Vec::new(); like.links]),
-        }
-    }
-
     /// Adds another partition's counts (`add`, for sparse counts).
     pub fn add_sparse(&mut self, other: &SparseStats) {
         self.counters.add(&other.counters);

@@ -71,8 +71,10 @@ pub fn simulate_across(
     let status = gather_all(ex, &(part.next_time(), part.tally(), now)).map_err(internal)?;
     let (stopped, end) = stop_of(&status, limit, count.reached);
     let (mut ends, mut nets, mut runtimes) = (Vec::new(), Vec::new(), Vec::new());
-    for p in parts {
-        let (ended, net, rt) = Ended::of(p, end, stopped.is_none());
+    for (i, p) in parts.into_iter().enumerate() {
+        // Process 0's first network is the one the counts are added to.
+        let keeps_counts = ex.me() == 0 && i == 0;
+        let (ended, net, rt) = Ended::of(p, end, (stopped.is_none(), keeps_counts));
         ends.push(ended);
         nets.push(net);
         runtimes.push(rt);

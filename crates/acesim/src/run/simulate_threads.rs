@@ -9,7 +9,7 @@ use crate::machine::loaded::Machine;
 use crate::machine::placement::Placement;
 use crate::machine::topology::Topology;
 use crate::network::packet::{check_bytes, PacketNetwork};
-use crate::network::{Model, NetStats, Network, SparseStats};
+use crate::network::{Model, Network, SparseStats};
 use crate::program::link::Communicators;
 use crate::program::Program;
 use crate::results::partitions::Parallel;
@@ -96,8 +96,8 @@ pub(super) fn simulate_threads(
     let (stopped, end) = stop_of(&status, limit, count.reached);
     let mut ends = Vec::with_capacity(parts.len());
     let (mut nets, mut runtimes) = (Vec::new(), Vec::new());
-    for p in parts {
-        let (ended, net, rt) = Ended::of(p, end, stopped.is_none());
+    for (i, p) in parts.into_iter().enumerate() {
+        let (ended, net, rt) = Ended::of(p, end, (stopped.is_none(), i == 0));
         ends.push(ended);
         nets.push(net);
         runtimes.push(rt);
@@ -279,11 +279,13 @@ pub(super) struct Ended {
 }
 
 impl Ended {
-    /// Partition `p` ended at `end` (`complete`: with nothing left to do).
+    /// Partition `p` ended at `end` (`complete`: with nothing left to do). The network
+    /// that `finish` adds the others' counts to keeps its own (`keeps_counts`): only the
+    /// other partitions' are made sparse, which reads every link.
     pub(super) fn of(
         p: ProgramPart<PacketNetwork>,
         end: Ps,
-        complete: bool,
+        (complete, keeps_counts): (bool, bool),
     ) -> (Ended, PacketNetwork, Runtime) {
         let ProgramPart {
             mut net, mut rt, q, ..
@@ -307,7 +309,10 @@ impl Ended {
             in_flight: net.in_flight(),
             stuck: net.stuck_summary(),
             runtime_end: if complete { rt.check_end() } else { Ok(()) },
-            stats: std::mem::take(&mut net.stats).sparse(),
+            stats: match keeps_counts {
+                true => SparseStats::default(),
+                false => std::mem::take(&mut net.stats).sparse(),
+            },
         };
         (ended, net, rt)
     }
@@ -343,11 +348,11 @@ pub(super) fn finish(
         if stopped.is_none() {
             e.runtime_end.map_err(|v| broken(&v))?;
         }
-        // The partitions' counts added in partition order (busy intervals in that order).
-        if i == 0 {
-            net.stats = NetStats::zero_like(&e.stats);
+        // The partitions' counts added in partition order (busy intervals in that order)
+        // to the first's, which its network kept.
+        if i > 0 {
+            net.stats.add_sparse(&e.stats);
         }
-        net.stats.add_sparse(&e.stats);
     }
     let wall = started.elapsed().as_secs_f64();
     let mut rt = crate::runtime::merge(runtimes)
