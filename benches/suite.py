@@ -59,13 +59,8 @@ control_packet = "16 B"
 """
 
 
-LAST_STDERR = ""
-
-
-def timed(args: list[str]) -> tuple[float, float, str]:
-    """Runs a command; returns wall seconds, peak RSS in MiB and its stdout (its stderr is
-    kept in LAST_STDERR)."""
-    global LAST_STDERR
+def timed_full(args: list[str]) -> tuple[float, float, str, str]:
+    """Runs a command; returns wall seconds, peak RSS in MiB, its stdout and its stderr."""
     with tempfile.NamedTemporaryFile(suffix=".time") as tf:
         t0 = time.perf_counter()
         p = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", tf.name, *args], capture_output=True, text=True)
@@ -73,8 +68,13 @@ def timed(args: list[str]) -> tuple[float, float, str]:
         if p.returncode != 0:
             raise RuntimeError(f"{' '.join(args)} failed:\n{p.stderr}")
         peak_kib = int(open(tf.name).read().strip().splitlines()[-1])
-    LAST_STDERR = p.stderr
-    return wall, peak_kib / 1024, p.stdout
+    return wall, peak_kib / 1024, p.stdout, p.stderr
+
+
+def timed(args: list[str]) -> tuple[float, float, str]:
+    """Runs a command; returns wall seconds, peak RSS in MiB and its stdout."""
+    wall, peak, out, _ = timed_full(args)
+    return wall, peak, out
 
 
 def phases_of(stderr: str) -> dict[str, float]:
@@ -364,9 +364,9 @@ def main() -> int:
                         command += ["--threads", str(n)]
                     elif n > 1:
                         command = [*MPIRUN, "-np", str(n), *command]
-                    wall, peak, out = timed(command)
+                    wall, peak, out, err = timed_full(command)
                     if wall <= min(walls[n], default=wall):
-                        phases[n] = phases_of(LAST_STDERR)
+                        phases[n] = phases_of(err)
                     walls[n].append(wall)
                     sims[n].append(summary_wall(out))
                     peaks[n] = peak

@@ -28,11 +28,6 @@ impl Phases {
         }))))
     }
 
-    /// Whether phases are timed.
-    pub fn is_on(&self) -> bool {
-        self.0.is_some()
-    }
-
     /// The time since the previous lap (or the start) was spent in `phase`; a phase timed
     /// twice adds up.
     pub fn lap(&self, phase: &'static str) {
@@ -114,7 +109,6 @@ mod tests {
     fn a_clock_that_is_off_times_nothing() {
         let p = Phases::default();
         p.lap("anything");
-        assert!(!p.is_on());
         assert!(p.laps().is_none() && p.report().is_none());
     }
 }

@@ -120,6 +120,15 @@ impl Topology {
         self.ports.nic_router(nic)
     }
 
+    /// The router link `link` leaves from: its port's router, or for a NIC's link (the
+    /// links past the ports) the NIC's router.
+    pub fn link_router(&self, link: u32) -> u32 {
+        match link.checked_sub(self.num_ports()) {
+            None => self.ports.port_router[link as usize],
+            Some(nic) => self.nic_router(nic),
+        }
+    }
+
     /// Where link `link` delivers packets, or `None` for an unconnected port.
     pub fn link_end(&self, link: u32) -> Option<LinkEnd> {
         let np = self.num_ports();

@@ -85,15 +85,8 @@ impl PacketNetwork {
             });
         }
         let vcs = params.vcs as usize;
-        // A link is its sender's: a router port's output, or a NIC's (links past the ports).
-        let np = topo.num_ports();
-        let sends_on = |l: u32| {
-            let router = match l.checked_sub(np) {
-                None => topo.ports.port_router[l as usize],
-                Some(nic) => topo.nic_router(nic),
-            };
-            part.is_none_or(|(me, of)| of[router as usize] == me)
-        };
+        // A partition sends on the links that leave its routers (and their NICs).
+        let sends_on = |l: u32| part.is_none_or(|(me, of)| of[topo.link_router(l) as usize] == me);
         let mut credits = vec![0i64; nl as usize * vcs];
         let buffer = params.buffer.map_or(i64::MAX, |b| b as i64);
         for l in (0..nl).filter(|&l| sends_on(l)) {
