@@ -29,15 +29,37 @@ use std::collections::BinaryHeap;
 /// A pending event: its key and the event (the time is its group's).
 type Entry<E> = (u64, E);
 
-/// Adds an event to a list sorted by key from `from` on. A new event mostly has the
-/// highest key and goes last.
-#[inline(always)]
-fn insert_in_order<E>(list: &mut Vec<Entry<E>>, from: usize, key: u64, event: E) {
-    match list.last() {
-        Some(&(last, _)) if last > key => insert_reserved(list, from, key, event),
-        _ => list.push((key, event)),
+/// An event at the current time that sorts before events already listed there, in a
+/// min-heap by key (keys are unique: the key alone orders them).
+struct Early<E>(u64, E);
+
+impl<E> PartialEq for Early<E> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
     }
 }
+impl<E> Eq for Early<E> {}
+impl<E> PartialOrd for Early<E> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<E> Ord for Early<E> {
+    /// Reversed: `BinaryHeap` is a max-heap, the lowest key must come out first.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        other.0.cmp(&self.0)
+    }
+}
+
+/// An event that sorts this far or less from the end of the current time's list is
+/// inserted there; one further in waits in a heap (`EventQueue::early`), so that a
+/// picosecond with millions of events (a million ranks starting at once) does not move
+/// the list at every insertion.
+#[cfg(not(test))]
+const INSERT_WITHIN: usize = 64;
+/// Tests: both ways are taken on small lists.
+#[cfg(test)]
+const INSERT_WITHIN: usize = 2;
 
 /// Fills `out` with `sorted` and `late` merged in key order (`late` gets sorted).
 fn merge_by_key<E: Copy>(out: &mut Vec<Entry<E>>, sorted: &[Entry<E>], late: &mut [Entry<E>]) {
@@ -55,12 +77,6 @@ fn merge_by_key<E: Copy>(out: &mut Vec<Entry<E>>, sorted: &[Entry<E>], late: &mu
     }
     out.extend_from_slice(&sorted[i..]);
     out.extend_from_slice(&late[j..]);
-}
-
-#[inline(never)]
-fn insert_reserved<E>(list: &mut Vec<Entry<E>>, from: usize, key: u64, event: E) {
-    let at = from + list[from..].partition_point(|e| e.0 < key);
-    list.insert(at, (key, event));
 }
 
 /// The events of one pending time: those pushed in key order, and those that came
@@ -93,9 +109,11 @@ const NO_GROUP: u32 = u32::MAX;
 /// beyond the ring's reach (rare: long computations) are kept in a hash map and a heap and
 /// move into the ring as it comes near them. No hashing on the common path, and no heap.
 pub struct EventQueue<E> {
-    /// Events at the current time, sorted by key from `head` on.
+    /// Events at the current time, sorted by key from `head` on, and those that sort far
+    /// before its end (see `INSERT_WITHIN`): the next event is the lower of the two firsts.
     current: Vec<Entry<E>>,
     head: usize,
+    early: BinaryHeap<Early<E>>,
     groups: Vec<Group<E>>,
     /// First free group (a list through `Group::next`).
     free: u32,
@@ -167,6 +185,7 @@ impl<E: Copy> EventQueue<E> {
         EventQueue {
             current: Vec::new(),
             head: 0,
+            early: BinaryHeap::new(),
             groups: Vec::new(),
             free: NO_GROUP,
             ring: vec![NO_GROUP; SLOTS],
@@ -280,7 +299,7 @@ impl<E: Copy> EventQueue<E> {
             self.now
         );
         if time == self.now {
-            insert_in_order(&mut self.current, self.head, key, event);
+            self.insert_current(key, event);
             return;
         }
         let g = if self.last_push.0 == time && self.last_push.1 != NO_GROUP {
@@ -406,7 +425,7 @@ impl<E: Copy> EventQueue<E> {
     /// Removes the earliest event and advances the clock to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(Ps, E)> {
-        if self.head == self.current.len() && !self.advance_until(Ps::MAX) {
+        if self.current_done() && !self.advance_until(Ps::MAX) {
             return None;
         }
         Some(self.take())
@@ -415,17 +434,61 @@ impl<E: Copy> EventQueue<E> {
     /// Takes the next event of the current time.
     #[inline(always)]
     fn take(&mut self) -> (Ps, E) {
-        let (key, event) = self.current[self.head];
-        self.head += 1;
+        let (key, event) = match self.early.peek() {
+            None => self.take_listed(),
+            Some(early)
+                if self.head < self.current.len() && self.current[self.head].0 < early.0 =>
+            {
+                self.take_listed()
+            }
+            Some(_) => {
+                let Early(key, event) = self.early.pop().expect("peeked");
+                (key, event)
+            }
+        };
         self.now_key = key;
         self.processed += 1;
         (self.now, event)
     }
 
+    #[inline(always)]
+    fn take_listed(&mut self) -> Entry<E> {
+        let entry = self.current[self.head];
+        self.head += 1;
+        entry
+    }
+
+    /// Whether every event of the current time was taken.
+    #[inline(always)]
+    fn current_done(&self) -> bool {
+        self.head == self.current.len() && self.early.is_empty()
+    }
+
+    /// Adds an event at the current time. A new event mostly has the highest key and goes
+    /// last.
+    #[inline(always)]
+    fn insert_current(&mut self, key: u64, event: E) {
+        match self.current.last() {
+            Some(&(last, _)) if last > key => self.insert_current_early(key, event),
+            _ => self.current.push((key, event)),
+        }
+    }
+
+    #[inline(never)]
+    fn insert_current_early(&mut self, key: u64, event: E) {
+        let list = &mut self.current;
+        let at = self.head + list[self.head..].partition_point(|e| e.0 < key);
+        if list.len() - at <= INSERT_WITHIN {
+            list.insert(at, (key, event));
+        } else {
+            self.early.push(Early(key, event));
+        }
+    }
+
     /// Removes the earliest event if it is due before `end`.
     #[inline]
     pub fn pop_before(&mut self, end: Ps) -> Option<(Ps, E)> {
-        if self.head == self.current.len() && (end == 0 || !self.advance_until(end - 1)) {
+        if self.current_done() && (end == 0 || !self.advance_until(end - 1)) {
             return None;
         }
         Some(self.take())
@@ -521,7 +584,7 @@ impl<E: Copy> EventQueue<E> {
     /// of a parallel run asks before each window, and events from other partitions may
     /// still arrive before that time.
     pub fn peek_time(&self) -> Option<Ps> {
-        if self.head < self.current.len() {
+        if !self.current_done() {
             return Some(self.now);
         }
         if self.peeked.is_some() {
@@ -545,7 +608,7 @@ impl<E: Copy> EventQueue<E> {
         self.processed
     }
     pub fn is_empty(&self) -> bool {
-        self.head == self.current.len() && self.pending_times == 0
+        self.current_done() && self.pending_times == 0
     }
 }
 

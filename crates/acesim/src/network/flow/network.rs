@@ -48,14 +48,23 @@ impl Network for FlowNetwork {
         self.send_message(q, now, (src_nic, dst_nic), 0, token, Kind::Control);
     }
 
-    /// One: rates are solved over the whole network at once, so the model is one entity
-    /// and its events keep the order it scheduled them in.
+    /// A message's events are its sending NIC's, and the solves are one more entity's. Not
+    /// one entity for the whole model: an origin's counter orders its events of one
+    /// picosecond only until it wraps (2^19 events with a million ranks), and a million
+    /// NICs starting at once schedule millions. Each NIC's events keep the order they were
+    /// scheduled in, and a picosecond's events are handled NIC by NIC, as they lie in
+    /// memory.
     fn entities(&self) -> u32 {
-        1
+        self.topo.num_nics() + 1
     }
 
-    fn origin(&self, _: FlowEvent) -> u32 {
-        0
+    fn origin(&self, ev: FlowEvent) -> u32 {
+        match ev {
+            FlowEvent::Solve => self.topo.num_nics(),
+            FlowEvent::Reach { msg, .. }
+            | FlowEvent::Deliver { msg, .. }
+            | FlowEvent::Hop { msg, .. } => self.messages[msg as usize].src_nic,
+        }
     }
 
     fn entity_router(&self, _: u32) -> Option<u32> {
