@@ -240,6 +240,14 @@ pub trait Network {
     /// Handles one of the model's own events.
     fn handle(&mut self, q: &mut impl Schedule<Self::Event>, now: Ps, ev: Self::Event);
 
+    /// An event the model wants handled once every other event of the current picosecond
+    /// is (the flow model solves its rates once for all of a picosecond's changes), or
+    /// `None`. The driver hands it to `handle` when the picosecond's last event is done;
+    /// handling it clears it.
+    fn at_picosecond_end(&self) -> Option<Self::Event> {
+        None
+    }
+
     /// Notices produced since they were last taken: the driver empties this list.
     fn notices(&mut self) -> &mut Vec<Notice>;
 

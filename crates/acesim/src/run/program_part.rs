@@ -84,16 +84,31 @@ impl<N: Network> ProgramPart<N> {
                 Event::Net(e) => self.net.handle(&mut self.q, now, e),
                 Event::Own(e) => self.rt.handle(&mut self.q, &mut self.net, now, e),
             }
-            // Reacting to a notice may produce more (a same-node ack arrives at once).
-            while !self.net.notices().is_empty() {
-                std::mem::swap(&mut self.notices, self.net.notices());
-                for n in self.notices.drain(..) {
-                    self.rt.on_notice(&mut self.q, &mut self.net, now, n);
+            self.take_notices(now);
+            // What the model keeps for the end of the picosecond, once its last event is
+            // handled (the flow model's solve of all its changes).
+            if let Some(e) = self.net.at_picosecond_end() {
+                if self.q.peek_time() != Some(now) {
+                    self.q.set_origin(self.ranks + self.net.origin(e));
+                    self.net.handle(&mut self.q, now, e);
+                    self.take_notices(now);
                 }
             }
         }
         advance_clock(&mut self.last, self.q.now())?;
         Ok(())
+    }
+
+    /// The runtime reacts to the network's notices.
+    #[inline(always)]
+    fn take_notices(&mut self, now: Ps) {
+        // Reacting to a notice may produce more (a same-node ack arrives at once).
+        while !self.net.notices().is_empty() {
+            std::mem::swap(&mut self.notices, self.net.notices());
+            for n in self.notices.drain(..) {
+                self.rt.on_notice(&mut self.q, &mut self.net, now, n);
+            }
+        }
     }
 }
 

@@ -51,7 +51,7 @@ impl FlowNetwork {
             link_free: vec![0; links],
             rx_free: vec![0; nics],
             flow_message: Vec::new(),
-            solve_at: None,
+            solve_due: false,
             changed: Vec::new(),
             timings: Default::default(),
             route_links: Vec::new(),

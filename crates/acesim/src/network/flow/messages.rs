@@ -225,7 +225,7 @@ impl FlowNetwork {
             self.schedule_reach(q, now, m);
         }
         if self.solver.is_dirty() {
-            self.solve_soon(q, now);
+            self.solve_soon();
         }
     }
 
@@ -277,18 +277,16 @@ impl FlowNetwork {
         }
     }
 
-    /// A Solve at `now`, unless one is on its way.
-    fn solve_soon(&mut self, q: &mut impl Schedule<FlowEvent>, now: Ps) {
-        if self.solve_at != Some(now) {
-            self.solve_at = Some(now);
-            q.at(now, FlowEvent::Solve);
-        }
+    /// A solve once this picosecond's events are all handled (`Network::at_picosecond_end`):
+    /// one for all of its changes.
+    fn solve_soon(&mut self) {
+        self.solve_due = true;
     }
 
     /// New rates for the flows the changes reached: each one's work so far is counted at
     /// its old rate, and its next milestone moves.
     pub(super) fn on_solve(&mut self, q: &mut impl Schedule<FlowEvent>, now: Ps) {
-        self.solve_at = None;
+        self.solve_due = false;
         if !self.solver.is_dirty() {
             return;
         }
@@ -395,7 +393,7 @@ impl FlowNetwork {
         self.flow_message[flow as usize] = NONE;
         self.trace_activity(m, activated, now);
         if self.solver.is_dirty() {
-            self.solve_soon(q, now);
+            self.solve_soon();
         }
         self.next_flow(q, now, src);
     }

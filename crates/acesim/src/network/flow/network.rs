@@ -91,6 +91,11 @@ impl Network for FlowNetwork {
         self.coupling.as_ref().map(Coupling::report)
     }
 
+    /// The solve of every change made at this picosecond.
+    fn at_picosecond_end(&self) -> Option<FlowEvent> {
+        self.solve_due.then_some(FlowEvent::Solve)
+    }
+
     fn handle(&mut self, q: &mut impl Schedule<FlowEvent>, now: Ps, ev: FlowEvent) {
         match ev {
             FlowEvent::Solve => self.on_solve(q, now),

@@ -14,7 +14,8 @@ use std::collections::VecDeque;
 /// The flow model's events.
 #[derive(Debug, Clone, Copy)]
 pub enum FlowEvent {
-    /// Rates are solved again, once for every change at this picosecond.
+    /// Rates are solved again, once for every change at this picosecond: not queued, but
+    /// handled when the picosecond's events are (`Network::at_picosecond_end`).
     Solve,
     /// Message `msg` reaches its next milestone of work (its send DMA is done, or its data
     /// has all crossed its bottleneck), unless its rate changed since (`version`).
@@ -145,8 +146,8 @@ pub struct FlowNetwork {
     pub(super) rx_free: Vec<Ps>,
     /// Flow id -> message.
     pub(super) flow_message: Vec<u32>,
-    /// A Solve is on the queue for this time.
-    pub(super) solve_at: Option<Ps>,
+    /// A solve is due once the events of this time are all handled.
+    pub(super) solve_due: bool,
     pub(super) changed: Vec<u32>,
     /// Timings alone, by shape and route kinds; scratch for a route's links and a flow's
     /// resources (a message then allocates nothing).
