@@ -97,7 +97,7 @@ pub(super) fn simulate_threads(
     let mut ends = Vec::with_capacity(parts.len());
     let (mut nets, mut runtimes) = (Vec::new(), Vec::new());
     for (i, p) in parts.into_iter().enumerate() {
-        let (ended, net, rt) = Ended::of(p, end, (stopped.is_none(), i == 0));
+        let (ended, net, rt) = Ended::of(p, end, stopped.is_none(), i == 0);
         ends.push(ended);
         nets.push(net);
         runtimes.push(rt);
@@ -285,7 +285,8 @@ impl Ended {
     pub(super) fn of(
         p: ProgramPart<PacketNetwork>,
         end: Ps,
-        (complete, keeps_counts): (bool, bool),
+        complete: bool,
+        keeps_counts: bool,
     ) -> (Ended, PacketNetwork, Runtime) {
         let ProgramPart {
             mut net, mut rt, q, ..
@@ -309,9 +310,10 @@ impl Ended {
             in_flight: net.in_flight(),
             stuck: net.stuck_summary(),
             runtime_end: if complete { rt.check_end() } else { Ok(()) },
-            stats: match keeps_counts {
-                true => SparseStats::default(),
-                false => std::mem::take(&mut net.stats).sparse(),
+            stats: if keeps_counts {
+                SparseStats::default()
+            } else {
+                std::mem::take(&mut net.stats).sparse()
             },
         };
         (ended, net, rt)
