@@ -311,7 +311,8 @@ pub(crate) struct RunArgs {
     /// on its nodes (0: every core, with at least 1,024 routers a thread; packet model).
     /// The results are the same on any number of threads; on more than one, --max-events
     /// stops at the end of the window in which the count is passed. Under `mpirun -np P`:
-    /// N threads in each process, the machine split into P x N blocks.
+    /// N threads in each process, the machine split into P x N blocks. A large schedule is
+    /// read on the run's threads (on every core when --threads is not given).
     #[arg(long, value_name = "N")]
     pub(crate) threads: Option<u32>,
     /// Stop recording a C or Python program when a rank makes no MGEN call (records no

@@ -12,7 +12,7 @@ use acesim::error::{Error, Location, Result};
 
 /// How many processes the launcher says the run has (Open MPI, MPICH and other PMI
 /// launchers), 1 when not started by one.
-fn launched() -> usize {
+pub(crate) fn launched() -> usize {
     ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"]
         .iter()
         .find_map(|v| std::env::var(v).ok()?.parse::<usize>().ok())

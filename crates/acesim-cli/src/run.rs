@@ -179,8 +179,12 @@ fn read_program(
         trace: crate::inputs::trace_options(&a.trace_args)?,
         // The schedule text is the whole program as read.
         stream_traces: a.schedule_out.is_none(),
-        // A run on threads reads a large schedule on them too.
-        read_threads: RecordOptions::read_threads_for(a.threads),
+        // A run on threads reads a large schedule on them too; a serial run on every core,
+        // unless mpirun started several processes (which share the cores).
+        read_threads: RecordOptions::read_threads_for(match a.threads {
+            None if crate::processes::launched() > 1 => Some(1),
+            t => t,
+        }),
     };
     let args = crate::inputs::program_args(&a.program, &a.params, &a.args)?;
     if a.schedule_out.is_some()

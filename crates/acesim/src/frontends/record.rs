@@ -50,12 +50,14 @@ impl RecordOptions {
         }
     }
 
-    /// The threads to read a schedule on for a run on `threads` threads (`None`: serial,
-    /// 0: every core): a run on threads reads on them too.
+    /// The threads to read a schedule on for a run on `threads` threads: a run on threads
+    /// reads on them too (0: every core), and a run that did not say (`None`, a serial
+    /// run) reads on every core, since reading gives the same program on any number of
+    /// threads and the cores would otherwise idle. `--threads 1` reads on one.
     pub fn read_threads_for(threads: Option<u32>) -> usize {
         match threads {
-            Some(0) => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            t => t.unwrap_or(1) as usize,
+            None | Some(0) => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            Some(t) => t as usize,
         }
     }
 }
