@@ -116,25 +116,18 @@ impl Exchange for Mpi {
         }
         split(&all, &counts)
     }
-    fn gather(&self, mine: Vec<u8>) -> Option<Vec<Vec<u8>>> {
-        use mpi::datatype::PartitionMut;
-        use mpi::traits::{Communicator, Root};
-        let root = self.world.process_at_rank(0);
-        let count = mine.len() as i32;
-        if self.me() != 0 {
-            root.gather_into(&count);
-            root.gather_varcount_into(&mine[..]);
-            return None;
-        }
-        let mut counts = vec![0i32; self.count()];
-        root.gather_into_root(&count, &mut counts[..]);
-        let at = offsets(&counts);
-        let mut all = vec![0u8; counts.iter().map(|&c| c as usize).sum()];
-        {
-            let mut got = PartitionMut::new(&mut all[..], &counts[..], &at[..]);
-            root.gather_varcount_into_root(&mine[..], &mut got);
-        }
-        Some(split(&all, &counts))
+
+    fn send(&self, to: usize, bytes: &[u8]) {
+        use mpi::traits::{Communicator, Destination};
+        self.world.process_at_rank(to as i32).send(bytes);
+    }
+
+    fn receive(&self, from: usize) -> Vec<u8> {
+        use mpi::traits::{Communicator, Source};
+        self.world
+            .process_at_rank(from as i32)
+            .receive_vec::<u8>()
+            .0
     }
 }
 

@@ -3,7 +3,8 @@
 //! path of `mpirun` exactly, transport aside.
 
 use crate::engine::Exchange;
-use std::sync::{Arc, Barrier, Mutex, PoisonError};
+use std::collections::VecDeque;
+use std::sync::{Arc, Barrier, Condvar, Mutex, PoisonError};
 
 /// One of `n` members of a group made by [`LocalExchange::group`], each used on a thread
 /// of its own.
@@ -17,6 +18,8 @@ struct Slots {
     /// `mail[from * n + to]`: what `from` sent `to` in the current exchange.
     mail: Vec<Mutex<Vec<u8>>>,
     barrier: Barrier,
+    /// `queues[from * n + to]`: what `from` sent `to` with `send`, not yet received.
+    queues: Vec<(Mutex<VecDeque<Vec<u8>>>, Condvar)>,
 }
 
 impl LocalExchange {
@@ -26,6 +29,7 @@ impl LocalExchange {
             n,
             mail: (0..n * n).map(|_| Mutex::new(Vec::new())).collect(),
             barrier: Barrier::new(n),
+            queues: (0..n * n).map(|_| Default::default()).collect(),
         });
         (0..n)
             .map(|me| LocalExchange {
@@ -69,5 +73,25 @@ impl Exchange for LocalExchange {
 
     fn all_gather(&self, mine: Vec<u8>) -> Vec<Vec<u8>> {
         self.all_to_all(vec![mine; self.shared.n])
+    }
+
+    fn send(&self, to: usize, bytes: &[u8]) {
+        let (queue, ready) = &self.shared.queues[self.me * self.shared.n + to];
+        queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push_back(bytes.to_vec());
+        ready.notify_one();
+    }
+
+    fn receive(&self, from: usize) -> Vec<u8> {
+        let (queue, ready) = &self.shared.queues[from * self.shared.n + self.me];
+        let mut q = queue.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if let Some(bytes) = q.pop_front() {
+                return bytes;
+            }
+            q = ready.wait(q).unwrap_or_else(PoisonError::into_inner);
+        }
     }
 }
