@@ -5,7 +5,8 @@
 //! slower at flow level than at packet level.
 //!
 //! The packet takes one event per link, when its head reaches the link, so that each link
-//! serves packets in the order they reach it. Its times are one row of the pipeline
+//! serves packets in the order they reach it; the receiving NIC, which only its last link
+//! feeds, is served when that link sends the packet. Its times are one row of the pipeline
 //! (`pipeline.rs`): cut-through, a head routed `sender_delay` after it arrives, its tail
 //! leaving no earlier than it arrived plus that delay; alone, they are the packet model's to
 //! the picosecond. One-packet messages and flows do not see each other (docs/flow.md says
@@ -51,28 +52,13 @@ impl FlowNetwork {
         q.at(dma_end.max(now), FlowEvent::Hop { msg: m, link: 0 });
     }
 
-    /// The head of message `m`'s packet reaches the `j`-th link of its route (or, past the
-    /// last, the receiving NIC).
+    /// The head of message `m`'s packet reaches the `j`-th link of its route (past the
+    /// last, the receiving NIC: `reach_nic`).
     pub(super) fn on_hop(&mut self, q: &mut impl Schedule<FlowEvent>, now: Ps, m: u32, j: u32) {
         let dma = self.packet_dma(m);
         let msg = &self.messages[m as usize];
         let (at, len) = (msg.route_at as usize, msg.route_len as usize);
         let j = j as usize;
-        if j == len {
-            // In the NIC: DMAed into memory after the packets before it.
-            let (dst, first) = (msg.dst_nic as usize, msg.activated);
-            let landed = now.max(self.rx_free[dst]) + dma;
-            self.rx_free[dst] = landed;
-            self.trace_activity(m, first, now);
-            q.at(
-                landed,
-                FlowEvent::Deliver {
-                    msg: m,
-                    what: Milestone::Landed,
-                },
-            );
-            return;
-        }
         let link = self.routes[at + j];
         let kind = self.kinds[self.topo.link_kind(link) as usize];
         let ser = transfer_time(msg.wire, kind.rate);
@@ -102,15 +88,34 @@ impl FlowNetwork {
         if j == 0 {
             msg.activated = start;
         }
-        let arrive = match j + 1 == len {
-            true => end + kind.latency,
-            false => start + next,
-        };
+        if j + 1 == len {
+            // The receiving NIC takes packets from this link alone, in the order the link
+            // sends them: its DMA engine is reserved now, not in an event of its own.
+            self.reach_nic(q, m, end + kind.latency, dma);
+            return;
+        }
         q.at(
-            arrive,
+            start + next,
             FlowEvent::Hop {
                 msg: m,
                 link: j as u32 + 1,
+            },
+        );
+    }
+
+    /// The packet of message `m` is in its receiving NIC at `at`: DMAed into memory (`dma`
+    /// long) after the packets before it.
+    fn reach_nic(&mut self, q: &mut impl Schedule<FlowEvent>, m: u32, at: Ps, dma: Ps) {
+        let msg = &self.messages[m as usize];
+        let (dst, first) = (msg.dst_nic as usize, msg.activated);
+        let landed = at.max(self.rx_free[dst]) + dma;
+        self.rx_free[dst] = landed;
+        self.trace_activity(m, first, at);
+        q.at(
+            landed,
+            FlowEvent::Deliver {
+                msg: m,
+                what: Milestone::Landed,
             },
         );
     }
