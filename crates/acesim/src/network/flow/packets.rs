@@ -59,6 +59,10 @@ impl FlowNetwork {
         let msg = &self.messages[m as usize];
         let (at, len) = (msg.route_at as usize, msg.route_len as usize);
         let j = j as usize;
+        if j == len {
+            self.reach_nic(q, m, now, dma);
+            return;
+        }
         let link = self.routes[at + j];
         let kind = self.kinds[self.topo.link_kind(link) as usize];
         let ser = transfer_time(msg.wire, kind.rate);
@@ -88,14 +92,19 @@ impl FlowNetwork {
         if j == 0 {
             msg.activated = start;
         }
-        if j + 1 == len {
+        let arrive = match j + 1 == len {
+            true => end + kind.latency,
+            false => start + next,
+        };
+        if j + 1 == len && self.stats.link_activity.is_none() {
             // The receiving NIC takes packets from this link alone, in the order the link
-            // sends them: its DMA engine is reserved now, not in an event of its own.
-            self.reach_nic(q, m, end + kind.latency, dma);
+            // sends them: its DMA engine is reserved now, not in an event of its own. (A
+            // traced run keeps the event: links' activity is recorded in time order.)
+            self.reach_nic(q, m, arrive, dma);
             return;
         }
         q.at(
-            start + next,
+            arrive,
             FlowEvent::Hop {
                 msg: m,
                 link: j as u32 + 1,
