@@ -15,13 +15,20 @@ fn machine(toml: &str) -> Machine {
 }
 
 fn run(m: &Machine, sched: &str, model: Model) -> Results {
+    run_with(
+        m,
+        sched,
+        &Options {
+            model,
+            check: true,
+            ..Default::default()
+        },
+    )
+}
+
+fn run_with(m: &Machine, sched: &str, options: &Options) -> Results {
     let prog = schedule::parse("flow-test.sched", sched).expect("schedule parses");
-    let options = Options {
-        model,
-        check: true,
-        ..Default::default()
-    };
-    simulate_with(m, prog, &options).expect("runs")
+    simulate_with(m, prog, options).expect("runs")
 }
 
 /// Runs `sched` at both levels and checks that every time is the same.
@@ -175,6 +182,26 @@ fn one_packet_puts_into_one_rank_land_in_turn_as_in_the_packet_model() {
         for w in landed.windows(2) {
             assert_eq!(w[1] - w[0], dma, "{toml}: puts land one DMA apart");
         }
+        // Traced for a timeline, a packet reaches its NIC in an event of its own (links'
+        // activity is recorded in time order); untraced, with its last link's: the same
+        // times either way.
+        let options = Options {
+            model: Model::Flow,
+            check: true,
+            trace: true,
+            ..Default::default()
+        };
+        let traced = run_with(&m, &s, &options);
+        assert!(traced.link_activity.is_some(), "{toml}: traced");
+        assert_eq!(traced.predicted_time_ps, f.predicted_time_ps, "{toml}");
+        let times = |r: &Results| -> Vec<_> {
+            r.operations
+                .iter()
+                .map(|o| (o.dma_start_ps, o.landed_ps, o.complete_ps))
+                .collect()
+        };
+        assert_eq!(times(&traced), times(&f), "{toml}: traced");
+        assert!(traced.events > f.events, "{toml}: one event more a packet");
     }
 }
 
