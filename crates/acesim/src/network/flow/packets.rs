@@ -55,12 +55,11 @@ impl FlowNetwork {
     /// The head of message `m`'s packet reaches the `j`-th link of its route (past the
     /// last, the receiving NIC: `reach_nic`).
     pub(super) fn on_hop(&mut self, q: &mut impl Schedule<FlowEvent>, now: Ps, m: u32, j: u32) {
-        let dma = self.packet_dma(m);
         let msg = &self.messages[m as usize];
         let (at, len) = (msg.route_at as usize, msg.route_len as usize);
         let j = j as usize;
         if j == len {
-            self.reach_nic(q, m, now, dma);
+            self.reach_nic(q, m, now);
             return;
         }
         let link = self.routes[at + j];
@@ -100,7 +99,7 @@ impl FlowNetwork {
             // The receiving NIC takes packets from this link alone, in the order the link
             // sends them: its DMA engine is reserved now, not in an event of its own. (A
             // traced run keeps the event: links' activity is recorded in time order.)
-            self.reach_nic(q, m, arrive, dma);
+            self.reach_nic(q, m, arrive);
             return;
         }
         q.at(
@@ -112,9 +111,10 @@ impl FlowNetwork {
         );
     }
 
-    /// The packet of message `m` is in its receiving NIC at `at`: DMAed into memory (`dma`
-    /// long) after the packets before it.
-    fn reach_nic(&mut self, q: &mut impl Schedule<FlowEvent>, m: u32, at: Ps, dma: Ps) {
+    /// The packet of message `m` is in its receiving NIC at `at`: DMAed into memory after
+    /// the packets before it.
+    fn reach_nic(&mut self, q: &mut impl Schedule<FlowEvent>, m: u32, at: Ps) {
+        let dma = self.packet_dma(m);
         let msg = &self.messages[m as usize];
         let (dst, first) = (msg.dst_nic as usize, msg.activated);
         let landed = at.max(self.rx_free[dst]) + dma;
