@@ -247,6 +247,32 @@ fn a_truncated_event_file_is_a_located_error() {
     assert_eq!(err.exit_code(), 2, "{text}");
 }
 
+/// An event file cut anywhere and closed by an end marker (0x02) is an error. Cut between
+/// two events, the library reads it cleanly, with fewer events: the definitions' event
+/// count catches it. (Cut without the marker, the library reads the missing bytes out of its
+/// buffer, whatever it holds: `a_truncated_event_file_is_a_located_error`.)
+#[test]
+fn an_event_file_cut_anywhere_is_a_located_error() {
+    let whole = std::fs::read(data("ring").join("traces/2.evt")).unwrap();
+    let mut counted = 0;
+    // The last two bytes are the file's end markers: cutting them loses no event.
+    for cut in 1..whole.len() - 2 {
+        let dir = copy("ring");
+        let evt = dir.path().join("traces/2.evt");
+        std::fs::write(&evt, [&whole[..cut], &[2u8][..]].concat()).unwrap();
+        let err = otf2::read(&dir.path().join("traces.otf2"), &TraceOptions::default())
+            .expect_err(&format!("cut at byte {cut}"));
+        let text = err.to_string();
+        assert!(text.contains("traces.otf2"), "{text}");
+        assert!(text.contains("rank 2"), "{text}");
+        assert_eq!(err.exit_code(), 2, "{text}");
+        if text.contains("events the definitions give it (cut short?)") {
+            counted += 1;
+        }
+    }
+    assert!(counted >= 10, "{counted} cuts between events");
+}
+
 #[test]
 fn a_corrupt_anchor_or_missing_definitions_is_an_error() {
     let dir = copy("ring");

@@ -146,7 +146,8 @@ pub(super) fn convert_all<S: Sink>(
     let mut last = vec![0; shared.ranks() as usize];
     let (mut location, mut rank) = (None, None);
     let mut failure = None;
-    let read = archive.events(&shared.layout.locations, &mut |ev| {
+    let layout = &shared.layout;
+    let read = archive.events(&layout.locations, &layout.event_counts, &mut |ev| {
         if location != Some(ev.location) {
             location = Some(ev.location);
             rank = shared.layout.rank_of.get(&ev.location).copied();

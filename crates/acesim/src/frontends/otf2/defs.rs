@@ -23,6 +23,8 @@ pub(super) struct Defs {
     pub(super) location_groups: Vec<(u64, u64)>,
     /// Locations in definition order: (id, type, location group).
     pub(super) locations: Vec<(u64, u64, u64)>,
+    /// Location id: the number of events the trace says it recorded.
+    pub(super) event_counts: HashMap<u64, u64>,
     /// Group id: (type, paradigm, members).
     pub(super) groups: HashMap<u64, (u64, u64, Vec<u64>)>,
     /// Communicators in definition order: (id, name string, group).
@@ -41,7 +43,10 @@ impl Defs {
                 self.regions.insert(d.id, (d.a, d.c));
             }
             shim::DEF_LOCATION_GROUP => self.location_groups.push((d.id, d.b)),
-            shim::DEF_LOCATION => self.locations.push((d.id, d.b, d.d)),
+            shim::DEF_LOCATION => {
+                self.locations.push((d.id, d.b, d.d));
+                self.event_counts.insert(d.id, d.c);
+            }
             shim::DEF_GROUP => {
                 self.groups.insert(d.id, (d.b, d.c, d.members));
             }
@@ -176,8 +181,13 @@ impl Defs {
             };
             comms.insert(id, comm);
         }
+        let event_counts = locations
+            .iter()
+            .map(|l| self.event_counts.get(l).copied().unwrap_or(0))
+            .collect();
         Ok(Layout {
             locations,
+            event_counts,
             rank_of,
             comms,
             order,
@@ -219,6 +229,9 @@ impl Comm {
 pub(super) struct Layout {
     /// Each rank's location.
     pub(super) locations: Vec<u64>,
+    /// The number of events each rank's location holds, as the definitions say (0: not
+    /// said). A reading that ends elsewhere met a truncated event file.
+    pub(super) event_counts: Vec<u64>,
     pub(super) rank_of: HashMap<u64, u32>,
     pub(super) comms: HashMap<u64, Comm>,
     /// Communicator ids in definition order.

@@ -483,10 +483,13 @@ static OTF2_EvtReaderCallbacks* event_callbacks(void) {
     return cbs;
 }
 
-/* Reads every event of `location`. Returns 0, 1 when a callback stopped it, -1 on a library
- * error (described in err; *bad_event says where). */
+/* Reads every event of `location`, which holds `count` events by the definitions (0: not
+ * said). Returns 0, 1 when a callback stopped it, -1 on a library error or a count that
+ * differs (described in err; *bad_event says where). The count is checked because the
+ * library reads the bytes missing from a truncated event file out of its buffer, which holds
+ * zeros or another file's bytes: the reading may then end cleanly, too early or too late. */
 static int read_location(acesim_otf2* h, OTF2_EvtReaderCallbacks* cbs, uint64_t location,
-                         char* err, size_t err_len, uint64_t* bad_event) {
+                         uint64_t count, char* err, size_t err_len, uint64_t* bad_event) {
     OTF2_EvtReader* events = OTF2_Reader_GetEvtReader(h->reader, location);
     if (events == NULL) {
         snprintf(err, err_len, "the location has no event reader%s%s",
@@ -505,17 +508,26 @@ static int read_location(acesim_otf2* h, OTF2_EvtReaderCallbacks* cbs, uint64_t 
         *bad_event = read + 1;
         set_error(err, err_len, "the events cannot be read", code);
         result = -1;
+    } else if (count > 0 && read != count) {
+        snprintf(err, err_len,
+                 read < count ? "its event file ends after %llu of the %llu events the "
+                                "definitions give it (cut short?)"
+                              : "its event file holds %llu events, more than the %llu the "
+                                "definitions give it (overwritten?)",
+                 (unsigned long long)read, (unsigned long long)count);
+        result = -1;
     }
     OTF2_Reader_CloseEvtReader(h->reader, events);
     return result;
 }
 
 /* Reads the events of `locations`, one location after the other, in the order given (each
- * location's events in time order). Returns 0, 1 when a callback stopped it, -1 on a
- * library error (described in err; *bad_location and *bad_event say where). */
-int acesim_otf2_read_events(acesim_otf2* h, const uint64_t* locations, size_t n,
-                            acesim_otf2_event_cb cb, void* user, char* err, size_t err_len,
-                            uint64_t* bad_location, uint64_t* bad_event) {
+ * location's events in time order; counts[i] events in locations[i], 0 if not known).
+ * Returns 0, 1 when a callback stopped it, -1 on a library error (described in err;
+ * *bad_location and *bad_event say where). */
+int acesim_otf2_read_events(acesim_otf2* h, const uint64_t* locations, const uint64_t* counts,
+                            size_t n, acesim_otf2_event_cb cb, void* user, char* err,
+                            size_t err_len, uint64_t* bad_location, uint64_t* bad_event) {
     h->event_cb = cb;
     h->user = user;
     *bad_location = OTF2_UNDEFINED_LOCATION;
@@ -531,7 +543,7 @@ int acesim_otf2_read_events(acesim_otf2* h, const uint64_t* locations, size_t n,
     }
     int result = 0;
     for (size_t i = 0; i < n && result == 0; i++) {
-        result = read_location(h, cbs, locations[i], err, err_len, bad_event);
+        result = read_location(h, cbs, locations[i], counts[i], err, err_len, bad_event);
         if (result == -1) {
             *bad_location = locations[i];
         }

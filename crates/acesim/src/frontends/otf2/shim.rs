@@ -89,6 +89,7 @@ extern "C" {
     fn acesim_otf2_read_events(
         h: *mut Handle,
         locations: *const u64,
+        counts: *const u64,
         n: usize,
         cb: EventCb,
         user: *mut c_void,
@@ -218,10 +219,13 @@ impl Archive {
     }
 
     /// The events of `locations`, one location after the other, to `f`; `f` returns false
-    /// to stop (then `Ok(false)`).
+    /// to stop (then `Ok(false)`). `counts[i]` is how many events `locations[i]` holds by
+    /// the definitions (0: unknown): a location whose file ends before or after is an error,
+    /// for the library reads a truncated file's missing bytes from unset memory.
     pub fn events(
         &mut self,
         locations: &[u64],
+        counts: &[u64],
         f: &mut dyn FnMut(&Event) -> bool,
     ) -> Result<bool, LibraryError> {
         let mut err = [0u8; ERR_LEN];
@@ -233,7 +237,8 @@ impl Archive {
             acesim_otf2_read_events(
                 self.0,
                 locations.as_ptr(),
-                locations.len(),
+                counts.as_ptr(),
+                locations.len().min(counts.len()),
                 event_cb,
                 user,
                 err.as_mut_ptr().cast(),
