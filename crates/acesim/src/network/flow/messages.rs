@@ -89,7 +89,11 @@ impl FlowNetwork {
             head: 0,
             tail: 0,
         };
-        crate::ids::place(&mut self.messages, self.free_messages.pop(), m)
+        // A slot's version goes on from its last message's: a `Reach` that message left
+        // behind (its rate changed since) must not match the new message.
+        let free = self.free_messages.pop();
+        let version = free.map_or(0, |id| self.messages[id as usize].version.wrapping_add(1));
+        crate::ids::place(&mut self.messages, free, Message { version, ..m })
     }
 
     /// Message `m` starts: its first DMA (or its control packet) now.
@@ -421,6 +425,14 @@ impl FlowNetwork {
                 }
             }
             Milestone::Landed => {
+                if self.checks && now < msg.started + msg.timing.landed && self.violation.is_none()
+                {
+                    self.violation = Some(format!(
+                        "flow model: a message of {} bytes landed at {now} ps, before its time alone ({} ps after its DMA started at {} ps)",
+                        msg.payload, msg.timing.landed, msg.started
+                    ));
+                }
+                let msg = &self.messages[m as usize];
                 let hops = (msg.hops as u64 * msg.packets) as u32;
                 self.notices.push(Notice::Landed { token, hops });
                 self.count_landed(m);
