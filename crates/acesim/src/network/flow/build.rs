@@ -41,6 +41,8 @@ impl FlowNetwork {
             memory_resource: vec![NONE; nodes],
             messages: Vec::new(),
             free_messages: Vec::new(),
+            controls: Vec::new(),
+            free_controls: Vec::new(),
             routes: Vec::new(),
             free_routes: Vec::new(),
             tx_busy: vec![false; nics],

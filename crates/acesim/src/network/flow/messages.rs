@@ -19,9 +19,9 @@ use crate::network::interface::Notice;
 use crate::units::{transfer_time, Ps};
 
 impl FlowNetwork {
-    /// A new message of `kind`, queued on its NIC's send engine (control messages, which
-    /// need no DMA, start at once). A queued message is only its request until its DMA
-    /// starts: a NIC may hold thousands.
+    /// A new message of `kind`, queued on its NIC's send engine. A queued message is only
+    /// its request until its DMA starts: a NIC may hold thousands. (Control packets, which
+    /// need no DMA, are not messages: `control`.)
     pub(super) fn send_message(
         &mut self,
         q: &mut impl Schedule<FlowEvent>,
@@ -38,13 +38,11 @@ impl FlowNetwork {
             payload,
             kind,
         };
-        if kind != Kind::Control {
-            if self.tx_busy[src_nic as usize] {
-                self.tx_queue[src_nic as usize].push_back(request);
-                return;
-            }
-            self.tx_busy[src_nic as usize] = true;
+        if self.tx_busy[src_nic as usize] {
+            self.tx_queue[src_nic as usize].push_back(request);
+            return;
         }
+        self.tx_busy[src_nic as usize] = true;
         let id = self.new_message(now, src_nic, request);
         self.start(q, now, id);
     }
@@ -57,13 +55,8 @@ impl FlowNetwork {
             payload,
             kind,
         } = request;
-        let (packets, wire) = match kind {
-            Kind::Control => (1, self.params.control),
-            Kind::Data | Kind::Injected => {
-                let n = payload.div_ceil(self.params.max_payload).max(1);
-                (n, payload + n * self.params.header)
-            }
-        };
+        let packets = payload.div_ceil(self.params.max_payload).max(1);
+        let wire = payload + packets * self.params.header;
         let m = Message {
             token,
             kind,
@@ -96,23 +89,15 @@ impl FlowNetwork {
         crate::ids::place(&mut self.messages, free, Message { version, ..m })
     }
 
-    /// Message `m` starts: its first DMA (or its control packet) now.
+    /// Message `m` starts: its first DMA now.
     fn start(&mut self, q: &mut impl Schedule<FlowEvent>, now: Ps, m: u32) {
         let (src, dst, kind) = {
             let msg = &self.messages[m as usize];
             (msg.src_nic, msg.dst_nic, msg.kind)
         };
-        if kind != Kind::Control {
-            self.notices.push(Notice::TxStarted {
-                token: self.messages[m as usize].token,
-            });
-        } else if self.topo.nic_node(src) == self.topo.nic_node(dst) {
-            // The NIC acknowledges a same-node transfer internally, at once.
-            let token = self.messages[m as usize].token;
-            self.notices.push(Notice::ControlArrived { token });
-            self.finish(m);
-            return;
-        }
+        self.notices.push(Notice::TxStarted {
+            token: self.messages[m as usize].token,
+        });
         let mut links = std::mem::take(&mut self.route_links);
         let route = self.route(src, dst, &mut links);
         let (at, len) = self.store_route(&links);
@@ -122,40 +107,24 @@ impl FlowNetwork {
             packets: msg.packets,
             full: msg.payload.min(p.max_payload),
             last: msg.payload - (msg.packets - 1) * p.max_payload,
-            header: match kind {
-                Kind::Control => p.control,
-                Kind::Data | Kind::Injected => p.header,
-            },
+            header: p.header,
             dma: match kind {
                 Kind::Data => Some(self.dma_rate()),
-                Kind::Injected | Kind::Control => None,
+                Kind::Injected => None,
             },
             queue: p.injection_queue,
             rx_dma: kind == Kind::Data,
-            link_busy: match kind {
-                Kind::Control => 0,
-                Kind::Data | Kind::Injected => self.inject_free[src as usize].saturating_sub(now),
-            },
+            link_busy: self.inject_free[src as usize].saturating_sub(now),
         };
         let topo = &self.topo;
         let classes = links.iter().map(|&l| topo.link_kind(l));
         let t = self.timings.timing(&shape, classes, &self.kinds);
-        self.count_route(m, &links, &shape);
+        self.count_route(self.messages[m as usize].wire, &links, &shape);
         self.route_links = links;
         let msg = &mut self.messages[m as usize];
         (msg.route_at, msg.route_len, msg.hops, msg.minimal) = (at, len, route.hops, route.minimal);
         msg.timing = t;
         msg.started = now;
-        if kind == Kind::Control {
-            q.at(
-                now + t.landed,
-                FlowEvent::Deliver {
-                    msg: m,
-                    what: Milestone::ControlArrived,
-                },
-            );
-            return;
-        }
         self.inject_free[src as usize] = now + t.injected;
         if self.moving[src as usize] == NONE {
             self.activate(q, now, m);
@@ -264,20 +233,19 @@ impl FlowNetwork {
     }
 
     /// What a message adds to the statistics of the links it crosses.
-    fn count_route(&mut self, m: u32, links: &[u32], shape: &Shape) {
-        let msg = &self.messages[m as usize];
+    pub(super) fn count_route(&mut self, wire: u64, links: &[u32], shape: &Shape) {
         let n = shape.packets.max(1);
         for &l in links {
             let rate = self.kinds[self.topo.link_kind(l) as usize].rate;
             let ser = |p: u64| transfer_time(p + shape.header, rate);
             let s = &mut self.stats.links[l as usize];
-            s.bytes += msg.wire;
+            s.bytes += wire;
             s.packets += n;
             s.busy_ps += (n - 1) * ser(shape.full) + ser(shape.last);
         }
         self.stats.counters.packet_hops += n * links.len() as u64;
         if !links.is_empty() {
-            self.stats.counters.bytes_injected += msg.wire;
+            self.stats.counters.bytes_injected += wire;
         }
     }
 
@@ -436,11 +404,6 @@ impl FlowNetwork {
                 let hops = (msg.hops as u64 * msg.packets) as u32;
                 self.notices.push(Notice::Landed { token, hops });
                 self.count_landed(m);
-                self.finish(m);
-            }
-            Milestone::ControlArrived => {
-                self.notices.push(Notice::ControlArrived { token });
-                self.stats.counters.bytes_delivered += msg.wire;
                 self.finish(m);
             }
         }

@@ -4,6 +4,7 @@
 //! Buffers and credits are not modelled (docs/flow.md).
 
 mod build;
+mod control;
 pub mod coupling;
 mod maxmin;
 mod messages;

@@ -45,7 +45,7 @@ impl Network for FlowNetwork {
         dst_nic: u32,
         token: u64,
     ) {
-        self.send_message(q, now, (src_nic, dst_nic), 0, token, Kind::Control);
+        self.send_control_packet(q, now, (src_nic, dst_nic), token);
     }
 
     /// A message's events are its sending NIC's, and the solves are one more entity's. Not
@@ -64,6 +64,7 @@ impl Network for FlowNetwork {
             FlowEvent::Reach { msg, .. }
             | FlowEvent::Deliver { msg, .. }
             | FlowEvent::Hop { msg, .. } => self.messages[msg as usize].src_nic,
+            FlowEvent::ControlArrived { slot } => self.controls[slot as usize].src_nic,
         }
     }
 
@@ -102,6 +103,7 @@ impl Network for FlowNetwork {
             FlowEvent::Reach { msg, version } => self.on_reach(q, now, msg, version),
             FlowEvent::Deliver { msg, what } => self.on_deliver(q, now, msg, what),
             FlowEvent::Hop { msg, link } => self.on_hop(q, now, msg, link),
+            FlowEvent::ControlArrived { slot } => self.on_control_arrived(slot),
         }
     }
 
@@ -159,6 +161,8 @@ impl Network for FlowNetwork {
     fn release_run_state(&mut self) {
         // What only the run needed: the results read the statistics and the topology.
         self.messages = Vec::new();
+        self.controls = Vec::new();
+        self.free_controls = Vec::new();
         self.routes = Vec::new();
         self.free_routes = Vec::new();
         self.tx_queue = Vec::new();

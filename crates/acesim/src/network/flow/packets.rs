@@ -20,7 +20,7 @@ impl FlowNetwork {
     /// Whether message `m` moves as one packet (data of at most one packet's payload).
     pub(super) fn is_one_packet(&self, m: u32) -> bool {
         let msg = &self.messages[m as usize];
-        msg.packets == 1 && msg.kind != Kind::Control && msg.route_len > 0
+        msg.packets == 1 && msg.route_len > 0
     }
 
     /// The payload's DMA time at each end (none for synthetic traffic).
@@ -28,7 +28,7 @@ impl FlowNetwork {
         let msg = &self.messages[m as usize];
         match msg.kind {
             Kind::Data => transfer_time(msg.payload, self.dma_rate()),
-            Kind::Injected | Kind::Control => 0,
+            Kind::Injected => 0,
         }
     }
 

@@ -25,6 +25,8 @@ pub enum FlowEvent {
     /// The head of one-packet message `msg` reaches the `link`-th link of its route (its
     /// receiving NIC past the last).
     Hop { msg: u32, link: u32 },
+    /// The control packet in slot `slot` reaches its NIC (`control`).
+    ControlArrived { slot: u32 },
 }
 
 impl ModelEvent for FlowEvent {}
@@ -36,8 +38,6 @@ pub enum Milestone {
     TxDone,
     /// The last packet is in the receiver's memory.
     Landed,
-    /// A control message reached its NIC.
-    ControlArrived,
 }
 
 /// What kind of message it is.
@@ -47,8 +47,6 @@ pub(super) enum Kind {
     Data,
     /// Synthetic traffic: packets in the NIC at once, no DMA.
     Injected,
-    /// A control packet: latency only.
-    Control,
 }
 
 /// A message: waiting for its NIC, moving (a flow of the max-min solver), or delivering.
@@ -127,6 +125,9 @@ pub struct FlowNetwork {
     pub(super) memory_resource: Vec<u32>,
     pub(super) messages: Vec<Message>,
     pub(super) free_messages: Vec<u32>,
+    /// Control packets on their way, and their free slots (`control`).
+    pub(super) controls: Vec<super::control::Control>,
+    pub(super) free_controls: Vec<u32>,
     /// Links of every message's route, in message slots' order of use.
     pub(super) routes: Vec<u32>,
     /// Freed route slots, by length.
