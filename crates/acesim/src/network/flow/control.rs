@@ -11,14 +11,6 @@ use crate::engine::Schedule;
 use crate::network::interface::Notice;
 use crate::units::Ps;
 
-/// A control packet on its way: what its arrival needs.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Control {
-    pub(super) token: u64,
-    /// Its events are its sending NIC's (`Network::origin`).
-    pub(super) src_nic: u32,
-}
-
 impl FlowNetwork {
     /// A control packet from `src_nic` to `dst_nic` leaves now. Between two NICs of a node
     /// the NIC acknowledges internally, at once.

@@ -49,6 +49,14 @@ pub(super) enum Kind {
     Injected,
 }
 
+/// A control packet on its way (`control`): what its arrival needs.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Control {
+    pub(super) token: u64,
+    /// Its events are its sending NIC's (`Network::origin`).
+    pub(super) src_nic: u32,
+}
+
 /// A message: waiting for its NIC, moving (a flow of the max-min solver), or delivering.
 #[derive(Debug, Clone)]
 pub(super) struct Message {
@@ -126,7 +134,7 @@ pub struct FlowNetwork {
     pub(super) messages: Vec<Message>,
     pub(super) free_messages: Vec<u32>,
     /// Control packets on their way, and their free slots (`control`).
-    pub(super) controls: Vec<super::control::Control>,
+    pub(super) controls: Vec<Control>,
     pub(super) free_controls: Vec<u32>,
     /// Links of every message's route, in message slots' order of use.
     pub(super) routes: Vec<u32>,
