@@ -91,7 +91,7 @@ pub fn simulate_across(
                 .collect(),
         ),
     };
-    let Some(all) = gather_first(ex, &sent).map_err(internal)? else {
+    let Some(all) = gather_first(ex, sent).map_err(internal)? else {
         return Ok(None);
     };
     for (q, shares) in all.into_iter().enumerate().skip(1) {
