@@ -88,7 +88,7 @@ pub fn load(
         }
         // A motif takes the rank count it is given (and checks its parameters against it).
         Format::Motif => return crate::frontends::motif::program(&name, ranks, args),
-        Format::Goal => goal::parse(&name, &text_of(source)?)?,
+        Format::Goal => goal::parse_on(&name, &text_of(source)?, options.read_threads)?,
         Format::Schedule => schedule::parse_on(&name, &text_of(source)?, options.read_threads)?,
         Format::Dumpi => {
             let path = match source {

@@ -36,7 +36,8 @@ pub struct RecordOptions {
     /// (`program::stream`) rather than all at once: for runs, not for tools that look at
     /// the whole program.
     pub stream_traces: bool,
-    /// Threads a large schedule is read on (0 or 1: one; `schedule::parse_on`).
+    /// Threads a large schedule or GOAL file is read on (0 or 1: one; `schedule::parse_on`,
+    /// `goal::parse_on`).
     pub read_threads: usize,
 }
 

@@ -28,10 +28,12 @@
 
 mod dependencies;
 mod operation;
+mod parts;
 mod read;
 mod text;
 
 pub use operation::{COLLECTIVE_TAGS, MAX_CPUS};
+pub use parts::parse_on;
 pub use read::parse;
 
 #[cfg(test)]

@@ -11,42 +11,107 @@ use compact_str::CompactString;
 use rustc_hash::FxHashMap as HashMap;
 use smallvec::SmallVec;
 
-/// Reads a GOAL file.
+/// Reads a GOAL file on one thread.
 pub fn parse(file: &str, text: &str) -> Result<Program> {
     let text = blank_block_comments(file, text)?;
-    let mut reader = Reader {
-        file,
-        text: &text,
-        prog: None,
-        deps: Vec::new(),
-        current: None,
-        ops: Vec::new(),
-        labels: HashMap::default(),
-        seen: Vec::new(),
-    };
-    for (i, raw) in lines(&text).enumerate() {
-        reader.line(i + 1, raw)?;
-    }
+    let mut reader = Reader::new(file, &text);
+    reader.read(&text, 1)?;
     reader.finish()
 }
 
-struct Reader<'a> {
-    file: &'a str,
-    /// The text, comments blanked.
+/// A rank block read whole: its operations and their dependencies.
+pub struct Block {
+    pub rank: u32,
+    pub ops: Vec<Op>,
+    pub deps: RankDeps,
+}
+
+/// Where a `rank R {` line opened a block.
+#[derive(Clone, Copy)]
+pub struct BlockStart {
+    pub rank: u32,
+    pub line: usize,
+    pub col: usize,
+}
+
+pub struct Reader<'a> {
+    pub file: &'a str,
+    /// The whole text, comments blanked (for the line of a rank's first block).
     text: &'a str,
-    /// Present from the `num_ranks N` line on.
-    prog: Option<Program>,
-    deps: Vec<RankDeps>,
+    /// Known from the `num_ranks N` line on.
+    ranks: Option<u32>,
+    /// The blocks read whole, in the order of the text.
+    blocks: Vec<Block>,
+    /// Every block opened, in order (the last may still be open).
+    pub starts: Vec<BlockStart>,
     /// The rank block being read, and the line that opened it.
     current: Option<(u32, usize)>,
-    /// Its operations so far, and their labels.
+    /// Its operations so far, their labels and dependencies.
+    block_ops: Vec<Op>,
     ops: Vec<Labelled>,
     labels: HashMap<CompactString, u32>,
-    /// Ranks whose block has been read.
+    /// Ranks whose block this reader has opened.
     seen: Vec<bool>,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
+    /// A reader of the whole of `text` (comments blanked), from its first line.
+    pub fn new(file: &'a str, text: &'a str) -> Self {
+        Reader {
+            file,
+            text,
+            ranks: None,
+            blocks: Vec::new(),
+            starts: Vec::new(),
+            current: None,
+            block_ops: Vec::new(),
+            ops: Vec::new(),
+            labels: HashMap::default(),
+            seen: Vec::new(),
+        }
+    }
+
+    /// A reader of a stretch of `text` that starts at a `rank R {` line, past `num_ranks`.
+    pub fn part(file: &'a str, text: &'a str, ranks: u32) -> Self {
+        let mut reader = Reader::new(file, text);
+        reader.set_ranks(ranks);
+        reader
+    }
+
+    fn set_ranks(&mut self, ranks: u32) {
+        self.ranks = Some(ranks);
+        self.seen = vec![false; ranks as usize];
+    }
+
+    /// The rank count, once the `num_ranks` line is read.
+    pub fn rank_count(&self) -> Option<u32> {
+        self.ranks
+    }
+
+    /// Whether a block is open (at the end of a stretch: the next `rank` line is an error).
+    pub fn in_block(&self) -> bool {
+        self.current.is_some()
+    }
+
+    /// Reads `stretch`, a run of whole lines whose first is line `first_line`.
+    pub fn read(&mut self, stretch: &str, first_line: usize) -> Result<()> {
+        for (i, raw) in lines(stretch).enumerate() {
+            self.line(first_line + i, raw)?;
+        }
+        Ok(())
+    }
+
+    /// Marks rank `r`'s block as read; whether it had been already.
+    pub fn mark_seen(&mut self, r: u32) -> bool {
+        std::mem::replace(&mut self.seen[r as usize], true)
+    }
+
+    /// Takes in the blocks of a later stretch (whose ranks `mark_seen` has checked).
+    pub fn absorb(&mut self, later: Reader) {
+        self.blocks.extend(later.blocks);
+        self.current = later.current;
+    }
+
     fn line(&mut self, line: usize, raw: &str) -> Result<()> {
         let content = before_comment(raw).trim();
         if content.is_empty() {
@@ -61,7 +126,7 @@ impl Reader<'_> {
         if words[0] == "num_ranks" {
             return self.num_ranks(line, raw, &words);
         }
-        if self.prog.is_none() {
+        if self.ranks.is_none() {
             return Err(self.err(line, 1, None, "a GOAL file starts with `num_ranks N`"));
         }
         if words[0] == "rank" {
@@ -76,7 +141,9 @@ impl Reader<'_> {
             ));
         };
         if words[0] == "}" {
-            self.deps[rank as usize] = resolve(self.file, rank, &self.ops, &self.labels)?;
+            let deps = resolve(self.file, rank, &self.ops, &self.labels)?;
+            let ops = std::mem::take(&mut self.block_ops);
+            self.blocks.push(Block { rank, ops, deps });
             self.current = None;
             return Ok(());
         }
@@ -92,7 +159,7 @@ impl Reader<'_> {
 
     /// `num_ranks N`, the first line.
     fn num_ranks(&mut self, line: usize, raw: &str, words: &[&str]) -> Result<()> {
-        if self.prog.is_some() {
+        if self.ranks.is_some() {
             return Err(self.err(line, 1, Some("num_ranks"), "`num_ranks` given twice"));
         }
         let n: u32 = words
@@ -107,23 +174,14 @@ impl Reader<'_> {
                     "expected `num_ranks N` with N a positive integer",
                 )
             })?;
-        let mut p = Program::new(n);
-        p.files.push(self.file.to_string());
-        self.prog = Some(p);
-        self.deps = vec![RankDeps::default(); n as usize];
-        self.seen = vec![false; n as usize];
+        self.set_ranks(n);
         Ok(())
     }
 
     /// `rank R {`, which opens the block of rank R.
     fn open_rank(&mut self, line: usize, raw: &str, words: &[&str]) -> Result<()> {
         if self.current.is_some() {
-            return Err(self.err(
-                line,
-                1,
-                None,
-                "`rank` inside another rank block (missing `}`?)",
-            ));
+            return Err(self.rank_inside_block(line));
         }
         if words.len() != 3 || words[2] != "{" {
             return Err(self.err(line, 1, None, "expected `rank R {`"));
@@ -137,7 +195,7 @@ impl Reader<'_> {
                 format!("'{}' is not a rank number", words[1]),
             )
         })?;
-        let ranks = self.prog.as_ref().map_or(0, |p| p.ranks);
+        let ranks = self.ranks.unwrap_or(0);
         if r >= ranks {
             return Err(self.err(
                 line,
@@ -146,22 +204,37 @@ impl Reader<'_> {
                 format!("rank {r} is out of range: num_ranks is {ranks}"),
             ));
         }
-        if self.seen[r as usize] {
-            return Err(self.err(
-                line,
-                col,
-                Some("rank"),
-                format!(
-                    "rank {r} has a second block (a rank has one block; its first is at line {})",
-                    self.first_block_line(r)
-                ),
-            ));
+        if self.mark_seen(r) {
+            return Err(self.second_block(line, col, r));
         }
-        self.seen[r as usize] = true;
+        self.starts.push(BlockStart { rank: r, line, col });
         self.current = Some((r, line));
         self.ops.clear();
         self.labels.clear();
         Ok(())
+    }
+
+    /// The error for a `rank` line at `line` while a block is open.
+    pub fn rank_inside_block(&self, line: usize) -> Error {
+        self.err(
+            line,
+            1,
+            None,
+            "`rank` inside another rank block (missing `}`?)",
+        )
+    }
+
+    /// The error for a second block of rank `r`, opened at `line`, `col`.
+    pub fn second_block(&self, line: usize, col: usize, r: u32) -> Error {
+        self.err(
+            line,
+            col,
+            Some("rank"),
+            format!(
+                "rank {r} has a second block (a rank has one block; its first is at line {})",
+                self.first_block_line(r)
+            ),
+        )
     }
 
     /// The line of the first block of rank `r` (for the error about its second).
@@ -222,11 +295,10 @@ impl Reader<'_> {
                 ),
             ));
         }
-        let p = self.prog.as_mut().expect("after `num_ranks N`");
-        let (kind, cpu, nic) = parse_op(self.file, line, raw, &words[1..], p.ranks)?;
-        let ops = &mut p.ops[rank as usize];
-        self.labels.insert(label.into(), ops.len() as u32);
-        ops.push(Op {
+        let ranks = self.ranks.unwrap_or(0);
+        let (kind, cpu, nic) = parse_op(self.file, line, raw, &words[1..], ranks)?;
+        self.labels.insert(label.into(), self.ops.len() as u32);
+        self.block_ops.push(Op {
             kind,
             loc: SrcLoc {
                 file: 0,
@@ -243,8 +315,9 @@ impl Reader<'_> {
         Ok(())
     }
 
-    fn finish(self) -> Result<Program> {
-        let Some(mut p) = self.prog else {
+    /// The program read, or the error of a file that ends too soon.
+    pub fn finish(self) -> Result<Program> {
+        let Some(ranks) = self.ranks else {
             return Err(Error::input(
                 Location::at(self.file, self.text.lines().count().max(1), 1),
                 "empty GOAL file: expected `num_ranks N`",
@@ -259,8 +332,15 @@ impl Reader<'_> {
                 format!("rank {r} block is not closed with `}}`"),
             ));
         }
+        let mut p = Program::new(ranks);
+        p.files.push(self.file.to_string());
         // Ranks without a block have no operations and no dependencies.
-        p.deps = Some(self.deps);
+        let mut deps = vec![RankDeps::default(); ranks as usize];
+        for block in self.blocks {
+            p.ops[block.rank as usize] = block.ops;
+            deps[block.rank as usize] = block.deps;
+        }
+        p.deps = Some(deps);
         // No communicators to resolve: operations already carry their world ranks and
         // message contexts (see `operation::context`).
         p.comms = vec![Communicator {

@@ -4,6 +4,7 @@
 //! error reported is the one a single reader would have met first.
 
 use crate::error::{Error, Result};
+use crate::frontends::lines::{cuts, line_numbers};
 use crate::frontends::schedule::line::At;
 use crate::frontends::schedule::read::{self, Reader};
 use crate::program::ops::Program;
@@ -37,15 +38,10 @@ fn parse(file: &str, text: &str, threads: usize, min_part: usize) -> Result<Prog
     let Some(ranks) = head.rank_count() else {
         return head.finish();
     };
-    let starts: Vec<usize> = std::iter::once(pos).chain(cuts(text, pos, parts)).collect();
-    let mut first_lines = vec![line];
-    for w in starts.windows(2) {
-        let newlines = text.as_bytes()[w[0]..w[1]]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count();
-        first_lines.push(first_lines[first_lines.len() - 1] + newlines);
-    }
+    let starts: Vec<usize> = std::iter::once(pos)
+        .chain(cuts(text, pos, parts, is_rank_line))
+        .collect();
+    let first_lines = line_numbers(text, &starts, line);
     let stretch = |k: usize| &text[starts[k]..starts.get(k + 1).copied().unwrap_or(text.len())];
     let (first, others) = std::thread::scope(|s| {
         let others: Vec<_> = (1..starts.len())
@@ -147,37 +143,8 @@ fn second_block(base: &Reader, s: &read::BlockStart) -> Error {
     base.second_block(at, s.col, s.rank)
 }
 
-/// Where parts after the first start: at `rank R` lines past `from`, near equal shares of
-/// the text after it, in order.
-fn cuts(text: &str, from: usize, parts: usize) -> Vec<usize> {
-    let bytes = text.as_bytes();
-    let mut cuts: Vec<usize> = Vec::new();
-    for k in 1..parts {
-        let target = from + (text.len() - from) * k / parts;
-        let mut at = match target {
-            t if t == 0 || bytes[t - 1] == b'\n' => t,
-            t => match memchr::memchr(b'\n', &bytes[t..]) {
-                Some(i) => t + i + 1,
-                None => break,
-            },
-        };
-        while at < text.len() {
-            let end = memchr::memchr(b'\n', &bytes[at..]).map_or(text.len(), |i| at + i);
-            if is_rank_line(&text[at..end]) {
-                break;
-            }
-            at = end + 1;
-        }
-        if at < text.len() && at > cuts.last().copied().unwrap_or(from) {
-            cuts.push(at);
-        }
-    }
-    cuts
-}
-
 /// `rank R` alone on its line: a line every reader takes as the start of a block.
 fn is_rank_line(line: &str) -> bool {
-    let line = line.strip_suffix('\r').unwrap_or(line);
     line.strip_prefix("rank ")
         .is_some_and(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()))
 }
@@ -277,7 +244,7 @@ mod tests {
             text += &format!("rank {r}\nregion_begin step\nput {next} 4KB tag=1 @n.c:{r}\nsendrecv {next} 8 any 8\nallreduce 8\nrepeat 2 {{\nisend {next} 8 req=a\nwait a\n}}\npoll 1\nregion_end step\n");
         }
         assert!(text.len() > 2 * MIN_PART_BYTES);
-        assert_eq!(cuts(&text, 0, 3).len(), 2);
+        assert_eq!(cuts(&text, 0, 3, is_rank_line).len(), 2);
         let one = outcome(read::parse("s.sched", &text));
         assert_eq!(outcome(parse_on("s.sched", &text, 3)), one);
     }
@@ -286,13 +253,13 @@ mod tests {
     fn cuts_fall_on_rank_lines_in_order() {
         let text = "ranks 4\nrank 0\nput 1 8\nrank 1\nput 2 8\nrank 2\nput 3 8\nrank 3\nput 0 8\n";
         let from = "ranks 4\n".len();
-        let cuts = cuts(text, from, 4);
+        let cuts = cuts(text, from, 4, is_rank_line);
         assert!(!cuts.is_empty());
         assert!(cuts.windows(2).all(|w| w[0] < w[1]));
         for c in cuts {
             assert!(text[c..].starts_with("rank "), "{c}");
         }
-        assert!(is_rank_line("rank 12\r"));
+        assert!(is_rank_line("rank 12"));
         assert!(!is_rank_line("rank 1 @a.c:3"));
         assert!(!is_rank_line("ranks 4"));
         assert!(!is_rank_line("rank "));
