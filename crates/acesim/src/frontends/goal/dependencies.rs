@@ -7,31 +7,35 @@ use crate::program::ops::{Adjacency, RankDeps, NONE};
 use compact_str::CompactString;
 use rustc_hash::FxHashMap as HashMap;
 
-/// An operation of the rank block being read, as its dependencies are gathered.
-pub struct Labelled {
-    pub label: CompactString,
+/// An operation of the rank block being read (its label borrowed from the text).
+pub struct Labelled<'a> {
+    pub label: &'a str,
     pub line: usize,
     /// The `cpu N` and `nic N` options (CPU 0 and no NIC when absent).
     pub cpu: u32,
     pub nic: u32,
-    pub deps: Vec<Dep>,
 }
 
-/// `LABEL requires TARGET` (or `irequires`), where it was written.
-pub struct Dep {
-    pub target: CompactString,
+/// `LABEL requires TARGET` (or `irequires`), where it was written: operation `op` of the
+/// block waits for the operation labelled `target`, which may come later in the block.
+pub struct Dep<'a> {
+    pub op: u32,
+    pub target: &'a str,
     pub line: usize,
     pub col: usize,
     /// `irequires`: the target need only have started.
     pub start: bool,
 }
 
-/// The dependency lists of rank `rank`'s operations `ops`, whose labels are `labels`.
+/// The dependency lists of rank `rank`'s operations `ops`, whose labels are `labels`,
+/// from its `deps` lines (in the order written; sorted here by operation, which they
+/// already are when each operation's lines follow it).
 pub fn resolve(
     file: &str,
     rank: u32,
     ops: &[Labelled],
-    labels: &HashMap<CompactString, u32>,
+    deps: &mut [Dep],
+    labels: &HashMap<&str, u32>,
 ) -> Result<RankDeps> {
     let n = ops.len();
     let mut d = RankDeps {
@@ -39,7 +43,7 @@ pub fn resolve(
         irequires: vec![0; n],
         after_complete: Adjacency::default(),
         after_start: Adjacency::default(),
-        labels: ops.iter().map(|x| x.label.clone()).collect(),
+        labels: ops.iter().map(|x| CompactString::from(x.label)).collect(),
         cpu: if ops.iter().any(|x| x.cpu != 0) {
             ops.iter().map(|x| x.cpu).collect()
         } else {
@@ -51,38 +55,41 @@ pub fn resolve(
             Vec::new()
         },
     };
-    // (target, dependent) pairs, in the order the lines give them.
+    // (target, dependent) pairs, by dependent, each one's in the order its lines give them
+    // (the order in which a completion releases its dependents).
+    if !deps.is_sorted_by_key(|dep| dep.op) {
+        deps.sort_by_key(|dep| dep.op);
+    }
     let (mut on_complete, mut on_start) = (Vec::new(), Vec::new());
-    for (op, labelled) in ops.iter().enumerate() {
-        for dep in &labelled.deps {
-            let Some(&target) = labels.get(&dep.target) else {
-                return Err(err(
-                    file,
-                    dep.line,
-                    dep.col,
-                    Some("label"),
-                    format!("rank {rank}: label {} is not defined", dep.target),
-                ));
-            };
-            if target as usize == op {
-                return Err(err(
-                    file,
-                    dep.line,
-                    dep.col,
-                    Some("label"),
-                    format!(
-                        "{} depends on itself: an operation can only require others",
-                        labelled.label
-                    ),
-                ));
-            }
-            if dep.start {
-                d.irequires[op] += 1;
-                on_start.push((target, op as u32));
-            } else {
-                d.requires[op] += 1;
-                on_complete.push((target, op as u32));
-            }
+    for dep in deps.iter() {
+        let (op, labelled) = (dep.op as usize, &ops[dep.op as usize]);
+        let Some(&target) = labels.get(dep.target) else {
+            return Err(err(
+                file,
+                dep.line,
+                dep.col,
+                Some("label"),
+                format!("rank {rank}: label {} is not defined", dep.target),
+            ));
+        };
+        if target as usize == op {
+            return Err(err(
+                file,
+                dep.line,
+                dep.col,
+                Some("label"),
+                format!(
+                    "{} depends on itself: an operation can only require others",
+                    labelled.label
+                ),
+            ));
+        }
+        if dep.start {
+            d.irequires[op] += 1;
+            on_start.push((target, op as u32));
+        } else {
+            d.requires[op] += 1;
+            on_complete.push((target, op as u32));
         }
     }
     d.after_complete = Adjacency::from_pairs(n, &on_complete);
@@ -111,7 +118,7 @@ fn check_acyclic(file: &str, rank: u32, ops: &[Labelled], d: &RankDeps) -> Resul
     }
     let on_cycle: Vec<&str> = (0..n)
         .filter(|&i| indeg[i] > 0)
-        .map(|i| ops[i].label.as_str())
+        .map(|i| ops[i].label)
         .take(8)
         .collect();
     let first = (0..n).find(|&i| indeg[i] > 0).unwrap_or(0);

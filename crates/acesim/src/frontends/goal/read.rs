@@ -7,7 +7,6 @@ use crate::frontends::goal::operation::parse_op;
 use crate::frontends::goal::text::{blank_block_comments, col_of, err, word_col};
 use crate::frontends::lines::{before_comment, lines};
 use crate::program::ops::{Communicator, Op, Program, RankDeps, SrcLoc};
-use compact_str::CompactString;
 use rustc_hash::FxHashMap as HashMap;
 use smallvec::SmallVec;
 
@@ -48,8 +47,9 @@ pub struct Reader<'a> {
     current: Option<(u32, usize)>,
     /// Its operations so far, their labels and dependencies.
     block_ops: Vec<Op>,
-    ops: Vec<Labelled>,
-    labels: HashMap<CompactString, u32>,
+    ops: Vec<Labelled<'a>>,
+    deps: Vec<Dep<'a>>,
+    labels: HashMap<&'a str, u32>,
     /// Ranks whose block this reader has opened.
     seen: Vec<bool>,
 }
@@ -66,6 +66,7 @@ impl<'a> Reader<'a> {
             current: None,
             block_ops: Vec::new(),
             ops: Vec::new(),
+            deps: Vec::new(),
             labels: HashMap::default(),
             seen: Vec::new(),
         }
@@ -94,7 +95,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads `stretch`, a run of whole lines whose first is line `first_line`.
-    pub fn read(&mut self, stretch: &str, first_line: usize) -> Result<()> {
+    pub fn read(&mut self, stretch: &'a str, first_line: usize) -> Result<()> {
         for (i, raw) in lines(stretch).enumerate() {
             self.line(first_line + i, raw)?;
         }
@@ -112,13 +113,13 @@ impl<'a> Reader<'a> {
         self.current = later.current;
     }
 
-    fn line(&mut self, line: usize, raw: &str) -> Result<()> {
+    fn line(&mut self, line: usize, raw: &'a str) -> Result<()> {
         let content = before_comment(raw).trim();
         if content.is_empty() {
             return Ok(());
         }
         // Any Unicode space separates words; ASCII lines (all that tools write) split faster.
-        let words: SmallVec<[&str; 12]> = if content.is_ascii() {
+        let words: SmallVec<[&'a str; 12]> = if content.is_ascii() {
             content.split_ascii_whitespace().collect()
         } else {
             content.split_whitespace().collect()
@@ -141,8 +142,9 @@ impl<'a> Reader<'a> {
             ));
         };
         if words[0] == "}" {
-            let deps = resolve(self.file, rank, &self.ops, &self.labels)?;
-            let ops = std::mem::take(&mut self.block_ops);
+            let deps = resolve(self.file, rank, &self.ops, &mut self.deps, &self.labels)?;
+            // The next block is likely as long: its operations grow no more than once.
+            let ops = std::mem::replace(&mut self.block_ops, Vec::with_capacity(self.ops.len()));
             self.blocks.push(Block { rank, ops, deps });
             self.current = None;
             return Ok(());
@@ -210,6 +212,7 @@ impl<'a> Reader<'a> {
         self.starts.push(BlockStart { rank: r, line, col });
         self.current = Some((r, line));
         self.ops.clear();
+        self.deps.clear();
         self.labels.clear();
         Ok(())
     }
@@ -249,7 +252,7 @@ impl<'a> Reader<'a> {
     }
 
     /// `lX requires lY` / `lX irequires lY`.
-    fn dependency(&mut self, line: usize, raw: &str, words: &[&str]) -> Result<()> {
+    fn dependency(&mut self, line: usize, raw: &'a str, words: &[&'a str]) -> Result<()> {
         let Some(&op) = self.labels.get(words[0]) else {
             return Err(self.err(
                 line,
@@ -258,8 +261,9 @@ impl<'a> Reader<'a> {
                 format!("label {} is not defined before this line", words[0]),
             ));
         };
-        self.ops[op as usize].deps.push(Dep {
-            target: words[2].into(),
+        self.deps.push(Dep {
+            op,
+            target: words[2],
             line,
             col: col_of(raw, words[2]),
             start: words[1] == "irequires",
@@ -273,7 +277,7 @@ impl<'a> Reader<'a> {
         line: usize,
         raw: &str,
         content: &str,
-        words: &[&str],
+        words: &[&'a str],
         rank: u32,
     ) -> Result<()> {
         let Some(label) = words[0].strip_suffix(':') else {
@@ -297,7 +301,7 @@ impl<'a> Reader<'a> {
         }
         let ranks = self.ranks.unwrap_or(0);
         let (kind, cpu, nic) = parse_op(self.file, line, raw, &words[1..], ranks)?;
-        self.labels.insert(label.into(), self.ops.len() as u32);
+        self.labels.insert(label, self.ops.len() as u32);
         self.block_ops.push(Op {
             kind,
             loc: SrcLoc {
@@ -306,11 +310,10 @@ impl<'a> Reader<'a> {
             },
         });
         self.ops.push(Labelled {
-            label: label.into(),
+            label,
             line,
             cpu,
             nic,
-            deps: Vec::new(),
         });
         Ok(())
     }

@@ -53,3 +53,18 @@ fn bad_goal_input_is_located() {
         .starts_with("bad.goal:3:22: field `tag`: tag -2 is out of range"));
     assert!(e("num_ranks 2\nrank 0 {\nl1: calc 99999999999999999\n}\n").contains("longer than"));
 }
+
+/// An operation's dependents are listed in operation order (the order a completion makes
+/// them ready in), whatever the order of their `requires` lines.
+#[test]
+fn dependents_are_in_operation_order_whatever_the_line_order() {
+    let text = "num_ranks 1\nrank 0 {\na: calc 100\nb: calc 50\nc: calc 70\nd: calc 1\ne: calc 10 cpu 1\nf: calc 20 cpu 1\nf requires a\nd requires b\ne requires a\nc requires a\nd irequires a\nf requires b\n}\n";
+    let p = parse("t.goal", text).unwrap();
+    let d = &p.deps.as_ref().unwrap()[0];
+    assert_eq!(d.after_complete.of(0), &[2, 4, 5]);
+    assert_eq!(d.after_complete.of(1), &[3, 5]);
+    assert_eq!(d.after_start.of(0), &[3]);
+    assert_eq!(d.requires, vec![0, 0, 1, 1, 1, 2]);
+    assert_eq!(d.irequires, vec![0, 0, 0, 1, 0, 0]);
+    assert_eq!(&d.labels[5], "f");
+}
