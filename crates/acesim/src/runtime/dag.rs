@@ -153,7 +153,7 @@ impl Runtime {
     /// Operation `op` started: the operations that `irequires` it lose a dependency.
     pub(super) fn start_op(&mut self, q: &mut impl Schedule<RtEvent>, now: Ps, rank: u32, op: u32) {
         if let Some(dag) = self.ranks[rank as usize].dag.as_mut() {
-            dag.started[op as usize] = true;
+            dag.ops[op as usize].started = true;
             self.release(q, now, rank, op, Dependency::Start);
         }
     }
@@ -167,7 +167,7 @@ impl Runtime {
         op: u32,
     ) {
         if let Some(dag) = self.ranks[rank as usize].dag.as_mut() {
-            dag.done[op as usize] = true;
+            dag.ops[op as usize].done = true;
             dag.completed += 1;
             self.release(q, now, rank, op, Dependency::Complete);
             self.check_dag_done(rank, now);
@@ -192,12 +192,9 @@ impl Runtime {
             let deps = self.program.deps.as_ref().expect("dag program");
             let d = on.dependents(&deps[r], op)[i] as usize;
             let dag = self.ranks[r].dag.as_mut().expect("dag rank");
-            let need = match on {
-                Dependency::Start => &mut dag.need_irequires[d],
-                Dependency::Complete => &mut dag.need_requires[d],
-            };
+            let need = &mut dag.ops[d].need;
             *need -= 1;
-            if dag.need_irequires[d] == 0 && dag.need_requires[d] == 0 {
+            if *need == 0 {
                 self.make_ready(q, now, rank, d as u32);
             }
         }
@@ -206,7 +203,7 @@ impl Runtime {
     pub(super) fn check_dag_done(&mut self, rank: u32, now: Ps) {
         let st = &self.ranks[rank as usize];
         if let Some(dag) = &st.dag {
-            if st.finish.is_none() && dag.completed as usize == dag.done.len() {
+            if st.finish.is_none() && dag.completed as usize == dag.ops.len() {
                 self.done(rank, now);
             }
         }

@@ -204,12 +204,12 @@ impl Runtime {
 
     pub(super) fn blocked_dag(&self, r: usize, dag: &DagRank, deps: &RankDeps) -> BlockedRank {
         // The first operation that has not completed.
-        let op = dag.done.iter().position(|&d| !d).unwrap_or(0);
+        let op = dag.ops.iter().position(|o| !o.done).unwrap_or(0);
         let o = &self.program.ops[r][op];
         let label = deps.labels.get(op).cloned().unwrap_or_default();
         let mut waits_on = Vec::new();
         let waits_for =
-            if dag.started[op] {
+            if dag.ops[op].started {
                 match self.recvs.iter().position(|rv| {
                     rv.rank as usize == r && rv.op == op as u32 && rv.complete.is_none()
                 }) {
@@ -222,12 +222,12 @@ impl Runtime {
             } else {
                 let mut missing: Vec<String> = Vec::new();
                 for (i, after) in deps.after_complete.lists().enumerate() {
-                    if after.contains(&(op as u32)) && !dag.done[i] {
+                    if after.contains(&(op as u32)) && !dag.ops[i].done {
                         missing.push(format!("{} to complete", deps.labels[i]));
                     }
                 }
                 for (i, after) in deps.after_start.lists().enumerate() {
-                    if after.contains(&(op as u32)) && !dag.started[i] {
+                    if after.contains(&(op as u32)) && !dag.ops[i].started {
                         missing.push(format!("{} to start", deps.labels[i]));
                     }
                 }

@@ -30,7 +30,7 @@ impl Runtime {
                 let n = self.program.ops[r].len() as u32;
                 for op in 0..n {
                     let dag = self.ranks[r].dag.as_ref().expect("dag rank");
-                    if dag.need_requires[op as usize] == 0 && dag.need_irequires[op as usize] == 0 {
+                    if dag.ops[op as usize].need == 0 {
                         self.make_ready(q, 0, rank, op);
                     }
                 }
