@@ -19,6 +19,7 @@ pub mod python;
 pub mod record;
 pub mod replay;
 pub mod schedule;
+pub mod stretches;
 pub mod ti;
 
 pub use format::Format;

@@ -7,7 +7,7 @@
 use crate::error::{Error, Result};
 use crate::frontends::goal::read::Reader;
 use crate::frontends::goal::text::blank_block_comments;
-use crate::frontends::lines::{cuts, line_numbers};
+use crate::frontends::stretches::{read_in_stretches, StretchReader, Stretches};
 use crate::program::ops::Program;
 
 /// A stretch smaller than this is not worth a thread (bytes): about 10 ms of reading.
@@ -24,45 +24,10 @@ fn parse(file: &str, text: &str, threads: usize, min_part: usize) -> Result<Prog
     let text = blank_block_comments(file, text)?;
     let text: &str = &text;
     let parts = threads.min(text.len() / min_part.max(1)).max(1);
-    // Up to `num_ranks N` on this thread: every part needs the rank count.
-    let mut head = Reader::new(file, text);
-    let (mut pos, mut line) = (0, 1);
-    while head.rank_count().is_none() && pos < text.len() {
-        let end =
-            memchr::memchr(b'\n', &text.as_bytes()[pos..]).map_or(text.len(), |i| pos + i + 1);
-        head.read(&text[pos..end], line)?;
-        (pos, line) = (end, line + 1);
+    match read_in_stretches(file, text, parts, is_rank_line, Outcome::of)? {
+        Stretches::NoRanks(head) => head.finish(),
+        Stretches::Read { first, others } => merge(first, others),
     }
-    let Some(ranks) = head.rank_count() else {
-        return head.finish();
-    };
-    let starts: Vec<usize> = std::iter::once(pos)
-        .chain(cuts(text, pos, parts, is_rank_line))
-        .collect();
-    let first_lines = line_numbers(text, &starts, line);
-    let stretch = |k: usize| &text[starts[k]..starts.get(k + 1).copied().unwrap_or(text.len())];
-    if starts.len() == 1 {
-        head.read(stretch(0), first_lines[0])?;
-        return head.finish();
-    }
-    let (first, others) = std::thread::scope(|s| {
-        let others: Vec<_> = (1..starts.len())
-            .map(|k| {
-                let (stretch, first_line) = (stretch(k), first_lines[k]);
-                s.spawn(move || Outcome::of(Reader::part(file, text, ranks), stretch, first_line))
-            })
-            .collect();
-        let first = Outcome::of(head, stretch(0), first_lines[0]);
-        let others: Vec<Outcome> = others
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect();
-        (first, others)
-    });
-    merge(first, others)
 }
 
 /// A stretch read: its reader, and the error that stopped it.
@@ -211,7 +176,8 @@ mod tests {
         }
         assert!(text.len() > 2 * MIN_PART_BYTES);
         let from = text.find("rank 0").unwrap_or(0);
-        assert_eq!(cuts(&text, from, 3, is_rank_line).len(), 2);
+        let cuts = crate::frontends::lines::cuts(&text, from, 3, is_rank_line);
+        assert_eq!(cuts.len(), 2);
         let one = outcome(read::parse("g.goal", &text));
         assert!(!one.contains("error"), "{one}");
         assert_eq!(outcome(parse_on("g.goal", &text, 3)), one);

@@ -6,6 +6,7 @@ use crate::frontends::goal::dependencies::{resolve, Dep, Labelled};
 use crate::frontends::goal::operation::parse_op;
 use crate::frontends::goal::text::{blank_block_comments, col_of, err, word_col};
 use crate::frontends::lines::{before_comment, lines};
+use crate::frontends::stretches::StretchReader;
 use crate::program::ops::{Communicator, Op, Program, RankDeps, SrcLoc};
 use rustc_hash::FxHashMap as HashMap;
 use smallvec::SmallVec;
@@ -54,9 +55,9 @@ pub struct Reader<'a> {
     seen: Vec<bool>,
 }
 
-impl<'a> Reader<'a> {
+impl<'a> StretchReader<'a> for Reader<'a> {
     /// A reader of the whole of `text` (comments blanked), from its first line.
-    pub fn new(file: &'a str, text: &'a str) -> Self {
+    fn new(file: &'a str, text: &'a str) -> Self {
         Reader {
             file,
             text,
@@ -73,33 +74,35 @@ impl<'a> Reader<'a> {
     }
 
     /// A reader of a stretch of `text` that starts at a `rank R {` line, past `num_ranks`.
-    pub fn part(file: &'a str, text: &'a str, ranks: u32) -> Self {
+    fn part(file: &'a str, text: &'a str, ranks: u32) -> Self {
         let mut reader = Reader::new(file, text);
         reader.set_ranks(ranks);
         reader
     }
 
+    /// The rank count, once the `num_ranks` line is read.
+    fn rank_count(&self) -> Option<u32> {
+        self.ranks
+    }
+
+    /// Reads `stretch`, a run of whole lines whose first is line `first_line`.
+    fn read(&mut self, stretch: &'a str, first_line: usize) -> Result<()> {
+        for (i, raw) in lines(stretch).enumerate() {
+            self.line(first_line + i, raw)?;
+        }
+        Ok(())
+    }
+}
+
+impl<'a> Reader<'a> {
     fn set_ranks(&mut self, ranks: u32) {
         self.ranks = Some(ranks);
         self.seen = vec![false; ranks as usize];
     }
 
-    /// The rank count, once the `num_ranks` line is read.
-    pub fn rank_count(&self) -> Option<u32> {
-        self.ranks
-    }
-
     /// Whether a block is open (at the end of a stretch: the next `rank` line is an error).
     pub fn in_block(&self) -> bool {
         self.current.is_some()
-    }
-
-    /// Reads `stretch`, a run of whole lines whose first is line `first_line`.
-    pub fn read(&mut self, stretch: &'a str, first_line: usize) -> Result<()> {
-        for (i, raw) in lines(stretch).enumerate() {
-            self.line(first_line + i, raw)?;
-        }
-        Ok(())
     }
 
     /// Marks rank `r`'s block as read; whether it had been already.

@@ -4,9 +4,9 @@
 //! error reported is the one a single reader would have met first.
 
 use crate::error::{Error, Result};
-use crate::frontends::lines::{cuts, line_numbers};
 use crate::frontends::schedule::line::At;
 use crate::frontends::schedule::read::{self, Reader};
+use crate::frontends::stretches::{read_in_stretches, StretchReader, Stretches};
 use crate::program::ops::Program;
 
 /// A stretch smaller than this is not worth a thread (bytes): about 10 ms of reading
@@ -26,41 +26,10 @@ fn parse(file: &str, text: &str, threads: usize, min_part: usize) -> Result<Prog
     if parts < 2 {
         return read::parse(file, text);
     }
-    // Up to `ranks N` on this thread: every part needs the rank count.
-    let mut head = Reader::new(file, text);
-    let (mut pos, mut line) = (0, 1);
-    while head.rank_count().is_none() && pos < text.len() {
-        let end =
-            memchr::memchr(b'\n', &text.as_bytes()[pos..]).map_or(text.len(), |i| pos + i + 1);
-        head.read(&text[pos..end], line)?;
-        (pos, line) = (end, line + 1);
+    match read_in_stretches(file, text, parts, is_rank_line, Outcome::of)? {
+        Stretches::NoRanks(head) => head.finish(),
+        Stretches::Read { first, others } => merge(first, others),
     }
-    let Some(ranks) = head.rank_count() else {
-        return head.finish();
-    };
-    let starts: Vec<usize> = std::iter::once(pos)
-        .chain(cuts(text, pos, parts, is_rank_line))
-        .collect();
-    let first_lines = line_numbers(text, &starts, line);
-    let stretch = |k: usize| &text[starts[k]..starts.get(k + 1).copied().unwrap_or(text.len())];
-    let (first, others) = std::thread::scope(|s| {
-        let others: Vec<_> = (1..starts.len())
-            .map(|k| {
-                let (stretch, first_line) = (stretch(k), first_lines[k]);
-                s.spawn(move || Outcome::of(Reader::part(file, text, ranks), stretch, first_line))
-            })
-            .collect();
-        let first = Outcome::of(head, stretch(0), first_lines[0]);
-        let others: Vec<Outcome> = others
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect();
-        (first, others)
-    });
-    merge(first, others)
 }
 
 /// Where the reading of a part stopped.
@@ -152,6 +121,7 @@ fn is_rank_line(line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::frontends::lines::cuts;
     use proptest::prelude::*;
 
     /// Pieces of rank blocks that read well: requests, lists, regions, loops,

@@ -8,6 +8,7 @@ use crate::frontends::schedule::line::{At, OpLine};
 use crate::frontends::schedule::operations::operation;
 use crate::frontends::schedule::repeat::{self, Loop};
 use crate::frontends::schedule::tokens::{tokenize, Tok};
+use crate::frontends::stretches::StretchReader;
 use crate::program::ops::{intern, Op, OpKind, Program, SrcLoc};
 
 /// Reads a schedule. `file` names it in errors.
@@ -44,9 +45,9 @@ pub(super) struct Reader<'a> {
     pub starts: Option<Vec<BlockStart>>,
 }
 
-impl<'a> Reader<'a> {
+impl<'a> StretchReader<'a> for Reader<'a> {
     /// A reader of `text` from its first line.
-    pub fn new(file: &'a str, text: &'a str) -> Self {
+    fn new(file: &'a str, text: &'a str) -> Self {
         Reader {
             file,
             text,
@@ -61,7 +62,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A reader of a stretch of `text` that starts with a `rank R` line, after `ranks N`.
-    pub fn part(file: &'a str, text: &'a str, ranks: u32) -> Self {
+    fn part(file: &'a str, text: &'a str, ranks: u32) -> Self {
         Reader {
             program: Some(Program::new(ranks)),
             seen_rank: vec![false; ranks as usize],
@@ -71,12 +72,12 @@ impl<'a> Reader<'a> {
     }
 
     /// The rank count, once `ranks N` was read.
-    pub fn rank_count(&self) -> Option<u32> {
+    fn rank_count(&self) -> Option<u32> {
         self.program.as_ref().map(|p| p.ranks)
     }
 
     /// Reads the lines of `stretch` (of the text), the first being line `first_line`.
-    pub fn read(&mut self, stretch: &'a str, first_line: usize) -> Result<()> {
+    fn read(&mut self, stretch: &'a str, first_line: usize) -> Result<()> {
         let mut toks: Vec<Tok> = Vec::new();
         for (i, raw) in lines(stretch).enumerate() {
             self.line(
@@ -90,7 +91,9 @@ impl<'a> Reader<'a> {
         }
         Ok(())
     }
+}
 
+impl<'a> Reader<'a> {
     pub fn line(&mut self, at: At, raw: &'a str, toks: &mut Vec<Tok<'a>>) -> Result<()> {
         tokenize(raw, toks).map_err(|(c, m)| at.err(c, None, m))?;
         if toks.is_empty() {

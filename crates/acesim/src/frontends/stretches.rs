@@ -1,0 +1,80 @@
+//! A large text of rank blocks read on threads: its head (up to the rank count) on this
+//! thread, then the rest cut at lines that open a block into stretches of about equal
+//! size, each read by its own reader side by side. The readers' outcomes come back in file
+//! order; merging them, and finding the error one reader would have met first, is the
+//! format's own business (`schedule::parts`, `goal::parts`).
+
+use crate::error::Result;
+use crate::frontends::lines::{cuts, line_numbers};
+
+/// A reader of one format that can take a stretch of its text alone.
+pub trait StretchReader<'a>: Sized + Send {
+    /// A reader of the whole text, from its first line.
+    fn new(file: &'a str, text: &'a str) -> Self;
+    /// A reader of a stretch past the head, which gave `ranks`.
+    fn part(file: &'a str, text: &'a str, ranks: u32) -> Self;
+    /// The rank count, once the head has given it.
+    fn rank_count(&self) -> Option<u32>;
+    /// Reads `stretch`, whole lines whose first is line `first_line`.
+    fn read(&mut self, stretch: &'a str, first_line: usize) -> Result<()>;
+}
+
+/// What reading in stretches gave.
+pub enum Stretches<R, O> {
+    /// The text gave no rank count: the head reader, which read all of it.
+    NoRanks(R),
+    /// Each stretch's outcome, in file order: the first, the head reader's, and the others.
+    Read { first: O, others: Vec<O> },
+}
+
+/// Reads `text` in up to `parts` stretches cut at lines `is_start` accepts, each by
+/// `outcome(reader, stretch, first_line)` on its own thread (the first on this one, by the
+/// reader that read the head). An error in the head is returned as it is.
+pub fn read_in_stretches<'a, R, O>(
+    file: &'a str,
+    text: &'a str,
+    parts: usize,
+    is_start: fn(&str) -> bool,
+    outcome: impl Fn(R, &'a str, usize) -> O + Sync,
+) -> Result<Stretches<R, O>>
+where
+    R: StretchReader<'a>,
+    O: Send,
+{
+    // Up to the rank count on this thread: every part needs it.
+    let mut head = R::new(file, text);
+    let (mut pos, mut line) = (0, 1);
+    while head.rank_count().is_none() && pos < text.len() {
+        let end =
+            memchr::memchr(b'\n', &text.as_bytes()[pos..]).map_or(text.len(), |i| pos + i + 1);
+        head.read(&text[pos..end], line)?;
+        (pos, line) = (end, line + 1);
+    }
+    let Some(ranks) = head.rank_count() else {
+        return Ok(Stretches::NoRanks(head));
+    };
+    let starts: Vec<usize> = std::iter::once(pos)
+        .chain(cuts(text, pos, parts, is_start))
+        .collect();
+    let first_lines = line_numbers(text, &starts, line);
+    let stretch = |k: usize| &text[starts[k]..starts.get(k + 1).copied().unwrap_or(text.len())];
+    let outcome = &outcome;
+    let (first, others) = std::thread::scope(|s| {
+        let others: Vec<_> = (1..starts.len())
+            .map(|k| {
+                let (stretch, first_line) = (stretch(k), first_lines[k]);
+                s.spawn(move || outcome(R::part(file, text, ranks), stretch, first_line))
+            })
+            .collect();
+        let first = outcome(head, stretch(0), first_lines[0]);
+        let others = others
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect();
+        (first, others)
+    });
+    Ok(Stretches::Read { first, others })
+}
