@@ -27,6 +27,9 @@ const WHOLE_AFTER: usize = 8;
 /// An empty leaf of the tournament.
 const EMPTY: (f64, u32) = (f64::INFINITY, u32::MAX);
 
+/// Resources a flow keeps in place: a route of up to four links and two DMA engines.
+const INLINE_USES: usize = 6;
+
 #[derive(Debug, Clone, Default)]
 struct Resource {
     capacity: f64,
@@ -54,10 +57,11 @@ struct Scratch {
 
 #[derive(Debug, Clone, Default)]
 struct Flow {
-    /// Its resources and weights.
-    uses: Vec<(u32, f64)>,
+    /// Its resources and weights (kept in place up to `INLINE_USES`: a message's route
+    /// and its two DMA engines, so that most flows allocate nothing).
+    uses: SmallVec<[(u32, f64); INLINE_USES]>,
     /// Where it stands in each resource's flow list (for removal).
-    slots: Vec<u32>,
+    slots: SmallVec<[u32; INLINE_USES]>,
     rate: f64,
     /// In a solve: the rate its resources of its own allow (those no other flow uses).
     cap: f64,
