@@ -7,23 +7,22 @@
 use crate::error::{Error, Result};
 use crate::frontends::goal::read::Reader;
 use crate::frontends::goal::text::blank_block_comments;
-use crate::frontends::stretches::{read_in_stretches, StretchReader, Stretches};
+use crate::frontends::stretches::{
+    read_in_stretches, stretch_count, StretchReader, Stretches, MIN_STRETCH_BYTES,
+};
 use crate::program::ops::Program;
-
-/// A stretch smaller than this is not worth a thread (bytes): about 10 ms of reading.
-pub const MIN_PART_BYTES: usize = 1 << 20;
 
 /// Reads a GOAL file on up to `threads` threads: the same program, or the same first
 /// error, on any number of threads.
 pub fn parse_on(file: &str, text: &str, threads: usize) -> Result<Program> {
-    parse(file, text, threads, MIN_PART_BYTES)
+    parse(file, text, threads, MIN_STRETCH_BYTES)
 }
 
 /// Reads `text` on up to `threads` threads, in stretches of at least `min_part` bytes.
 fn parse(file: &str, text: &str, threads: usize, min_part: usize) -> Result<Program> {
     let text = blank_block_comments(file, text)?;
     let text: &str = &text;
-    let parts = threads.min(text.len() / min_part.max(1)).max(1);
+    let parts = stretch_count(text.len(), threads, min_part);
     match read_in_stretches(file, text, parts, is_rank_line, Outcome::of)? {
         Stretches::NoRanks(head) => head.finish(),
         Stretches::Read { first, others } => merge(first, others),
@@ -174,7 +173,7 @@ mod tests {
             let prev = (r + ranks - 1) % ranks;
             text += &format!("rank {r} {{\nc: calc 10\ns: send 4096b to {next} tag 1\nr: recv 4096b from {prev} tag 1\ns requires c\nr irequires c\nl: calc 5 cpu 1\nl requires r\nl requires s\n}}\n");
         }
-        assert!(text.len() > 2 * MIN_PART_BYTES);
+        assert!(text.len() > 2 * MIN_STRETCH_BYTES);
         let from = text.find("rank 0").unwrap_or(0);
         let cuts = crate::frontends::lines::cuts(&text, from, 3, is_rank_line);
         assert_eq!(cuts.len(), 2);

@@ -6,23 +6,21 @@
 use crate::error::{Error, Result};
 use crate::frontends::schedule::line::At;
 use crate::frontends::schedule::read::{self, Reader};
-use crate::frontends::stretches::{read_in_stretches, StretchReader, Stretches};
+use crate::frontends::stretches::{
+    read_in_stretches, stretch_count, StretchReader, Stretches, MIN_STRETCH_BYTES,
+};
 use crate::program::ops::Program;
-
-/// A stretch smaller than this is not worth a thread (bytes): about 10 ms of reading
-/// (`nn-1m`'s 327 MB take 2.6–3.8 s on one thread).
-pub const MIN_PART_BYTES: usize = 1 << 20;
 
 /// Reads a schedule on up to `threads` threads: a large one's rank blocks are split into
 /// stretches read side by side. The same program, or the same first error, on any number
 /// of threads.
 pub fn parse_on(file: &str, text: &str, threads: usize) -> Result<Program> {
-    parse(file, text, threads, MIN_PART_BYTES)
+    parse(file, text, threads, MIN_STRETCH_BYTES)
 }
 
 /// Reads `text` on up to `threads` threads, in stretches of at least `min_part` bytes.
 fn parse(file: &str, text: &str, threads: usize, min_part: usize) -> Result<Program> {
-    let parts = threads.min(text.len() / min_part.max(1));
+    let parts = stretch_count(text.len(), threads, min_part);
     if parts < 2 {
         return read::parse(file, text);
     }
@@ -213,7 +211,7 @@ mod tests {
             let next = (r + 1) % ranks;
             text += &format!("rank {r}\nregion_begin step\nput {next} 4KB tag=1 @n.c:{r}\nsendrecv {next} 8 any 8\nallreduce 8\nrepeat 2 {{\nisend {next} 8 req=a\nwait a\n}}\npoll 1\nregion_end step\n");
         }
-        assert!(text.len() > 2 * MIN_PART_BYTES);
+        assert!(text.len() > 2 * MIN_STRETCH_BYTES);
         assert_eq!(cuts(&text, 0, 3, is_rank_line).len(), 2);
         let one = outcome(read::parse("s.sched", &text));
         assert_eq!(outcome(parse_on("s.sched", &text, 3)), one);
