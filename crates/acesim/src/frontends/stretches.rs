@@ -5,7 +5,6 @@
 //! format's own business (`schedule::parts`, `goal::parts`).
 
 use crate::error::Result;
-use crate::frontends::lines::{cuts, line_numbers};
 
 /// A stretch smaller than this is not worth a thread (bytes): about 10 ms of reading
 /// (`nn-1m`'s 327 MB schedule takes 2.6–3.8 s on one thread).
@@ -87,4 +86,48 @@ where
         (first, others)
     });
     Ok(Stretches::Read { first, others })
+}
+
+/// Where a text read on threads is cut after byte `from`: at lines `is_start` accepts (each
+/// the first line of a stretch a reader can take alone), near equal shares of the text after
+/// `from`, in order. Fewer than `parts - 1` cuts where such lines are scarce.
+pub fn cuts(text: &str, from: usize, parts: usize, is_start: impl Fn(&str) -> bool) -> Vec<usize> {
+    let bytes = text.as_bytes();
+    let mut cuts: Vec<usize> = Vec::new();
+    for k in 1..parts {
+        let target = from + (text.len() - from) * k / parts;
+        let mut at = match target {
+            t if t == 0 || bytes[t - 1] == b'\n' => t,
+            t => match memchr::memchr(b'\n', &bytes[t..]) {
+                Some(i) => t + i + 1,
+                None => break,
+            },
+        };
+        while at < text.len() {
+            let end = memchr::memchr(b'\n', &bytes[at..]).map_or(text.len(), |i| at + i);
+            let line = &text[at..end];
+            if is_start(line.strip_suffix('\r').unwrap_or(line)) {
+                break;
+            }
+            at = end + 1;
+        }
+        if at < text.len() && at > cuts.last().copied().unwrap_or(from) {
+            cuts.push(at);
+        }
+    }
+    cuts
+}
+
+/// The line numbers of the bytes `starts` (line starts, in order), the first being line
+/// `first_line`.
+pub fn line_numbers(text: &str, starts: &[usize], first_line: usize) -> Vec<usize> {
+    let mut numbers = Vec::with_capacity(starts.len());
+    let mut line = first_line;
+    for (k, &start) in starts.iter().enumerate() {
+        if k > 0 {
+            line += memchr::memchr_iter(b'\n', &text.as_bytes()[starts[k - 1]..start]).count();
+        }
+        numbers.push(line);
+    }
+    numbers
 }

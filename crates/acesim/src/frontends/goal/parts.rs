@@ -175,7 +175,7 @@ mod tests {
         }
         assert!(text.len() > 2 * MIN_STRETCH_BYTES);
         let from = text.find("rank 0").unwrap_or(0);
-        let cuts = crate::frontends::lines::cuts(&text, from, 3, is_rank_line);
+        let cuts = crate::frontends::stretches::cuts(&text, from, 3, is_rank_line);
         assert_eq!(cuts.len(), 2);
         let one = outcome(read::parse("g.goal", &text));
         assert!(!one.contains("error"), "{one}");

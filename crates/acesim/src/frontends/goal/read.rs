@@ -20,10 +20,10 @@ pub fn parse(file: &str, text: &str) -> Result<Program> {
 }
 
 /// A rank block read whole: its operations and their dependencies.
-pub struct Block {
-    pub rank: u32,
-    pub ops: Vec<Op>,
-    pub deps: RankDeps,
+struct Block {
+    rank: u32,
+    ops: Vec<Op>,
+    deps: RankDeps,
 }
 
 /// Where a `rank R {` line opened a block.
@@ -35,7 +35,7 @@ pub struct BlockStart {
 }
 
 pub struct Reader<'a> {
-    pub file: &'a str,
+    file: &'a str,
     /// The whole text, comments blanked (for the line of a rank's first block).
     text: &'a str,
     /// Known from the `num_ranks N` line on.

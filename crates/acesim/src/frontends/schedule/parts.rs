@@ -119,7 +119,7 @@ fn is_rank_line(line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frontends::lines::cuts;
+    use crate::frontends::stretches::cuts;
     use proptest::prelude::*;
 
     /// Pieces of rank blocks that read well: requests, lists, regions, loops,
