@@ -30,6 +30,7 @@ pub mod rng;
 pub mod run;
 pub mod runtime;
 pub mod units;
+pub mod zero_pages;
 
 pub use error::{Error, Result};
 pub use machine::config::MachineConfig;

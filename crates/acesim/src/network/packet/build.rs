@@ -7,6 +7,7 @@ use crate::machine::options::{Routing, SwitchAllocator};
 use crate::machine::topology::{LinkClass, LinkEnd, PlannedSize, Shape, Topology};
 use crate::network::interface::{LinkStats, NetStats, NicStats};
 use crate::network::link_kinds::{link_kinds, router_delay};
+use crate::zero_pages::ZeroPages;
 
 impl NetParams {
     pub fn from_config(c: &Machine) -> NetParams {
@@ -39,9 +40,10 @@ impl PacketNetwork {
     }
 
     /// Partition `me` of a parallel run whose routers are split by `of_router`. Its
-    /// arrays are indexed by the whole machine's ids; those of counts and credits are
-    /// written only at the links its routers and NICs send on, and the rest stay zero
-    /// pages the system does not back with memory.
+    /// arrays are indexed by the whole machine's ids but written only where it works: the
+    /// links and router inputs at its routers, the counts and credits of the links its
+    /// routers and NICs send on. The rest stay zero pages the system does not back with
+    /// memory (a partition of two holds half the machine's link and input rows).
     pub fn new_partition(
         topo: Topology,
         config: &Machine,
@@ -58,15 +60,29 @@ impl PacketNetwork {
         let params = NetParams::from_config(config);
         let nl = topo.num_links();
         let kinds = link_kinds(config);
-        let mut links = Vec::with_capacity(nl as usize);
-        for l in 0..nl {
+        // A partition holds the routers `part` gives it, their NICs, and the links that
+        // leave or enter them. The other entries of its machine-wide arrays stay zero
+        // pages that the system never backs with memory.
+        let holds_router = |r: u32| part.is_none_or(|(me, of)| of[r as usize] == me);
+        let holds_link = |l: u32| {
+            holds_router(topo.link_router(l))
+                || match topo.link_end(l) {
+                    Some(LinkEnd::RouterIn(port)) => {
+                        holds_router(topo.ports.port_router[port as usize])
+                    }
+                    Some(LinkEnd::NicIn(nic)) => holds_router(topo.nic_router(nic)),
+                    None => false,
+                }
+        };
+        let mut links = ZeroPages::<Link>::new(nl as usize);
+        for l in (0..nl).filter(|&l| holds_link(l)) {
             let class = topo.link_class(l);
             let (to, to_nic) = match topo.link_end(l) {
                 Some(LinkEnd::RouterIn(port)) => (port, false),
                 Some(LinkEnd::NicIn(nic)) => (nic, true),
                 None => (NONE, false),
             };
-            links.push(Link {
+            links[l as usize] = Link {
                 busy_until: 0,
                 free_seq: 0,
                 stalled_since: NOT_STALLED,
@@ -82,11 +98,11 @@ impl PacketNetwork {
                 to_nic,
                 network_hop: l < topo.num_ports() && !to_nic && to != NONE,
                 global: class == LinkClass::Global,
-            });
+            };
         }
         let vcs = params.vcs as usize;
         // A partition sends on the links that leave its routers (and their NICs).
-        let sends_on = |l: u32| part.is_none_or(|(me, of)| of[topo.link_router(l) as usize] == me);
+        let sends_on = |l: u32| holds_router(topo.link_router(l));
         let mut credits = vec![0i64; nl as usize * vcs];
         let buffer = params.buffer.map_or(i64::MAX, |b| b as i64);
         for l in (0..nl).filter(|&l| sends_on(l)) {
@@ -97,17 +113,21 @@ impl PacketNetwork {
         } else {
             Vec::new()
         };
-        let inputs = (0..topo.num_ports())
-            .map(|port| Input {
-                fifo: [(NONE, NONE); INLINE_VCS],
-                xbar_free: 0,
-                free_seq: 0,
-                router: topo.ports.port_router[port as usize],
-                upstream: topo.link_into_port(port).unwrap_or(NONE),
-                routed: 0,
-                free_pending: false,
-            })
-            .collect();
+        let mut inputs = ZeroPages::<Input>::new(topo.num_ports() as usize);
+        for port in 0..topo.num_ports() {
+            let router = topo.ports.port_router[port as usize];
+            if holds_router(router) {
+                inputs[port as usize] = Input {
+                    fifo: [(NONE, NONE); INLINE_VCS],
+                    xbar_free: 0,
+                    free_seq: 0,
+                    router,
+                    upstream: topo.link_into_port(port).unwrap_or(NONE),
+                    routed: 0,
+                    free_pending: false,
+                };
+            }
+        }
         let nics = vec![Nic::default(); topo.num_nics() as usize];
         let topo_nics = topo.num_nics() as usize;
         let params_seed = params.routing_seed;

@@ -97,7 +97,11 @@ impl PacketNetwork {
         }
         let waiting: usize = self.links.iter().map(|l| l.wait_len as usize).sum();
         let mut buffered = 0usize;
-        let inline = self.inputs.iter().flat_map(|i| i.fifo.iter());
+        // A partition holds only its routers' inputs (the others are zeroes).
+        let port_router = &self.topo.ports.port_router;
+        let inline = (self.inputs.iter().zip(port_router))
+            .filter(|&(_, &r)| self.elsewhere(r).is_none())
+            .flat_map(|(i, _)| i.fifo.iter());
         for &(mut p, _) in inline.chain(self.fifos.iter()) {
             while p != NONE {
                 buffered += 1;

@@ -155,10 +155,14 @@ impl PacketNetwork {
     /// Counts every credit still pending (the run is over) and returns the time of the
     /// latest, 0 if none: the run's last event would have been that credit's.
     pub(super) fn settle_all_credits(&mut self) -> Ps {
-        (0..self.links.len() as u32)
-            .map(|link| self.count_credits_before(link, (Ps::MAX, u64::MAX)))
-            .max()
-            .unwrap_or(0)
+        let mut latest = 0;
+        for link in 0..self.links.len() as u32 {
+            // A partition keeps only the credits of the links it sends on.
+            if self.sends_on(link) {
+                latest = latest.max(self.count_credits_before(link, (Ps::MAX, u64::MAX)));
+            }
+        }
+        latest
     }
 
     #[inline]

@@ -10,6 +10,7 @@ use crate::network::link_kinds::link_kinds;
 use crate::network::models::Model;
 use crate::network::partition::{partition, Partitioning};
 use crate::units::Ps;
+use crate::zero_pages::ZeroPages;
 
 impl PacketNetwork {
     /// How `parts` partitions split `topo` on `machine`: what `Network::partition` of a
@@ -189,8 +190,8 @@ impl Network for PacketNetwork {
         self.messages = Vec::new();
         self.free_messages = Vec::new();
         self.fifos = Vec::new();
-        self.inputs = Vec::new();
-        self.links = Vec::new();
+        self.inputs = ZeroPages::default();
+        self.links = ZeroPages::default();
         self.notices = Vec::new();
         self.pending_credits = Vec::new();
         self.free_pending_credits = Vec::new();

@@ -42,10 +42,10 @@ impl PacketNetwork {
             .clone()
             .filter(|&l| matches!(self.topo.link_end(l), Some(LinkEnd::RouterIn(_))))
             .filter(|&l| l < self.topo.num_ports())
-            .map(|l| self.kind(l).latency)
+            .map(|l| self.kind_of(l).latency)
             .min();
         between_routers
-            .or_else(|| links.map(|l| self.kind(l).latency).min())
+            .or_else(|| links.map(|l| self.kind_of(l).latency).min())
             .unwrap_or(1)
             .max(1)
     }
@@ -57,6 +57,19 @@ impl PacketNetwork {
                 out[to].append(events);
             }
         }
+    }
+
+    /// Link `l`'s kind from the topology (a partition's own array leaves out the links
+    /// that neither leave nor enter its routers).
+    fn kind_of(&self, l: u32) -> &LinkKind {
+        &self.kinds[self.topo.link_kind(l) as usize]
+    }
+
+    /// Whether this network sends on link `link` (the whole network, or the partition
+    /// of the router the link leaves): only then does it hold the link's sender state.
+    #[inline]
+    pub(super) fn sends_on(&self, link: u32) -> bool {
+        self.elsewhere(self.topo.link_router(link)).is_none()
     }
 
     /// The partition of router `router`, if this network is one of several and it is not

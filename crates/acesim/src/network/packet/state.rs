@@ -8,6 +8,7 @@ use crate::network::interface::{ModelEvent, NetStats, Notice};
 pub(super) use crate::network::link_kinds::LinkKind;
 use crate::rng::Rng;
 use crate::units::Ps;
+use crate::zero_pages::ZeroPages;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -132,7 +133,7 @@ pub(super) struct Message {
 
 /// A link's sender side as a hop reads and writes it: one cache line (its statistics and
 /// credits are kept apart).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, bytemuck::Zeroable)]
 #[repr(align(64))]
 pub(super) struct Link {
     pub(super) busy_until: Ps,
@@ -167,7 +168,7 @@ pub(super) struct Link {
 }
 
 /// A router input port as a hop reads and writes it (one cache line).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, bytemuck::Zeroable)]
 #[repr(align(64))]
 pub(super) struct Input {
     /// Its VCs' FIFOs (first and last packet, a list through `Packet::fifo_next`; `NONE`
@@ -220,7 +221,7 @@ pub struct NetParams {
 pub struct PacketNetwork {
     pub topo: Topology,
     pub params: NetParams,
-    pub(super) links: Vec<Link>,
+    pub(super) links: ZeroPages<Link>,
     /// Per `LinkClass`: rate, latency and sender delay.
     pub(super) kinds: Vec<LinkKind>,
     /// Credits (free bytes in the downstream buffer) per link and VC.
@@ -231,7 +232,7 @@ pub struct PacketNetwork {
     pub(super) free_big_credits: Vec<u32>,
     pub(super) free_pending_credits: Vec<u32>,
     /// Router input ports.
-    pub(super) inputs: Vec<Input>,
+    pub(super) inputs: ZeroPages<Input>,
     /// Input FIFOs per router port and VC when there are more than `INLINE_VCS` VCs (see
     /// `Input::fifo`).
     pub(super) fifos: Vec<(u32, u32)>,
