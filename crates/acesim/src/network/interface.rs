@@ -87,10 +87,13 @@ pub struct NetStats {
     pub link_activity: Option<Vec<Vec<(Ps, Ps)>>>,
 }
 
-/// The entries of `v` that are not zero, with their indices.
-fn seen<T: Copy + Default + PartialEq>(v: &[T]) -> Vec<(u32, T)> {
+/// The entries of `v` that are not zero, with their indices, looking only at the
+/// indices `may_count` allows (the others are known to be zero, and may be zero pages
+/// never written, which reading would map).
+fn seen<T: Copy + Default + PartialEq>(v: &[T], may_count: impl Fn(u32) -> bool) -> Vec<(u32, T)> {
     let zero = T::default();
     (0..v.len() as u32)
+        .filter(|&i| may_count(i))
         .map(|i| (i, v[i as usize]))
         .filter(|(_, x)| *x != zero)
         .collect()
@@ -112,13 +115,14 @@ pub struct SparseStats {
 type Busy = Vec<(Ps, Ps)>;
 
 impl NetStats {
-    /// These counts without the links and NICs that counted nothing.
-    pub fn sparse(self) -> SparseStats {
+    /// These counts without the links and NICs that counted nothing; of the links, only
+    /// those `counted_on` says this network counts at (a partition: those it sends on).
+    pub fn sparse(self, counted_on: impl Fn(u32) -> bool) -> SparseStats {
         SparseStats {
             links: self.links.len(),
             nics: self.nics.len(),
-            link_counts: seen(&self.links),
-            nic_counts: seen(&self.nics),
+            link_counts: seen(&self.links, counted_on),
+            nic_counts: seen(&self.nics, |_| true),
             counters: self.counters,
             link_activity: self.link_activity.map(|a| {
                 a.into_iter()

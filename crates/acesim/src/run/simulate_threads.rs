@@ -94,12 +94,36 @@ pub(super) fn simulate_threads(
         .map(|p| (p.next_time(), p.tally(), p.q.now()))
         .collect();
     let (stopped, end) = stop_of(&status, limit, count.reached);
-    let mut ends = Vec::with_capacity(parts.len());
-    let (mut nets, mut runtimes) = (Vec::new(), Vec::new());
-    for (i, p) in parts.into_iter().enumerate() {
-        let (ended, net, rt) = Ended::of(p, end, stopped.is_none(), i == 0);
+    // Each partition ends on a thread of its own (settling its credits). Only the first's
+    // network is kept, and the others' counts are added to it: the rest of their networks
+    // is freed on their threads, before the runtimes are merged, which is when a large run
+    // peaks.
+    let complete = stopped.is_none();
+    let mut parts = parts.into_iter();
+    let first = parts
+        .next()
+        .ok_or_else(|| Error::Internal("a run with no partition".into()))?;
+    let (first_end, mut net, first_rt, others) = std::thread::scope(|s| {
+        let others: Vec<_> = parts
+            .map(|p| {
+                s.spawn(move || {
+                    let (ended, mut net, rt) = Ended::of(p, end, complete, true);
+                    let counts = std::mem::take(&mut net.stats);
+                    drop(net);
+                    (ended, rt, counts)
+                })
+            })
+            .collect();
+        let (ended, net, rt) = Ended::of(first, end, complete, true);
+        let others: Vec<_> = others.into_iter().map(|h| h.join()).collect();
+        (ended, net, rt, others)
+    });
+    let (mut ends, mut runtimes) = (vec![first_end], vec![first_rt]);
+    for (part, other) in (1..).zip(others) {
+        let (ended, rt, counts) =
+            other.map_err(|_| Error::Internal("ending a partition failed".into()))?;
+        net.add_counts_of(part, &counts);
         ends.push(ended);
-        nets.push(net);
         runtimes.push(rt);
     }
     let parallel = Parallel {
@@ -108,10 +132,6 @@ pub(super) fn simulate_threads(
         windows: count.windows,
         crossings: count.crossings,
     };
-    // Only the first partition's network is kept (for the counts merged into it): the
-    // others' go before the runtimes are merged, which is when a large run peaks.
-    let net = nets.swap_remove(0);
-    drop(nets);
     options.phases.lap("end partitions");
     finish(
         net,
@@ -313,7 +333,7 @@ impl Ended {
             stats: if keeps_counts {
                 SparseStats::default()
             } else {
-                std::mem::take(&mut net.stats).sparse()
+                net.take_sparse_stats()
             },
         };
         (ended, net, rt)

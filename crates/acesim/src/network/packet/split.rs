@@ -12,7 +12,7 @@
 use super::state::*;
 use crate::engine::Schedule;
 use crate::machine::topology::ports::LinkEnd;
-use crate::network::interface::{LinkStats, NetCounters, NetStats, NicStats};
+use crate::network::interface::{LinkStats, NetCounters, NetStats, NicStats, SparseStats};
 use crate::units::Ps;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -48,6 +48,13 @@ impl PacketNetwork {
             .or_else(|| links.map(|l| self.kind_of(l).latency).min())
             .unwrap_or(1)
             .max(1)
+    }
+
+    /// What this partition counted, for another's network to add (`NetStats::sparse`):
+    /// links are counted by their sender, so only the links it sends on are read.
+    pub fn take_sparse_stats(&mut self) -> SparseStats {
+        let stats = std::mem::take(&mut self.stats);
+        stats.sparse(|link| self.sends_on(link))
     }
 
     /// The events for other partitions since the last call, by partition.
@@ -290,6 +297,30 @@ impl PacketNetwork {
         if let (Some(s), Some(at)) = (&mut self.split, at) {
             s.emptied_at[link as usize] = at;
         }
+    }
+
+    /// Adds what partition `part` of the same run counted (its network's counts, taken
+    /// whole) to this network's. A link is counted only by its sender, so only the links
+    /// `part` sends on are read: the rest of its arrays may be zero pages never written.
+    pub fn add_counts_of(&mut self, part: u32, other: &NetStats) {
+        let Some(split) = &self.split else {
+            return self.stats.add(other);
+        };
+        let of_router = &split.of_router;
+        let stats = &mut self.stats;
+        for link in 0..stats.links.len().min(other.links.len()) {
+            if of_router[self.topo.link_router(link as u32) as usize] != part {
+                continue;
+            }
+            stats.links[link].add(&other.links[link]);
+            if let (Some(mine), Some(theirs)) = (&mut stats.link_activity, &other.link_activity) {
+                mine[link].extend_from_slice(&theirs[link]);
+            }
+        }
+        for (a, b) in stats.nics.iter_mut().zip(&other.nics) {
+            a.add(b);
+        }
+        stats.counters.add(&other.counters);
     }
 
     /// Bytes of the packets alive in this partition that are in the network (between two
