@@ -299,9 +299,10 @@ pub(super) struct Ended {
 }
 
 impl Ended {
-    /// Partition `p` ended at `end` (`complete`: with nothing left to do). The network
-    /// that `finish` adds the others' counts to keeps its own (`keeps_counts`): only the
-    /// other partitions' are made sparse, which reads every link.
+    /// Partition `p` ended at `end` (`complete`: with nothing left to do). Its network
+    /// keeps its counts (`keeps_counts`) on threads, where they are added whole
+    /// (`PacketNetwork::add_counts_of`), and in process 0's first partition; the other
+    /// processes' partitions make them sparse to send them, reading the links they send on.
     pub(super) fn of(
         p: ProgramPart<PacketNetwork>,
         end: Ps,
