@@ -47,14 +47,13 @@ impl<T: Zeroable> ZeroPages<T> {
                 0,
             )
         };
-        if p == libc::MAP_FAILED {
-            let layout = std::alloc::Layout::from_size_align(bytes, 4096)
-                .unwrap_or(std::alloc::Layout::new::<T>());
-            std::alloc::handle_alloc_error(layout);
-        }
-        ZeroPages {
-            ptr: std::ptr::NonNull::new(p.cast()).unwrap_or(std::ptr::NonNull::dangling()),
-            len,
+        match std::ptr::NonNull::new(p.cast()) {
+            Some(ptr) if p != libc::MAP_FAILED => ZeroPages { ptr, len },
+            // Out of memory, as `Vec` reports it.
+            _ => std::alloc::handle_alloc_error(
+                std::alloc::Layout::from_size_align(bytes, 4096)
+                    .unwrap_or(std::alloc::Layout::new::<T>()),
+            ),
         }
     }
 }

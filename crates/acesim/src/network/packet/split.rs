@@ -310,7 +310,7 @@ impl PacketNetwork {
         let stats = &mut self.stats;
         for link in 0..stats.links.len().min(other.links.len()) {
             if of_router[self.topo.link_router(link as u32) as usize] != part {
-                continue;
+                continue; // `part` does not send on it: it counted nothing there
             }
             stats.links[link].add(&other.links[link]);
             if let (Some(mine), Some(theirs)) = (&mut stats.link_activity, &other.link_activity) {
