@@ -55,13 +55,24 @@ struct Scratch {
     leaf: u32,
 }
 
+/// A resource a flow uses: its weight there, and where the flow stands in the resource's
+/// flow list (for removal). 16 bytes, as a (resource, weight) pair is with its padding.
+#[derive(Debug, Clone, Copy)]
+struct Use {
+    resource: u32,
+    slot: u32,
+    weight: f64,
+}
+
+/// A flow's resources (kept in place up to `INLINE_USES`: a message's route and its two
+/// DMA engines, so that most flows allocate nothing). Apart from `Flow`: a solve reads the
+/// rates and marks of many more flows than it reads the routes of.
+type Route = SmallVec<[Use; INLINE_USES]>;
+
+/// What a solve reads and writes of a flow, 32 bytes: the flows of a solve's resources fit
+/// in the core's cache where their routes would not.
 #[derive(Debug, Clone, Default)]
 struct Flow {
-    /// Its resources and weights (kept in place up to `INLINE_USES`: a message's route
-    /// and its two DMA engines, so that most flows allocate nothing).
-    uses: SmallVec<[(u32, f64); INLINE_USES]>,
-    /// Where it stands in each resource's flow list (for removal).
-    slots: SmallVec<[u32; INLINE_USES]>,
     rate: f64,
     /// In a solve: the rate its resources of its own allow (those no other flow uses).
     cap: f64,
@@ -71,6 +82,9 @@ struct Flow {
     /// The resource that set its rate (`NONE` before a solve): where a later solve checks
     /// first that it still holds the flow back.
     bottleneck: u32,
+    /// Outside a solve: the round (`MaxMin::visit`) whose resources included its
+    /// bottleneck (so that widening need not look the resource up).
+    reached: u32,
 }
 
 /// Resources, flows and their max-min rates.
@@ -78,6 +92,7 @@ struct Flow {
 pub struct MaxMin {
     resources: Vec<Resource>,
     flows: Vec<Flow>,
+    routes: Vec<Route>,
     free_flows: Vec<u32>,
     /// Resources changed since the last solve (a resource may be listed twice: the solve
     /// visits it once).
@@ -146,6 +161,7 @@ impl MaxMin {
             Some(id) => id,
             None => {
                 self.flows.push(Flow::default());
+                self.routes.push(Route::new());
                 (self.flows.len() - 1) as u32
             }
         };
@@ -159,13 +175,17 @@ impl MaxMin {
         let fits = uses
             .iter()
             .all(|&(r, w)| fits_in(&self.resources[r as usize], w));
-        // The slot's lists of its last flow are reused (a run starts millions of flows).
-        let mut slots = std::mem::take(&mut self.flows[id as usize].slots);
-        slots.clear();
+        // The slot's route of its last flow is reused (a run starts millions of flows).
+        let mut route = std::mem::take(&mut self.routes[id as usize]);
+        route.clear();
         for &(r, w) in uses {
             let res = &mut self.resources[r as usize];
             let room = fits_in(res, w);
-            slots.push(res.flows.len() as u32);
+            route.push(Use {
+                resource: r,
+                slot: res.flows.len() as u32,
+                weight: w,
+            });
             res.flows.push((id, w));
             if fits {
                 res.load += w * alone;
@@ -173,10 +193,8 @@ impl MaxMin {
                 self.mark(r);
             }
         }
+        self.routes[id as usize] = route;
         let f = &mut self.flows[id as usize];
-        f.uses.clear();
-        f.uses.extend_from_slice(uses);
-        f.slots = slots;
         f.rate = if fits { alone } else { 0.0 };
         f.active = true;
         f.bottleneck = tightest;
@@ -186,32 +204,29 @@ impl MaxMin {
     /// Ends a flow. Only the flows on a resource it filled may speed up (at the next
     /// `solve`): elsewhere nobody was held back.
     pub fn remove_flow(&mut self, id: u32) {
-        let mut f = std::mem::take(&mut self.flows[id as usize]);
-        for (i, &(r, w)) in f.uses.iter().enumerate() {
-            let slot = f.slots[i] as usize;
+        let rate = self.flows[id as usize].rate;
+        let mut route = std::mem::take(&mut self.routes[id as usize]);
+        for u in &route {
+            let (r, slot) = (u.resource, u.slot as usize);
             let res = &mut self.resources[r as usize];
             let full = res.load >= res.capacity * (1.0 - FIT);
-            res.load = (res.load - w * f.rate).max(0.0);
+            res.load = (res.load - u.weight * rate).max(0.0);
             res.flows.swap_remove(slot);
             if let Some(&(moved, _)) = res.flows.get(slot) {
                 // The flow moved into `slot` keeps its index right.
-                let m = &mut self.flows[moved as usize];
-                if let Some(k) = m.uses.iter().position(|&(rr, _)| rr == r) {
-                    m.slots[k] = slot as u32;
+                let m = &mut self.routes[moved as usize];
+                if let Some(k) = m.iter_mut().find(|k| k.resource == r) {
+                    k.slot = slot as u32;
                 }
             }
             if full && !self.resources[r as usize].flows.is_empty() {
                 self.mark(r);
             }
         }
-        // The slot keeps its lists' memory for the next flow.
-        f.uses.clear();
-        f.slots.clear();
-        self.flows[id as usize] = Flow {
-            uses: f.uses,
-            slots: f.slots,
-            ..Default::default()
-        };
+        // The slot keeps its route's memory for the next flow.
+        route.clear();
+        self.routes[id as usize] = route;
+        self.flows[id as usize] = Flow::default();
         self.free_flows.push(id);
     }
 
@@ -228,8 +243,11 @@ impl MaxMin {
         self.flows[id as usize].rate
     }
 
-    pub fn uses(&self, id: u32) -> &[(u32, f64)] {
-        &self.flows[id as usize].uses
+    /// The resources of flow `id` and its weight on each.
+    pub fn uses(&self, id: u32) -> impl Iterator<Item = (u32, f64)> + '_ {
+        self.routes[id as usize]
+            .iter()
+            .map(|u| (u.resource, u.weight))
     }
 
     /// Whether anything changed since the last solve.
@@ -310,8 +328,8 @@ impl MaxMin {
         while i < flows.len() {
             let f = flows[i] as usize;
             i += 1;
-            for k in 0..self.flows[f].uses.len() {
-                let r = self.flows[f].uses[k].0;
+            for k in 0..self.routes[f].len() {
+                let r = self.routes[f][k].resource;
                 if self.resources[r as usize].flows.len() > 1 {
                     self.join_flows_on(r, visit, flows);
                 }
@@ -331,7 +349,8 @@ impl MaxMin {
         let visit = self.visit;
         for &f in flows {
             let (mut cap, mut cap_at) = (f64::INFINITY, NONE);
-            for &(r, w) in &self.flows[f as usize].uses {
+            for u in &self.routes[f as usize] {
+                let (r, w) = (u.resource, u.weight);
                 let res = &mut self.resources[r as usize];
                 if res.flows.len() > 1 {
                     if res.seen != visit {
@@ -362,9 +381,12 @@ impl MaxMin {
         let solve = self.solve;
         for (&r, sc) in self.component.iter().zip(self.scratch.iter_mut()) {
             for &(g, w) in &self.resources[r as usize].flows {
-                let flow = &self.flows[g as usize];
+                let flow = &mut self.flows[g as usize];
                 if flow.seen != solve {
                     sc.fixed_load += w * flow.rate;
+                    if flow.bottleneck == r {
+                        flow.reached = visit;
+                    }
                 }
             }
         }
@@ -378,15 +400,14 @@ impl MaxMin {
         let (solve, visit) = (self.solve, self.visit);
         let before = flows.len();
         // The lists are borrowed apart, so the loops index nothing twice.
-        let (resources, all) = (&self.resources, &mut self.flows);
+        let (resources, routes, all) = (&self.resources, &self.routes, &mut self.flows);
         for &r in &self.component {
             for &(g, _) in &resources[r as usize].flows {
                 let flow = &all[g as usize];
                 // A bottleneck outside the round is as it was: it still holds.
-                let b = flow.bottleneck;
                 if flow.seen == solve
-                    || (b != NONE && resources[b as usize].seen != visit)
-                    || bottlenecked(resources, all, g)
+                    || (flow.bottleneck != NONE && flow.reached != visit)
+                    || bottlenecked(resources, routes, all, g)
                 {
                     continue;
                 }
@@ -396,13 +417,13 @@ impl MaxMin {
         }
         for i in 0..before {
             let f = flows[i];
-            if bottlenecked(resources, all, f) {
+            if bottlenecked(resources, routes, all, f) {
                 continue;
             }
             // The faster flows outside the solve on its full resources hold it back.
             let rate = all[f as usize].rate;
-            for k in 0..all[f as usize].uses.len() {
-                let r = all[f as usize].uses[k].0;
+            for u in &routes[f as usize] {
+                let r = u.resource;
                 let res = &resources[r as usize];
                 if !full(res) {
                     continue;
@@ -559,7 +580,8 @@ impl MaxMin {
         let flow = &mut self.flows[f as usize];
         flow.fixed = true;
         flow.rate = rate;
-        for &(r, w) in &flow.uses {
+        for u in &self.routes[f as usize] {
+            let (r, w) = (u.resource, u.weight);
             let res = &mut self.resources[r as usize];
             if res.flows.len() == 1 {
                 res.load = w * rate;
@@ -608,11 +630,11 @@ impl MaxMin {
     /// (within `1e-9`). Max-min rates give every flow one.
     pub fn unbottlenecked(&self) -> Option<u32> {
         self.flows.iter().enumerate().find_map(|(f, flow)| {
-            if !flow.active || flow.uses.iter().all(|&(_, w)| w <= 0.0) {
+            if !flow.active || self.uses(f as u32).all(|(_, w)| w <= 0.0) {
                 return None;
             }
             let most = flow.rate * (1.0 + 1e-9);
-            let limited = flow.uses.iter().any(|&(r, w)| {
+            let limited = self.uses(f as u32).any(|(r, w)| {
                 let res = &self.resources[r as usize];
                 let load: f64 = res
                     .flows
@@ -673,22 +695,22 @@ fn full(res: &Resource) -> bool {
 
 /// Whether flow `f` has a bottleneck: a full resource it uses on which no flow is faster
 /// (within rounding). The one it had is tried first; another one found is kept.
-fn bottlenecked(resources: &[Resource], flows: &mut [Flow], f: u32) -> bool {
+fn bottlenecked(resources: &[Resource], routes: &[Route], flows: &mut [Flow], f: u32) -> bool {
     let flow = &flows[f as usize];
     if flow.bottleneck != NONE && holds_back(resources, flows, f, flow.bottleneck) {
         return true;
     }
+    let route = &routes[f as usize];
     // A flow that loads nothing has nothing to solve.
-    if flow.uses.iter().all(|&(_, w)| w <= 0.0) {
+    if route.iter().all(|u| u.weight <= 0.0) {
         return true;
     }
-    let found = flow
-        .uses
+    let found = route
         .iter()
-        .find(|&&(r, w)| w > 0.0 && holds_back(resources, flows, f, r));
+        .find(|u| u.weight > 0.0 && holds_back(resources, flows, f, u.resource));
     match found {
-        Some(&(r, _)) => {
-            flows[f as usize].bottleneck = r;
+        Some(u) => {
+            flows[f as usize].bottleneck = u.resource;
             true
         }
         None => false,
@@ -838,7 +860,7 @@ mod tests {
             for (i, &f) in ids.iter().enumerate() {
                 if gone.contains(&i) { continue; }
                 let rate = m.rate(f);
-                let fair = m.uses(f).iter().any(|&(r, _)| {
+                let fair = m.uses(f).any(|(r, _)| {
                     let res = &m.resources[r as usize];
                     let load: f64 = res.flows.iter().map(|&(g, w)| w * m.rate(g)).sum();
                     load >= res.capacity * (1.0 - 1e-9)
