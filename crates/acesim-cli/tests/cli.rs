@@ -1144,3 +1144,46 @@ fn timings_name_each_phase_on_stderr_and_change_no_output() {
     }
     assert!(jsons[0] == jsons[1], "--timings changed the JSON");
 }
+
+/// A program read from a pipe (`/dev/stdin`) runs as the same program read from a file:
+/// the check for binary files must not eat the pipe's first bytes, and a pipe cannot be
+/// mapped into memory as a file is.
+#[cfg(unix)]
+#[test]
+fn a_program_from_a_pipe_runs_as_from_a_file() {
+    use std::io::Write;
+    let program = "ranks 2\nrank 0\nsend 1 4KB tag=0\nrank 1\nrecv 0 4KB tag=0\n";
+    let dir = scratch(&[("p.sched", program)]);
+    let from_file = acesim(&["run", "p.sched", "--json", "file.json"], dir.path());
+    assert!(from_file.status.success(), "{}", stderr(&from_file));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_acesim"))
+        .args([
+            "run",
+            "/dev/stdin",
+            "--format",
+            "schedule",
+            "--json",
+            "pipe.json",
+        ])
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(program.as_bytes())
+        .unwrap();
+    let from_pipe = child.wait_with_output().unwrap();
+    assert!(from_pipe.status.success(), "{}", stderr(&from_pipe));
+    let json = |f: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join(f)).unwrap()).unwrap()
+    };
+    let (a, b) = (json("file.json"), json("pipe.json"));
+    assert_eq!(a["predicted_time_ps"], b["predicted_time_ps"]);
+    assert_eq!(a["operations"], b["operations"]);
+    assert!(a["predicted_time_ps"].as_u64().unwrap() > 0);
+}

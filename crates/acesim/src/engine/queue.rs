@@ -61,6 +61,71 @@ const INSERT_WITHIN: usize = 64;
 #[cfg(test)]
 const INSERT_WITHIN: usize = 2;
 
+/// A list that held more events than this is big: once spent, it is kept for the next burst
+/// (up to `SPARE_LISTS` of them) or gives its memory back. A burst of millions of events at
+/// one time (a million NICs starting at once) would otherwise take fresh memory each time,
+/// and each fresh page is a page fault: 1.6 to 4 µs each on a virtual machine, more than
+/// the 170 events the page holds cost to handle.
+#[cfg(not(test))]
+const BIG_LIST: usize = 1 << 16;
+const SPARE_LISTS: usize = 2;
+/// A full list this long or longer moves into a larger spare one instead of growing.
+#[cfg(not(test))]
+const GROW_FROM_SPARE: usize = 1 << 14;
+/// Tests: the spare lists are taken and given back on small runs.
+#[cfg(test)]
+const BIG_LIST: usize = 8;
+#[cfg(test)]
+const GROW_FROM_SPARE: usize = 4;
+
+/// Appends `entry` to `list`; a long full list moves into a larger spare list first.
+#[inline(always)]
+fn push<E: Copy>(list: &mut Vec<Entry<E>>, spare: &mut Vec<Vec<Entry<E>>>, entry: Entry<E>) {
+    if list.len() == list.capacity() && list.len() >= GROW_FROM_SPARE {
+        grow_into_spare(list, spare);
+    }
+    list.push(entry);
+}
+
+#[cold]
+#[inline(never)]
+fn grow_into_spare<E: Copy>(list: &mut Vec<Entry<E>>, spare: &mut Vec<Vec<Entry<E>>>) {
+    if let Some(i) = spare.iter().position(|s| s.capacity() > list.len()) {
+        let mut larger = spare.swap_remove(i);
+        larger.extend_from_slice(list);
+        let mut outgrown = std::mem::replace(list, larger);
+        outgrown.clear();
+        if outgrown.capacity() > BIG_LIST {
+            keep_spare(spare, &mut outgrown);
+        }
+    }
+}
+
+/// Makes empty `list` a spare one with room for `needed` entries, if a spare list has it.
+fn take_spare<E>(spare: &mut Vec<Vec<Entry<E>>>, list: &mut Vec<Entry<E>>, needed: usize) {
+    if let Some(i) = spare.iter().position(|s| s.capacity() >= needed) {
+        let larger = spare.swap_remove(i);
+        let mut small = std::mem::replace(list, larger);
+        if small.capacity() > BIG_LIST {
+            keep_spare(spare, &mut small);
+        }
+    }
+}
+
+/// Keeps big empty `list`'s memory as a spare list (the larger ones, up to `SPARE_LISTS`);
+/// `list` keeps a small one.
+fn keep_spare<E>(spare: &mut Vec<Vec<Entry<E>>>, list: &mut Vec<Entry<E>>) {
+    debug_assert!(list.is_empty());
+    if spare.len() < SPARE_LISTS {
+        spare.push(std::mem::take(list));
+    } else if let Some(smallest) = spare.iter_mut().min_by_key(|s| s.capacity()) {
+        if smallest.capacity() < list.capacity() {
+            std::mem::swap(smallest, list);
+        }
+    }
+    list.shrink_to(1 << 10);
+}
+
 /// Fills `out` with `sorted` and `late` merged in key order (`late` gets sorted).
 fn merge_by_key<E: Copy>(out: &mut Vec<Entry<E>>, sorted: &[Entry<E>], late: &mut [Entry<E>]) {
     late.sort_unstable_by_key(|e| e.0);
@@ -113,6 +178,8 @@ pub struct EventQueue<E> {
     /// before its end (see `INSERT_WITHIN`): the next event is the lower of the two firsts.
     current: Vec<Entry<E>>,
     head: usize,
+    /// Spent lists of past bursts, empty, kept for the next (see `BIG_LIST`).
+    spare: Vec<Vec<Entry<E>>>,
     early: BinaryHeap<Early<E>>,
     groups: Vec<Group<E>>,
     /// First free group (a list through `Group::next`).
@@ -184,6 +251,7 @@ impl<E: Copy> EventQueue<E> {
             .max(MIN_COUNTER_BITS);
         EventQueue {
             current: Vec::new(),
+            spare: Vec::new(),
             head: 0,
             early: BinaryHeap::new(),
             groups: Vec::new(),
@@ -311,8 +379,8 @@ impl<E: Copy> EventQueue<E> {
         };
         let group = &mut self.groups[g as usize];
         match group.events.last() {
-            Some(&(last, _)) if last > key => group.late.push((key, event)),
-            _ => group.events.push((key, event)),
+            Some(&(last, _)) if last > key => push(&mut group.late, &mut self.spare, (key, event)),
+            _ => push(&mut group.events, &mut self.spare, (key, event)),
         }
     }
 
@@ -470,7 +538,7 @@ impl<E: Copy> EventQueue<E> {
     fn insert_current(&mut self, key: u64, event: E) {
         match self.current.last() {
             Some(&(last, _)) if last > key => self.insert_current_early(key, event),
-            _ => self.current.push((key, event)),
+            _ => push(&mut self.current, &mut self.spare, (key, event)),
         }
     }
 
@@ -539,24 +607,25 @@ impl<E: Copy> EventQueue<E> {
             // The group is about to be reused for another time.
             self.last_push = (0, NO_GROUP);
         }
-        // The spent list goes back to the group, which is free again: lists are reused,
-        // but a huge one (a burst of events at one time) does not keep its memory.
+        // The spent list goes back to the group, which is free again: lists are reused.
         self.current.clear();
-        if self.current.capacity() > 1 << 16 {
-            self.current.shrink_to(1 << 10);
-        }
         let group = &mut self.groups[g as usize];
         if group.late.is_empty() {
             std::mem::swap(&mut self.current, &mut group.events);
         } else {
+            let needed = group.events.len() + group.late.len();
+            if self.current.capacity() < needed {
+                take_spare(&mut self.spare, &mut self.current, needed);
+            }
             merge_by_key(&mut self.current, &group.events, &mut group.late);
             group.events.clear();
             group.late.clear();
-            // The group is free now: a list that held a burst gives its memory back.
-            for list in [&mut group.events, &mut group.late] {
-                if list.capacity() > 1 << 16 {
-                    list.shrink_to(1 << 10);
-                }
+        }
+        // A list that held a burst (millions of events at one time) is kept for the next
+        // burst or gives its memory back.
+        for list in [&mut group.events, &mut group.late] {
+            if list.capacity() > BIG_LIST {
+                keep_spare(&mut self.spare, list);
             }
         }
         group.next = self.free;

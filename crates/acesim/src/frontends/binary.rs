@@ -13,6 +13,10 @@ pub fn check_not_binary(path: &Path) -> crate::error::Result<()> {
     let Ok(f) = std::fs::File::open(path) else {
         return Ok(()); // Reading it says why.
     };
+    // A pipe (`/dev/stdin`, `<(...)`) cannot be read twice: its head is the program's.
+    if !f.metadata().is_ok_and(|m| m.is_file()) {
+        return Ok(());
+    }
     if f.take(4096).read_to_end(&mut head).is_err() {
         return Ok(());
     }

@@ -6,8 +6,7 @@ use crate::error::{Error, Location, Result};
 use crate::frontends::format::Format;
 use crate::frontends::record::RecordOptions;
 use crate::frontends::{dumpi, goal, mgen, otf2, python, schedule, ti};
-use crate::program::{read_text, Program};
-use std::borrow::Cow;
+use crate::program::{with_text, Program};
 use std::path::Path;
 
 /// Where a program comes from: a file, or text already read (the Python binding's).
@@ -88,8 +87,12 @@ pub fn load(
         }
         // A motif takes the rank count it is given (and checks its parameters against it).
         Format::Motif => return crate::frontends::motif::program(&name, ranks, args),
-        Format::Goal => goal::parse_on(&name, &text_of(source)?, options.read_threads)?,
-        Format::Schedule => schedule::parse_on(&name, &text_of(source)?, options.read_threads)?,
+        Format::Goal => with_text_of(source, |text| {
+            goal::parse_on(&name, text, options.read_threads)
+        })?,
+        Format::Schedule => with_text_of(source, |text| {
+            schedule::parse_on(&name, text, options.read_threads)
+        })?,
         Format::Dumpi => {
             let path = match source {
                 Source::File(path) => path,
@@ -158,15 +161,15 @@ pub fn record(
     }
 }
 
-/// The text of a program given as text or as a file.
-fn text_of(source: Source) -> Result<Cow<str>> {
-    Ok(match source {
+/// Calls `f` with the text of a program given as text or as a file.
+fn with_text_of<T>(source: Source, f: impl FnOnce(&str) -> Result<T>) -> Result<T> {
+    match source {
         Source::File(path) => {
             crate::frontends::binary::check_not_binary(path)?;
-            Cow::Owned(read_text(path)?)
+            with_text(path, f)
         }
-        Source::Text { text, .. } => Cow::Borrowed(text),
-    })
+        Source::Text { text, .. } => f(text),
+    }
 }
 
 /// Records a C or Python program and reads the schedule it wrote.

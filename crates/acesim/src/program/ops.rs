@@ -543,18 +543,46 @@ pub(crate) fn intern(table: &mut Vec<String>, name: &str) -> u32 {
 /// Reads a program's text; a file that is not UTF-8 text is reported at the line and
 /// column of its first bad byte.
 pub fn read_text(path: &std::path::Path) -> crate::error::Result<String> {
-    use crate::error::line_col;
     let name = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| Error::io(&name, e))?;
-    String::from_utf8(bytes).map_err(|e| {
-        let good = e.utf8_error().valid_up_to();
-        let text = String::from_utf8_lossy(&e.as_bytes()[..good]);
-        let (line, col) = line_col(&text, good);
-        Error::input(
-            Location::at(name, line, col),
-            "not UTF-8 text: expected a text file (a schedule, GOAL file or program)",
-        )
-    })
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(text),
+        Err(e) => Err(not_utf8(&name, e.as_bytes(), e.utf8_error())),
+    }
+}
+
+/// Calls `f` with the text of `path`, mapped into memory rather than read: a schedule of
+/// hundreds of megabytes is then read where it lies in the page cache, with no copy and no
+/// fresh pages (each one a page fault, microseconds on a virtual machine). What cannot be
+/// mapped (a pipe) is read. A file that is not UTF-8 text is reported as `read_text` does.
+pub fn with_text<T>(
+    path: &std::path::Path,
+    f: impl FnOnce(&str) -> crate::error::Result<T>,
+) -> crate::error::Result<T> {
+    let name = path.display().to_string();
+    let file = std::fs::File::open(path).map_err(|e| Error::io(&name, e))?;
+    // SAFETY: the map is read-only and lives only while `f` reads it. Another process
+    // truncating the file meanwhile would end the run with SIGBUS instead of an error;
+    // one rewriting it would change the text read, as it would a read in pieces.
+    let Ok(map) = (unsafe { memmap2::Mmap::map(&file) }) else {
+        return f(&read_text(path)?);
+    };
+    match std::str::from_utf8(&map) {
+        Ok(text) => f(text),
+        Err(e) => Err(not_utf8(&name, &map, e)),
+    }
+}
+
+/// The error for file `name` whose `bytes` are not UTF-8 (`e`): at the first bad byte.
+fn not_utf8(name: &str, bytes: &[u8], e: std::str::Utf8Error) -> Error {
+    use crate::error::line_col;
+    let good = e.valid_up_to();
+    let text = String::from_utf8_lossy(&bytes[..good]);
+    let (line, col) = line_col(&text, good);
+    Error::input(
+        Location::at(name.to_string(), line, col),
+        "not UTF-8 text: expected a text file (a schedule, GOAL file or program)",
+    )
 }
 
 impl Program {

@@ -16,7 +16,7 @@ use crate::units::format_time;
 /// where and why it stopped, when it stopped early. The runtime's transfer records move
 /// into the results.
 pub fn collect(
-    net: &impl Network,
+    net: &mut impl Network,
     rt: &mut Runtime,
     events: u64,
     wall: f64,
@@ -26,8 +26,8 @@ pub fn collect(
     let predicted = partial
         .as_ref()
         .map_or(rt.last_activity, |p| p.stopped_at_ps);
-    let topo = net.topology();
     let all_links = LinkTable::new(net, predicted);
+    let topo = net.topology();
     let links_omitted = all_links.len() > MAX_JSON_LINKS;
     let nic_stats = net.nic_stats();
     let (mean_hops, minimal_fraction) = nics::over_all(nic_stats);

@@ -1,9 +1,9 @@
 //! One row per directed link: what crossed it, how busy it was, and what waited for it.
 //!
 //! A million-node machine has millions of links, and most outputs read none of them (the
-//! JSON leaves them out above `MAX_JSON_LINKS`). The table keeps each link as a compact
-//! row (its ends and its counts, 64 bytes) and makes the [`LinkResult`] with its name and
-//! utilization when a row is read.
+//! JSON leaves them out above `MAX_JSON_LINKS`). The table keeps the network's counts as
+//! they were (moved, not copied) and each wired link's ends (20 bytes), and makes the
+//! [`LinkResult`] with its name and utilization when a row is read.
 
 use crate::machine::topology::{LinkClass, LinkEnd, Peer, Topology};
 use crate::network::interface::LinkStats;
@@ -34,7 +34,8 @@ pub struct LinkResult {
     pub dst_router: Option<u32>,
 }
 
-/// A link as the table keeps it: its ends, as its name needs them, and its counts.
+/// A wired link as the table keeps it: its ends, as its name needs them (its counts are
+/// in `LinkTable::stats`).
 #[derive(Debug, Clone, Copy)]
 pub struct LinkRow {
     link: u32,
@@ -44,13 +45,14 @@ pub struct LinkRow {
     from: u32,
     port: u32,
     to: u32,
-    stats: LinkStats,
 }
 
 /// Every wired link of a run (router ports with no peer are left out), in link order.
 #[derive(Debug, Clone, Default)]
 pub struct LinkTable {
     rows: Vec<LinkRow>,
+    /// Every link's counts, by link id (wired or not), as the network kept them.
+    stats: Vec<LinkStats>,
     /// Bandwidth per link class (`LinkClass as usize`).
     rates: [u64; 5],
     /// The run's length, for utilizations.
@@ -60,8 +62,8 @@ pub struct LinkTable {
 }
 
 impl LinkTable {
-    /// The links of `net` over a run of `elapsed`.
-    pub fn new(net: &impl Network, elapsed: Ps) -> LinkTable {
+    /// The links of `net` over a run of `elapsed`; their counts move out of `net`.
+    pub fn new(net: &mut impl Network, elapsed: Ps) -> LinkTable {
         let topo = net.topology();
         let mut rates = [0; 5];
         let rows = (0..topo.num_links())
@@ -69,11 +71,12 @@ impl LinkTable {
             .map(|l| {
                 let class = topo.link_class(l);
                 rates[class as usize] = net.link_rate(l);
-                row(topo, l, class, *net.link_stats(l))
+                row(topo, l, class)
             })
             .collect();
         LinkTable {
             rows,
+            stats: net.take_link_stats(),
             rates,
             elapsed,
             waits: net.model().measures_waiting(),
@@ -101,7 +104,9 @@ impl LinkTable {
 
     /// Each link's id and bytes, without making its row.
     pub fn bytes(&self) -> impl ExactSizeIterator<Item = (u32, u64)> + '_ {
-        self.rows.iter().map(|r| (r.link, r.stats.bytes))
+        self.rows
+            .iter()
+            .map(|r| (r.link, self.stats[r.link as usize].bytes))
     }
 
     /// The link named `name`.
@@ -119,10 +124,11 @@ impl LinkTable {
         let mut by_use: Vec<(bool, Ps, u32)> = self
             .rows
             .iter()
-            .filter(|r| r.stats.busy_ps > 0)
-            .map(|r| {
+            .map(|r| (r, self.stats[r.link as usize].busy_ps))
+            .filter(|&(_, busy)| busy > 0)
+            .map(|(r, busy)| {
                 let nic = matches!(r.class, LinkClass::Injection | LinkClass::Ejection);
-                (nic, r.stats.busy_ps, r.link)
+                (nic, busy, r.link)
             })
             .collect();
         let cmp = |a: &(bool, Ps, u32), b: &(bool, Ps, u32)| {
@@ -137,7 +143,7 @@ impl LinkTable {
     }
 
     fn result(&self, r: &LinkRow) -> LinkResult {
-        let s = &r.stats;
+        let s = &self.stats[r.link as usize];
         let (src_router, dst_router) = match r.class {
             LinkClass::Injection => (None, Some(r.to)),
             LinkClass::Ejection => (Some(r.from), None),
@@ -165,7 +171,7 @@ impl LinkTable {
 }
 
 /// The row of wired link `l`.
-fn row(topo: &Topology, l: u32, class: LinkClass, stats: LinkStats) -> LinkRow {
+fn row(topo: &Topology, l: u32, class: LinkClass) -> LinkRow {
     let (from, port, to) = if l >= topo.num_ports() {
         let nic = l - topo.num_ports();
         let to = match topo.link_end(l) {
@@ -189,7 +195,6 @@ fn row(topo: &Topology, l: u32, class: LinkClass, stats: LinkStats) -> LinkRow {
         from,
         port,
         to,
-        stats,
     }
 }
 

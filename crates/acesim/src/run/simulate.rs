@@ -238,7 +238,7 @@ fn drive<N: Network>(
         };
         drop(q);
         net.release_run_state();
-        let mut r = results::collect(&net, &mut rt, events, wall, Some(partial));
+        let mut r = results::collect(&mut net, &mut rt, events, wall, Some(partial));
         r.partitions = counter.map(PartitionCounter::finish);
         r.coupling = net.coupling();
         phases.lap("collect results");
@@ -255,7 +255,7 @@ fn drive<N: Network>(
         .map_err(|v| Error::Internal(format!("model invariant broken: {v}")))?;
     drop(q);
     net.release_run_state();
-    let mut r = results::collect(&net, &mut rt, events, wall, None);
+    let mut r = results::collect(&mut net, &mut rt, events, wall, None);
     r.partitions = counter.map(PartitionCounter::finish);
     r.coupling = net.coupling();
     phases.lap("collect results");

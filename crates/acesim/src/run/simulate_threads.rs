@@ -402,7 +402,7 @@ pub(super) fn finish(
             None
         }
     };
-    let mut r = results::collect(&net, &mut rt, events, wall, partial);
+    let mut r = results::collect(&mut net, &mut rt, events, wall, partial);
     r.parallel = Some(parallel);
     phases.lap("collect results");
     Ok(r)

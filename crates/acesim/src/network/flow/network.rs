@@ -5,7 +5,7 @@ use super::maxmin::MaxMin;
 use super::state::*;
 use crate::engine::Schedule;
 use crate::machine::topology::Topology;
-use crate::network::interface::{NetStats, Network, Notice};
+use crate::network::interface::{LinkStats, NetStats, Network, Notice};
 use crate::network::models::Model;
 use crate::network::partition::Partitioning;
 use crate::units::Ps;
@@ -183,6 +183,10 @@ impl Network for FlowNetwork {
 
     fn stats(&self) -> &NetStats {
         &self.stats
+    }
+
+    fn take_link_stats(&mut self) -> Vec<LinkStats> {
+        std::mem::take(&mut self.stats.links)
     }
 
     fn link_rate(&self, link: u32) -> u64 {

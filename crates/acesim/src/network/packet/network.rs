@@ -4,7 +4,7 @@ use super::state::*;
 use crate::engine::Schedule;
 use crate::machine::loaded::Machine;
 use crate::machine::topology::Topology;
-use crate::network::interface::{NetStats, Network, Notice};
+use crate::network::interface::{LinkStats, NetStats, Network, Notice};
 use crate::network::link_kinds::link_kinds;
 
 use crate::network::models::Model;
@@ -199,6 +199,10 @@ impl Network for PacketNetwork {
 
     fn stats(&self) -> &NetStats {
         &self.stats
+    }
+
+    fn take_link_stats(&mut self) -> Vec<LinkStats> {
+        std::mem::take(&mut self.stats.links)
     }
 
     fn link_rate(&self, link: u32) -> u64 {
