@@ -81,14 +81,23 @@ const GROW_FROM_SPARE: usize = 4;
 /// Appends `entry` to `list`; a long full list moves into a larger spare list first.
 #[inline(always)]
 fn push<E: Copy>(list: &mut Vec<Entry<E>>, spare: &mut Vec<Vec<Entry<E>>>, entry: Entry<E>) {
-    if list.len() == list.capacity() && list.len() >= GROW_FROM_SPARE {
-        grow_into_spare(list, spare);
+    if list.len() == list.capacity() {
+        grow(list, spare);
     }
     list.push(entry);
 }
 
+/// Room for one more entry in full `list`: a spare list if it is long, else its own growth
+/// (out of line, as the push's own would be).
 #[cold]
 #[inline(never)]
+fn grow<E: Copy>(list: &mut Vec<Entry<E>>, spare: &mut Vec<Vec<Entry<E>>>) {
+    if list.len() >= GROW_FROM_SPARE {
+        grow_into_spare(list, spare);
+    }
+    list.reserve(1);
+}
+
 fn grow_into_spare<E: Copy>(list: &mut Vec<Entry<E>>, spare: &mut Vec<Vec<Entry<E>>>) {
     if let Some(i) = spare.iter().position(|s| s.capacity() > list.len()) {
         let mut larger = spare.swap_remove(i);
