@@ -93,30 +93,21 @@ fn push<E: Copy>(list: &mut Vec<Entry<E>>, spare: &mut Vec<Vec<Entry<E>>>, entry
 #[inline(never)]
 fn grow<E: Copy>(list: &mut Vec<Entry<E>>, spare: &mut Vec<Vec<Entry<E>>>) {
     if list.len() >= GROW_FROM_SPARE {
-        grow_into_spare(list, spare);
+        take_spare(spare, list, list.len() + 1);
     }
     list.reserve(1);
 }
 
-fn grow_into_spare<E: Copy>(list: &mut Vec<Entry<E>>, spare: &mut Vec<Vec<Entry<E>>>) {
-    if let Some(i) = spare.iter().position(|s| s.capacity() > list.len()) {
+/// Moves `list`'s entries into a spare list with room for `needed`, if one has it; the
+/// list it leaves is kept spare if big.
+fn take_spare<E: Copy>(spare: &mut Vec<Vec<Entry<E>>>, list: &mut Vec<Entry<E>>, needed: usize) {
+    if let Some(i) = spare.iter().position(|s| s.capacity() >= needed) {
         let mut larger = spare.swap_remove(i);
         larger.extend_from_slice(list);
         let mut outgrown = std::mem::replace(list, larger);
         outgrown.clear();
         if outgrown.capacity() > BIG_LIST {
             keep_spare(spare, &mut outgrown);
-        }
-    }
-}
-
-/// Makes empty `list` a spare one with room for `needed` entries, if a spare list has it.
-fn take_spare<E>(spare: &mut Vec<Vec<Entry<E>>>, list: &mut Vec<Entry<E>>, needed: usize) {
-    if let Some(i) = spare.iter().position(|s| s.capacity() >= needed) {
-        let larger = spare.swap_remove(i);
-        let mut small = std::mem::replace(list, larger);
-        if small.capacity() > BIG_LIST {
-            keep_spare(spare, &mut small);
         }
     }
 }

@@ -297,14 +297,9 @@ pub trait Network {
     /// Everything the model counted.
     fn stats(&self) -> &NetStats;
 
-    /// Every link's statistics, moved out (the results keep them): `link_stats` has none
-    /// left after this.
+    /// Every link's statistics, moved out (the results' link table keeps them): `stats()`
+    /// has no links left after this.
     fn take_link_stats(&mut self) -> Vec<LinkStats>;
-
-    /// Statistics of directed link `link`.
-    fn link_stats(&self, link: u32) -> &LinkStats {
-        &self.stats().links[link as usize]
-    }
 
     /// Statistics of every NIC, by NIC id.
     fn nic_stats(&self) -> &[NicStats] {
