@@ -79,8 +79,6 @@ impl FlowNetwork {
             activated: now,
             tx_done: false,
             version: 0,
-            head: 0,
-            tail: 0,
         };
         // A slot's version goes on from its last message's: a `Reach` that message left
         // behind (its rate changed since) must not match the new message.

@@ -63,7 +63,7 @@ impl Network for FlowNetwork {
             FlowEvent::Solve => self.topo.num_nics(),
             FlowEvent::Reach { msg, .. }
             | FlowEvent::Deliver { msg, .. }
-            | FlowEvent::Hop { msg, .. } => self.messages[msg as usize].src_nic,
+            | FlowEvent::Arrived { msg } => self.messages[msg as usize].src_nic,
             FlowEvent::ControlArrived { slot } => self.controls[slot as usize].src_nic,
         }
     }
@@ -102,7 +102,7 @@ impl Network for FlowNetwork {
             FlowEvent::Solve => self.on_solve(q, now),
             FlowEvent::Reach { msg, version } => self.on_reach(q, now, msg, version),
             FlowEvent::Deliver { msg, what } => self.on_deliver(q, now, msg, what),
-            FlowEvent::Hop { msg, link } => self.on_hop(q, now, msg, link),
+            FlowEvent::Arrived { msg } => self.on_arrived(now, msg),
             FlowEvent::ControlArrived { slot } => self.on_control_arrived(slot),
         }
     }
@@ -170,8 +170,7 @@ impl Network for FlowNetwork {
         self.waiting = Vec::new();
         self.moving = Vec::new();
         self.inject_free = Vec::new();
-        self.link_free = Vec::new();
-        self.rx_free = Vec::new();
+        self.reserved = super::reservations::Reservations::new(0);
         self.flow_message = Vec::new();
         self.solver = MaxMin::default();
         self.link_resource = Vec::new();

@@ -1,16 +1,19 @@
 //! One-packet messages cross the network as packets, not flows: each link of the route
-//! and the receiver's DMA engine serve them first come, first served. A message of one
-//! packet lives for a few hundred nanoseconds; as a flow, its start and its end would each
-//! solve again the rates of every flow connected to it, which made small-message workloads
-//! slower at flow level than at packet level.
+//! and the receiver's DMA engine serve them one at a time. A message of one packet lives
+//! for a few hundred nanoseconds; as a flow, its start and its end would each solve again
+//! the rates of every flow connected to it, which made small-message workloads slower at
+//! flow level than at packet level.
 //!
-//! The packet takes one event per link, when its head reaches the link, so that each link
-//! serves packets in the order they reach it; the receiving NIC, which only its last link
-//! feeds, is served when that link sends the packet. Its times are one row of the pipeline
+//! A packet reserves its whole way when it leaves its NIC, in one step and no event: each
+//! link, then the receiver's DMA engine, gives it the first time it is free from when the
+//! head gets there (`reservations.rs`). Its times are one row of the pipeline
 //! (`pipeline.rs`): cut-through, a head routed `sender_delay` after it arrives, its tail
-//! leaving no earlier than it arrived plus that delay; alone, they are the packet model's to
-//! the picosecond. One-packet messages and flows do not see each other (docs/flow.md says
-//! what that costs).
+//! leaving no earlier than it arrived plus that delay; alone, they are the packet model's
+//! to the picosecond. Several packets at one place are served in the order they were
+//! reserved, where the packet model serves them in the order they arrive; a packet that
+//! arrives first takes the gap before one reserved earlier when the gap holds it
+//! (docs/flow.md measures what the order costs). One-packet messages and flows do not see
+//! each other.
 
 use super::state::*;
 use crate::engine::Schedule;
@@ -33,93 +36,64 @@ impl FlowNetwork {
     }
 
     /// Message `m`, of one packet, starts now: its DMA out ends as it would alone, then its
-    /// head reaches the injection link. The NIC's next message may start at once: the
-    /// injection link keeps their packets in order.
+    /// head reaches the injection link, and it reserves its way (the NIC's next message may
+    /// start at once: the injection link keeps their packets in order). Its milestones are
+    /// then known: the send DMA's end and the landing.
+    #[inline(never)]
     pub(super) fn send_packet(&mut self, q: &mut impl Schedule<FlowEvent>, now: Ps, m: u32) {
-        let dma_end = self.messages[m as usize].started + self.packet_dma(m);
+        let dma = self.packet_dma(m);
         let msg = &mut self.messages[m as usize];
-        msg.activated = now;
+        let dma_end = (msg.started + dma).max(now);
         if !msg.tx_done {
             msg.tx_done = true;
             q.at(
-                dma_end.max(now),
+                dma_end,
                 FlowEvent::Deliver {
                     msg: m,
                     what: Milestone::TxDone,
                 },
             );
         }
-        q.at(dma_end.max(now), FlowEvent::Hop { msg: m, link: 0 });
-    }
-
-    /// The head of message `m`'s packet reaches the `j`-th link of its route (past the
-    /// last, the receiving NIC: `reach_nic`).
-    pub(super) fn on_hop(&mut self, q: &mut impl Schedule<FlowEvent>, now: Ps, m: u32, j: u32) {
-        let msg = &self.messages[m as usize];
-        let (at, len) = (msg.route_at as usize, msg.route_len as usize);
-        let j = j as usize;
-        if j == len {
-            self.reach_nic(q, m, now);
-            return;
-        }
-        let link = self.routes[at + j];
-        let kind = self.kinds[self.topo.link_kind(link) as usize];
-        let ser = transfer_time(msg.wire, kind.rate);
-        let free = &mut self.link_free[link as usize];
-        let start = now.max(*free);
-        // Cut-through: the tail leaves no earlier than it arrived on the link before, plus
-        // the delay (`up`) between the two links.
-        let end = match j {
-            0 => start + ser,
-            _ => (start + ser).max(msg.tail + now - msg.head),
-        };
-        *free = end;
-        if j == 0 {
-            let inject = &mut self.inject_free[msg.src_nic as usize];
-            *inject = (*inject).max(end);
-        }
-        let next = match self.routes.get(at + j + 1) {
-            Some(&l) if j + 1 < len => {
-                kind.latency + self.kinds[self.topo.link_kind(l) as usize].sender_delay
-            }
-            _ => kind.latency,
-        };
-        let msg = &mut self.messages[m as usize];
-        // `head`/`tail`: when the head and tail leave this link, so that the next link's
-        // tail bound is `tail + up` where its head arrives at `head + up`.
-        (msg.head, msg.tail) = (start, end);
-        if j == 0 {
-            msg.activated = start;
-        }
-        let arrive = match j + 1 == len {
-            true => end + kind.latency,
-            false => start + next,
-        };
-        if j + 1 == len && self.stats.link_activity.is_none() {
-            // The receiving NIC takes packets from this link alone, in the order the link
-            // sends them: its DMA engine is reserved now, not in an event of its own. (A
-            // traced run keeps the event: links' activity is recorded in time order.)
-            self.reach_nic(q, m, arrive);
-            return;
-        }
-        q.at(
-            arrive,
-            FlowEvent::Hop {
-                msg: m,
-                link: j as u32 + 1,
-            },
+        let (at, len, wire, src, dst) = (
+            msg.route_at as usize,
+            msg.route_len as usize,
+            msg.wire,
+            msg.src_nic,
+            msg.dst_nic,
         );
-    }
-
-    /// The packet of message `m` is in its receiving NIC at `at`: DMAed into memory after
-    /// the packets before it.
-    fn reach_nic(&mut self, q: &mut impl Schedule<FlowEvent>, m: u32, at: Ps) {
-        let dma = self.packet_dma(m);
-        let msg = &self.messages[m as usize];
-        let (dst, first) = (msg.dst_nic as usize, msg.activated);
-        let landed = at.max(self.rx_free[dst]) + dma;
-        self.rx_free[dst] = landed;
-        self.trace_activity(m, first, at);
+        // `arrive`: when the head reaches the next place; `head`, `tail`: when they left
+        // the link before, so that a link's tail leaves no earlier than `tail` plus the
+        // delay between the two links (the head's, `arrive - head`).
+        let (mut arrive, mut head, mut tail) = (dma_end, 0, 0);
+        for j in 0..len {
+            let link = self.routes[at + j];
+            let kind = self.kinds[self.topo.link_kind(link) as usize];
+            let ser = transfer_time(wire, kind.rate);
+            let until = match j {
+                0 => 0,
+                _ => tail + arrive - head,
+            };
+            let (start, end) = self.reserved.take(link, now, arrive, ser, until);
+            if j == 0 {
+                let inject = &mut self.inject_free[src as usize];
+                *inject = (*inject).max(end);
+                self.messages[m as usize].activated = start;
+            }
+            (head, tail) = (start, end);
+            arrive = match self.routes.get(at + j + 1) {
+                Some(&l) if j + 1 < len => {
+                    start + kind.latency + self.kinds[self.topo.link_kind(l) as usize].sender_delay
+                }
+                // The last link: the whole packet is in the NIC when its tail gets there.
+                _ => end + kind.latency,
+            };
+        }
+        let rx = self.topo.num_links() + dst;
+        let (_, landed) = self.reserved.take(rx, now, arrive, dma, 0);
+        if self.stats.link_activity.is_some() {
+            // Links' activity is recorded in time order: when the packet is in its NIC.
+            q.at(arrive, FlowEvent::Arrived { msg: m });
+        }
         q.at(
             landed,
             FlowEvent::Deliver {
@@ -127,5 +101,12 @@ impl FlowNetwork {
                 what: Milestone::Landed,
             },
         );
+    }
+
+    /// The packet of message `m` is in its receiving NIC (a traced run): its links were
+    /// active from when it took the first.
+    pub(super) fn on_arrived(&mut self, now: Ps, m: u32) {
+        let first = self.messages[m as usize].activated;
+        self.trace_activity(m, first, now);
     }
 }

@@ -22,9 +22,9 @@ pub enum FlowEvent {
     Reach { msg: u32, version: u32 },
     /// A milestone of message `msg` is due: its notice goes to the runtime.
     Deliver { msg: u32, what: Milestone },
-    /// The head of one-packet message `msg` reaches the `link`-th link of its route (its
-    /// receiving NIC past the last).
-    Hop { msg: u32, link: u32 },
+    /// The packet of one-packet message `msg` is in its receiving NIC: scheduled only when
+    /// links' activity is traced, which is recorded in time order (`packets`).
+    Arrived { msg: u32 },
     /// The control packet in slot `slot` reaches its NIC (`control`).
     ControlArrived { slot: u32 },
 }
@@ -91,9 +91,6 @@ pub(super) struct Message {
     /// Its send DMA is done (the NIC may start the next message).
     pub(super) tx_done: bool,
     pub(super) version: u32,
-    /// A one-packet message: when its head and its tail left the last link it reached.
-    pub(super) head: Ps,
-    pub(super) tail: Ps,
 }
 
 /// A message waiting for its NIC's send DMA engine: what it will be.
@@ -149,10 +146,9 @@ pub struct FlowNetwork {
     pub(super) moving: Vec<u32>,
     pub(super) waiting: Vec<VecDeque<u32>>,
     pub(super) inject_free: Vec<Ps>,
-    /// One-packet messages (`packets`): when each link, and each NIC's receive DMA engine,
-    /// is free of those reserved so far.
-    pub(super) link_free: Vec<Ps>,
-    pub(super) rx_free: Vec<Ps>,
+    /// One-packet messages (`packets`): when each link, and each NIC's receive DMA engine
+    /// (numbered after the links), is taken by those reserved so far.
+    pub(super) reserved: super::reservations::Reservations,
     /// Flow id -> message.
     pub(super) flow_message: Vec<u32>,
     /// A solve is due once the events of this time are all handled.

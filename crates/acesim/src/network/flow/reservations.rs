@@ -1,0 +1,262 @@
+//! When each place a one-packet message passes (a link, a NIC's receive DMA engine) is
+//! taken by the packets reserved on it so far: its busy intervals, in time order.
+//!
+//! A packet reserves its whole way when it leaves its NIC (`packets.rs`), so packets are
+//! reserved in the order they leave, not in the order they reach each place: one that
+//! arrives at a place before a packet reserved earlier takes the gap in front of it if the
+//! gap holds it, else the first gap after. Intervals that ended before now are forgotten:
+//! nothing reserved from now on arrives anywhere before now.
+
+use crate::units::Ps;
+
+/// No interval (a place's list is empty, or an interval is its place's last).
+const END: u32 = 0;
+
+/// A busy interval of a place, and the next one of the same place.
+#[derive(Debug, Clone, Copy)]
+struct Interval {
+    start: Ps,
+    end: Ps,
+    next: u32,
+}
+
+/// A place's intervals: the first and the last, and what a reservation reads of them, so
+/// that most reservations read nothing else. All zero when untouched (no interval), so the
+/// pages of places no packet crosses are never written.
+#[derive(Debug, Clone, Copy, Default)]
+struct Place {
+    first: u32,
+    last: u32,
+    first_end: Ps,
+    last_start: Ps,
+    last_end: Ps,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct Reservations {
+    places: Vec<Place>,
+    /// Intervals of every place, linked in time order; slot `END` is never used. Forgotten
+    /// ones are linked from `free`.
+    intervals: Vec<Interval>,
+    free: u32,
+}
+
+impl Reservations {
+    pub(super) fn new(places: usize) -> Reservations {
+        Reservations {
+            places: vec![Place::default(); places],
+            intervals: vec![Interval {
+                start: 0,
+                end: 0,
+                next: END,
+            }],
+            free: END,
+        }
+    }
+
+    /// Takes `place` from the first time at or after `arrive` at which it is free for
+    /// `len` and until at least `until` (a packet's tail cannot leave before it came in),
+    /// without overlapping what is reserved already: the interval taken, `(start, end)`.
+    /// `now` is the time of the reservation.
+    pub(super) fn take(&mut self, place: u32, now: Ps, arrive: Ps, len: Ps, until: Ps) -> (Ps, Ps) {
+        let mut pl = self.places[place as usize];
+        if pl.first != END && pl.last_end <= now {
+            // All over: the whole list is forgotten at once.
+            self.intervals[pl.last as usize].next = self.free;
+            self.free = pl.first;
+            pl.first = END;
+        } else if pl.first != END && pl.first_end <= now {
+            // Forget one interval for each one reserved: the list stays as long as what is
+            // still to come.
+            let next = self.intervals[pl.first as usize].next;
+            self.intervals[pl.first as usize].next = self.free;
+            self.free = pl.first;
+            pl.first = next;
+            pl.first_end = self.intervals[next as usize].end;
+        }
+        let taken = if pl.first == END || pl.last_start <= arrive {
+            // Most packets arrive after every one reserved before them has started: no gap
+            // before the last one can hold them, they go after it.
+            let start = match pl.first {
+                END => arrive,
+                _ => arrive.max(pl.last_end),
+            };
+            let end = (start + len).max(until);
+            if end > start {
+                let id = self.slot(start, end, END);
+                match pl.first {
+                    END => (pl.first, pl.first_end) = (id, end),
+                    _ => self.intervals[pl.last as usize].next = id,
+                }
+                (pl.last, pl.last_start, pl.last_end) = (id, start, end);
+            }
+            (start, end)
+        } else {
+            self.insert(&mut pl, arrive, len, until)
+        };
+        self.places[place as usize] = pl;
+        taken
+    }
+
+    /// `take` when the packet arrives before the last one reserved starts: the first gap
+    /// that holds it, from the place's first interval on.
+    fn insert(&mut self, pl: &mut Place, arrive: Ps, len: Ps, until: Ps) -> (Ps, Ps) {
+        let (mut prev, mut cur, mut start) = (END, pl.first, arrive);
+        let end = loop {
+            let end = (start + len).max(until);
+            if cur == END {
+                break end;
+            }
+            let i = self.intervals[cur as usize];
+            if end <= i.start {
+                break end;
+            }
+            start = start.max(i.end);
+            (prev, cur) = (cur, i.next);
+        };
+        if end > start {
+            let id = self.slot(start, end, cur);
+            match prev {
+                END => (pl.first, pl.first_end) = (id, end),
+                _ => self.intervals[prev as usize].next = id,
+            }
+            if cur == END {
+                (pl.last, pl.last_start, pl.last_end) = (id, start, end);
+            }
+        }
+        (start, end)
+    }
+
+    /// A slot for a new interval: a forgotten one, else a new one.
+    fn slot(&mut self, start: Ps, end: Ps, next: u32) -> u32 {
+        let new = Interval { start, end, next };
+        match self.free {
+            END => {
+                self.intervals.push(new);
+                (self.intervals.len() - 1) as u32
+            }
+            id => {
+                self.free = self.intervals[id as usize].next;
+                self.intervals[id as usize] = new;
+                id
+            }
+        }
+    }
+
+    /// Intervals kept (tests).
+    #[cfg(test)]
+    fn kept(&self, place: u32) -> Vec<(Ps, Ps)> {
+        let mut out = Vec::new();
+        let mut cur = self.places[place as usize].first;
+        while cur != END {
+            let i = self.intervals[cur as usize];
+            out.push((i.start, i.end));
+            cur = i.next;
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn in_order_arrivals_queue_first_come_first_served() {
+        let mut r = Reservations::new(1);
+        assert_eq!(r.take(0, 0, 10, 5, 0), (10, 15));
+        assert_eq!(r.take(0, 0, 12, 5, 0), (15, 20));
+        assert_eq!(r.take(0, 0, 30, 5, 0), (30, 35));
+        assert_eq!(r.kept(0), vec![(10, 15), (15, 20), (30, 35)]);
+    }
+
+    #[test]
+    fn an_earlier_arrival_takes_the_gap_in_front_when_it_fits() {
+        let mut r = Reservations::new(1);
+        assert_eq!(r.take(0, 0, 100, 10, 0), (100, 110));
+        // Fits before: 20..30.
+        assert_eq!(r.take(0, 0, 20, 10, 0), (20, 30));
+        // 95..105 would overlap 100..110: after it.
+        assert_eq!(r.take(0, 0, 95, 10, 0), (110, 120));
+        // Exactly fills 30..100's start: 90..100.
+        assert_eq!(r.take(0, 0, 90, 10, 0), (90, 100));
+        assert_eq!(r.kept(0), vec![(20, 30), (90, 100), (100, 110), (110, 120)]);
+    }
+
+    #[test]
+    fn a_tail_bound_stretches_the_interval() {
+        let mut r = Reservations::new(1);
+        assert_eq!(r.take(0, 0, 10, 5, 40), (10, 40));
+        assert_eq!(r.take(0, 0, 0, 5, 0), (0, 5));
+        assert_eq!(r.take(0, 0, 5, 5, 12), (40, 45));
+    }
+
+    #[test]
+    fn past_intervals_are_forgotten_and_their_slots_reused() {
+        let mut r = Reservations::new(2);
+        r.take(0, 0, 0, 10, 0);
+        r.take(1, 0, 0, 10, 0);
+        assert_eq!(r.take(0, 10, 10, 10, 0), (10, 20));
+        assert_eq!(r.kept(0), vec![(10, 20)]);
+        assert_eq!(r.intervals.len(), 3, "the slot of 0..10 was reused");
+        assert_eq!(r.kept(1), vec![(0, 10)], "other places keep theirs");
+    }
+
+    proptest! {
+        /// Whatever the order of reservations: every interval starts no earlier than its
+        /// arrival, lasts its length, and no two overlap; each is the earliest that fits.
+        #[test]
+        fn intervals_never_overlap_and_start_as_early_as_they_fit(
+            asks in proptest::collection::vec((0u64..200, 1u64..20), 1..40)
+        ) {
+            let mut r = Reservations::new(1);
+            let mut taken: Vec<(Ps, Ps)> = Vec::new();
+            for (arrive, len) in asks {
+                let (s, e) = r.take(0, 0, arrive, len, 0);
+                prop_assert!(s >= arrive);
+                prop_assert_eq!(e - s, len);
+                for &(a, b) in &taken {
+                    prop_assert!(e <= a || s >= b, "{:?} overlaps {:?}", (s, e), (a, b));
+                }
+                // No earlier start fits: every earlier candidate overlaps something.
+                for t in arrive..s {
+                    prop_assert!(taken.iter().any(|&(a, b)| t < b && t + len > a));
+                }
+                taken.push((s, e));
+            }
+            taken.sort_unstable();
+            prop_assert_eq!(r.kept(0), taken);
+        }
+
+        /// As time goes on and intervals are forgotten, on several places: the same rules
+        /// against every interval that is not over yet.
+        #[test]
+        fn forgetting_the_past_changes_nothing_ahead(
+            asks in proptest::collection::vec((0u64..3, 0u64..30, 0u64..100, 1u64..20), 1..60)
+        ) {
+            let mut r = Reservations::new(3);
+            let mut taken: Vec<Vec<(Ps, Ps)>> = vec![Vec::new(); 3];
+            let mut now = 0;
+            for (place, step, ahead, len) in asks {
+                now += step;
+                let arrive = now + ahead;
+                let (s, e) = r.take(place as u32, now, arrive, len, 0);
+                let live: Vec<(Ps, Ps)> =
+                    taken[place as usize].iter().copied().filter(|&(_, b)| b > now).collect();
+                prop_assert!(s >= arrive);
+                prop_assert_eq!(e - s, len);
+                for &(a, b) in &live {
+                    prop_assert!(e <= a || s >= b, "{:?} overlaps {:?}", (s, e), (a, b));
+                }
+                for t in arrive..s {
+                    prop_assert!(live.iter().any(|&(a, b)| t < b && t + len > a));
+                }
+                taken[place as usize].push((s, e));
+                let kept = r.kept(place as u32);
+                prop_assert!(kept.windows(2).all(|w| w[0].1 <= w[1].0), "in time order");
+                prop_assert!(live.iter().all(|i| kept.contains(i)), "nothing ahead forgotten");
+            }
+        }
+    }
+}
