@@ -39,7 +39,6 @@ impl FlowNetwork {
     /// head reaches the injection link, and it reserves its way (the NIC's next message may
     /// start at once: the injection link keeps their packets in order). Its milestones are
     /// then known: the send DMA's end and the landing.
-    #[inline(never)]
     pub(super) fn send_packet(&mut self, q: &mut impl Schedule<FlowEvent>, now: Ps, m: u32) {
         let dma = self.packet_dma(m);
         let msg = &mut self.messages[m as usize];
