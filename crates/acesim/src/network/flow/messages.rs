@@ -233,13 +233,25 @@ impl FlowNetwork {
     /// What a message adds to the statistics of the links it crosses.
     pub(super) fn count_route(&mut self, wire: u64, links: &[u32], shape: &Shape) {
         let n = shape.packets.max(1);
+        // A route's links come in runs of one kind (the network's between the NIC links):
+        // the busy time is worked out once a run.
+        let mut last: Option<(u8, Ps)> = None;
         for &l in links {
-            let rate = self.kinds[self.topo.link_kind(l) as usize].rate;
-            let ser = |p: u64| transfer_time(p + shape.header, rate);
+            let kind = self.topo.link_kind(l);
+            let busy = match last {
+                Some((k, busy)) if k == kind => busy,
+                _ => {
+                    let rate = self.kinds[kind as usize].rate;
+                    let ser = |p: u64| transfer_time(p + shape.header, rate);
+                    let busy = (n - 1) * ser(shape.full) + ser(shape.last);
+                    last = Some((kind, busy));
+                    busy
+                }
+            };
             let s = &mut self.stats.links[l as usize];
             s.bytes += wire;
             s.packets += n;
-            s.busy_ps += (n - 1) * ser(shape.full) + ser(shape.last);
+            s.busy_ps += busy;
         }
         self.stats.counters.packet_hops += n * links.len() as u64;
         if !links.is_empty() {

@@ -64,10 +64,20 @@ impl FlowNetwork {
         // the link before, so that a link's tail leaves no earlier than `tail` plus the
         // delay between the two links (the head's, `arrive - head`).
         let (mut arrive, mut head, mut tail) = (dma_end, 0, 0);
+        // The serialization time of the last link kind seen (the network's links come in
+        // a run).
+        let mut ser_of: Option<(u64, Ps)> = None;
         for j in 0..len {
             let link = self.routes[at + j];
             let kind = self.kinds[self.topo.link_kind(link) as usize];
-            let ser = transfer_time(wire, kind.rate);
+            let ser = match ser_of {
+                Some((rate, ser)) if rate == kind.rate => ser,
+                _ => {
+                    let ser = transfer_time(wire, kind.rate);
+                    ser_of = Some((kind.rate, ser));
+                    ser
+                }
+            };
             let until = match j {
                 0 => 0,
                 _ => tail + arrive - head,
