@@ -83,12 +83,21 @@ impl Reservations {
             };
             let end = (start + len).max(until);
             if end > start {
-                let id = self.slot(start, end, END);
-                match pl.first {
-                    END => (pl.first, pl.first_end) = (id, end),
-                    _ => self.intervals[pl.last as usize].next = id,
+                if pl.first != END && start == pl.last_end {
+                    // Right behind the last one (a queue): one busy interval, no gap.
+                    self.intervals[pl.last as usize].end = end;
+                    pl.last_end = end;
+                    if pl.first == pl.last {
+                        pl.first_end = end;
+                    }
+                } else {
+                    let id = self.slot(start, end, END);
+                    match pl.first {
+                        END => (pl.first, pl.first_end) = (id, end),
+                        _ => self.intervals[pl.last as usize].next = id,
+                    }
+                    (pl.last, pl.last_start, pl.last_end) = (id, start, end);
                 }
-                (pl.last, pl.last_start, pl.last_end) = (id, start, end);
             }
             (start, end)
         } else {
@@ -114,15 +123,50 @@ impl Reservations {
             start = start.max(i.end);
             (prev, cur) = (cur, i.next);
         };
-        if end > start {
-            let id = self.slot(start, end, cur);
-            match prev {
-                END => (pl.first, pl.first_end) = (id, end),
-                _ => self.intervals[prev as usize].next = id,
+        if end <= start {
+            return (start, end);
+        }
+        // Busy intervals that touch are kept as one: no gap lies between them.
+        let joins_prev = prev != END && self.intervals[prev as usize].end == start;
+        let joins_next = cur != END && self.intervals[cur as usize].start == end;
+        let id = match (joins_prev, joins_next) {
+            (true, true) => {
+                let next = self.intervals[cur as usize];
+                let p = &mut self.intervals[prev as usize];
+                (p.end, p.next) = (next.end, next.next);
+                self.intervals[cur as usize].next = self.free;
+                self.free = cur;
+                if pl.last == cur {
+                    pl.last = prev;
+                }
+                prev
             }
-            if cur == END {
-                (pl.last, pl.last_start, pl.last_end) = (id, start, end);
+            (true, false) => {
+                self.intervals[prev as usize].end = end;
+                prev
             }
+            (false, true) => {
+                self.intervals[cur as usize].start = start;
+                cur
+            }
+            (false, false) => {
+                let id = self.slot(start, end, cur);
+                match prev {
+                    END => pl.first = id,
+                    _ => self.intervals[prev as usize].next = id,
+                }
+                if cur == END {
+                    pl.last = id;
+                }
+                id
+            }
+        };
+        if pl.first == id {
+            pl.first_end = self.intervals[id as usize].end;
+        }
+        if pl.last == id {
+            let i = self.intervals[id as usize];
+            (pl.last_start, pl.last_end) = (i.start, i.end);
         }
         (start, end)
     }
@@ -168,7 +212,8 @@ mod tests {
         assert_eq!(r.take(0, 0, 10, 5, 0), (10, 15));
         assert_eq!(r.take(0, 0, 12, 5, 0), (15, 20));
         assert_eq!(r.take(0, 0, 30, 5, 0), (30, 35));
-        assert_eq!(r.kept(0), vec![(10, 15), (15, 20), (30, 35)]);
+        // A queue is one busy interval.
+        assert_eq!(r.kept(0), vec![(10, 20), (30, 35)]);
     }
 
     #[test]
@@ -179,9 +224,15 @@ mod tests {
         assert_eq!(r.take(0, 0, 20, 10, 0), (20, 30));
         // 95..105 would overlap 100..110: after it.
         assert_eq!(r.take(0, 0, 95, 10, 0), (110, 120));
-        // Exactly fills 30..100's start: 90..100.
+        assert_eq!(r.kept(0), vec![(20, 30), (100, 120)]);
+        // Exactly fills 30..100's end: 90..100, joining what follows.
         assert_eq!(r.take(0, 0, 90, 10, 0), (90, 100));
-        assert_eq!(r.kept(0), vec![(20, 30), (90, 100), (100, 110), (110, 120)]);
+        assert_eq!(r.kept(0), vec![(20, 30), (90, 120)]);
+        // Fills 30..90 whole: one interval, its slot and the other's given back.
+        assert_eq!(r.take(0, 0, 25, 60, 0), (30, 90));
+        assert_eq!(r.kept(0), vec![(20, 120)]);
+        assert_eq!(r.take(0, 0, 0, 5, 0), (0, 5));
+        assert_eq!(r.intervals.len(), 3, "a slot given back is taken again");
     }
 
     #[test]
@@ -201,6 +252,19 @@ mod tests {
         assert_eq!(r.kept(0), vec![(10, 20)]);
         assert_eq!(r.intervals.len(), 3, "the slot of 0..10 was reused");
         assert_eq!(r.kept(1), vec![(0, 10)], "other places keep theirs");
+    }
+
+    /// `intervals` sorted, those that touch joined.
+    fn merged(mut intervals: Vec<(Ps, Ps)>) -> Vec<(Ps, Ps)> {
+        intervals.sort_unstable();
+        let mut out: Vec<(Ps, Ps)> = Vec::new();
+        for (a, b) in intervals {
+            match out.last_mut() {
+                Some(last) if last.1 == a => last.1 = b,
+                _ => out.push((a, b)),
+            }
+        }
+        out
     }
 
     proptest! {
@@ -225,8 +289,7 @@ mod tests {
                 }
                 taken.push((s, e));
             }
-            taken.sort_unstable();
-            prop_assert_eq!(r.kept(0), taken);
+            prop_assert_eq!(r.kept(0), merged(taken));
         }
 
         /// As time goes on and intervals are forgotten, on several places: the same rules
@@ -254,8 +317,13 @@ mod tests {
                 }
                 taken[place as usize].push((s, e));
                 let kept = r.kept(place as u32);
-                prop_assert!(kept.windows(2).all(|w| w[0].1 <= w[1].0), "in time order");
-                prop_assert!(live.iter().all(|i| kept.contains(i)), "nothing ahead forgotten");
+                prop_assert!(kept.windows(2).all(|w| w[0].1 < w[1].0), "apart, in time order");
+                for &(a, b) in &live {
+                    prop_assert!(
+                        kept.iter().any(|&(c, d)| c <= a && b <= d),
+                        "{:?} ahead is kept", (a, b)
+                    );
+                }
             }
         }
     }
