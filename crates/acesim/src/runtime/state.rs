@@ -91,6 +91,14 @@ impl Stamp {
     }
 }
 
+/// The messages of one (sender, receiver, context): how many were sent, and how many the
+/// receiver matched in order.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Seq {
+    pub(super) sent: u32,
+    pub(super) received: u32,
+}
+
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Xfer {
     pub kind: XferKind,
@@ -413,9 +421,9 @@ pub struct Runtime {
     pub regions: Vec<RegionRecord>,
     pub colls: Vec<CollRecord>,
     pub placement: Placement,
-    /// Next sequence number per (src, dst, context), at the sender and at the receiver.
-    pub(super) send_seq: HashMap<(u32, u32, u32), u32>,
-    pub(super) recv_seq: HashMap<(u32, u32, u32), u32>,
+    /// Next sequence number per (src, dst, context), at the sender and at the receiver
+    /// (one entry for both: a message looks the pair up once at each end).
+    pub(super) seq: HashMap<(u32, u32, u32), Seq>,
     /// Envelopes that arrived ahead of an earlier one from the same sender.
     pub(super) early: HashMap<(u32, u32, u32), BTreeMap<u32, u32>>,
     /// Requests (by `xfers` index, and by `recvs` index) a blocked `WaitAll` counts on.
@@ -558,8 +566,7 @@ impl Runtime {
             regions: Vec::new(),
             colls,
             placement,
-            send_seq: HashMap::default(),
-            recv_seq: HashMap::default(),
+            seq: HashMap::default(),
             early: HashMap::default(),
             awaited_xfers: Vec::new(),
             awaited_recvs: Vec::new(),

@@ -54,9 +54,9 @@ impl Runtime {
             (index, index)
         };
         let seq = if kind == XferKind::Msg {
-            let s = self.send_seq.entry((src_rank, dst_rank, ctx)).or_insert(0);
-            *s += 1;
-            *s - 1
+            let s = self.seq.entry((src_rank, dst_rank, ctx)).or_default();
+            s.sent += 1;
+            s.sent - 1
         } else {
             0
         };
