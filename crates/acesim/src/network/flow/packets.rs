@@ -67,9 +67,11 @@ impl FlowNetwork {
         // The serialization time of the last link kind seen (the network's links come in
         // a run).
         let mut ser_of: Option<(u64, Ps)> = None;
+        let kind_of = |link: u32| self.kinds[self.topo.link_kind(link) as usize];
+        // Each link's kind is looked up once (its delay is the hop before's).
+        let mut kind = kind_of(self.routes[at]);
         for j in 0..len {
             let link = self.routes[at + j];
-            let kind = self.kinds[self.topo.link_kind(link) as usize];
             let ser = match ser_of {
                 Some((rate, ser)) if rate == kind.rate => ser,
                 _ => {
@@ -89,12 +91,15 @@ impl FlowNetwork {
                 self.messages[m as usize].activated = start;
             }
             (head, tail) = (start, end);
-            arrive = match self.routes.get(at + j + 1) {
-                Some(&l) if j + 1 < len => {
-                    start + kind.latency + self.kinds[self.topo.link_kind(l) as usize].sender_delay
+            arrive = match j + 1 < len {
+                true => {
+                    let next = kind_of(self.routes[at + j + 1]);
+                    let head_at = start + kind.latency + next.sender_delay;
+                    kind = next;
+                    head_at
                 }
                 // The last link: the whole packet is in the NIC when its tail gets there.
-                _ => end + kind.latency,
+                false => end + kind.latency,
             };
         }
         let rx = self.topo.num_links() + dst;

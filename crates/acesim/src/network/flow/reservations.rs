@@ -269,6 +269,26 @@ mod tests {
         out
     }
 
+    /// What every reservation must give: `(s, e)` for a packet of `len` arriving at
+    /// `arrive` starts no earlier, lasts `len`, overlaps none of `before` (what is still
+    /// ahead on its place), and no earlier start would fit.
+    fn fits_first(
+        before: &[(Ps, Ps)],
+        arrive: Ps,
+        len: Ps,
+        (s, e): (Ps, Ps),
+    ) -> Result<(), TestCaseError> {
+        prop_assert!(s >= arrive);
+        prop_assert_eq!(e - s, len);
+        for &(a, b) in before {
+            prop_assert!(e <= a || s >= b, "{:?} overlaps {:?}", (s, e), (a, b));
+        }
+        for t in arrive..s {
+            prop_assert!(before.iter().any(|&(a, b)| t < b && t + len > a));
+        }
+        Ok(())
+    }
+
     proptest! {
         /// Whatever the order of reservations: every interval starts no earlier than its
         /// arrival, lasts its length, and no two overlap; each is the earliest that fits.
@@ -280,15 +300,7 @@ mod tests {
             let mut taken: Vec<(Ps, Ps)> = Vec::new();
             for (arrive, len) in asks {
                 let (s, e) = r.take(0, 0, arrive, len, 0);
-                prop_assert!(s >= arrive);
-                prop_assert_eq!(e - s, len);
-                for &(a, b) in &taken {
-                    prop_assert!(e <= a || s >= b, "{:?} overlaps {:?}", (s, e), (a, b));
-                }
-                // No earlier start fits: every earlier candidate overlaps something.
-                for t in arrive..s {
-                    prop_assert!(taken.iter().any(|&(a, b)| t < b && t + len > a));
-                }
+                fits_first(&taken, arrive, len, (s, e))?;
                 taken.push((s, e));
             }
             prop_assert_eq!(r.kept(0), merged(taken));
@@ -309,14 +321,7 @@ mod tests {
                 let (s, e) = r.take(place as u32, now, arrive, len, 0);
                 let live: Vec<(Ps, Ps)> =
                     taken[place as usize].iter().copied().filter(|&(_, b)| b > now).collect();
-                prop_assert!(s >= arrive);
-                prop_assert_eq!(e - s, len);
-                for &(a, b) in &live {
-                    prop_assert!(e <= a || s >= b, "{:?} overlaps {:?}", (s, e), (a, b));
-                }
-                for t in arrive..s {
-                    prop_assert!(live.iter().any(|&(a, b)| t < b && t + len > a));
-                }
+                fits_first(&live, arrive, len, (s, e))?;
                 taken[place as usize].push((s, e));
                 let kept = r.kept(place as u32);
                 prop_assert!(kept.windows(2).all(|w| w[0].1 < w[1].0), "apart, in time order");
