@@ -15,6 +15,7 @@ pub fn place<T>(items: &mut Vec<T>, free: Option<u32>, item: T) -> u32 {
         }
         None => {
             items.push(item);
+            crate::prefault::grew(items);
             (items.len() - 1) as u32
         }
     }

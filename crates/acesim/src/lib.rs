@@ -14,8 +14,9 @@
 //!
 //! Below them: `units` (picoseconds, bytes, bandwidths), `ids` (dense ids and `NONE`),
 //! `error` (located input errors), `rng` (seeded random numbers), `memory` (what this
-//! process may use). Nothing in the core prints or exits; the CLI and the Python binding
-//! do. docs/architecture.md walks through it.
+//! process may use), `zero_pages` and `prefault` (fresh memory made cheaper). Nothing in
+//! the core prints or exits; the CLI and the Python binding do. docs/architecture.md walks
+//! through it.
 
 pub mod engine;
 pub mod error;
@@ -24,6 +25,7 @@ pub mod ids;
 pub mod machine;
 pub mod memory;
 pub mod network;
+pub mod prefault;
 pub mod program;
 pub mod results;
 pub mod rng;

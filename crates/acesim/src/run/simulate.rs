@@ -163,6 +163,8 @@ fn drive<N: Network>(
     options: &Options,
     started: std::time::Instant,
 ) -> Result<Results> {
+    // The other cores map the pages the run's records are about to fill.
+    let _prefault = crate::prefault::Prefault::while_serial(options.threads);
     prepare(&mut net, &mut rt, options);
     let phases = &options.phases;
     phases.lap("build network");

@@ -126,6 +126,7 @@ impl MaxMin {
             capacity,
             ..Default::default()
         });
+        crate::prefault::grew(&self.resources);
         (self.resources.len() - 1) as u32
     }
 
@@ -162,6 +163,8 @@ impl MaxMin {
             None => {
                 self.flows.push(Flow::default());
                 self.routes.push(Route::new());
+                crate::prefault::grew(&self.flows);
+                crate::prefault::grew(&self.routes);
                 (self.flows.len() - 1) as u32
             }
         };
