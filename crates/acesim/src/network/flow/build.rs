@@ -46,15 +46,16 @@ impl FlowNetwork {
             routes: Vec::new(),
             free_routes: Vec::new(),
             tx_busy: vec![false; nics],
-            tx_queue: vec![Default::default(); nics],
+            tx_queue: super::queues::Queues::new(nics),
             moving: vec![NONE; nics],
-            waiting: vec![Default::default(); nics],
+            waiting: super::queues::Queues::new(nics),
             inject_free: vec![0; nics],
             reserved: super::reservations::Reservations::new(links + nics),
             flow_message: Vec::new(),
             solve_due: false,
             changed: Vec::new(),
             timings: Default::default(),
+            busy_times: Default::default(),
             route_links: Vec::new(),
             uses: Vec::new(),
             notices: Vec::new(),
@@ -76,9 +77,9 @@ impl FlowNetwork {
     pub fn estimate_bytes(size: &PlannedSize, queued: u64, moving: u64) -> u64 {
         use std::mem::size_of;
         size.links() * (4 + 8 + size_of::<LinkStats>() as u64 + 128)
-            + size.nics * (8 + 24 + 4 + 24 + 8 + 8 + size_of::<NicStats>() as u64)
+            + size.nics * (8 + 8 + 4 + 8 + 8 + 8 + size_of::<NicStats>() as u64)
             + size.nodes * 4
-            + queued * 2 * size_of::<Pending>() as u64
+            + queued * 2 * (size_of::<Pending>() as u64 + 8)
             + moving * (size_of::<Message>() as u64 + 256)
     }
 

@@ -16,7 +16,7 @@ use super::state::*;
 use crate::engine::Schedule;
 use crate::ids::NONE;
 use crate::network::interface::Notice;
-use crate::units::{transfer_time, Ps};
+use crate::units::Ps;
 
 impl FlowNetwork {
     /// A new message of `kind`, queued on its NIC's send engine. A queued message is only
@@ -39,7 +39,7 @@ impl FlowNetwork {
             kind,
         };
         if self.tx_busy[src_nic as usize] {
-            self.tx_queue[src_nic as usize].push_back(request);
+            self.tx_queue.push_back(src_nic, request);
             return;
         }
         self.tx_busy[src_nic as usize] = true;
@@ -136,7 +136,7 @@ impl FlowNetwork {
                     what: Milestone::TxDone,
                 },
             );
-            self.waiting[src as usize].push_back(m);
+            self.waiting.push_back(src, m);
         }
     }
 
@@ -204,7 +204,7 @@ impl FlowNetwork {
     fn next_flow(&mut self, q: &mut impl Schedule<FlowEvent>, now: Ps, nic: u32) {
         self.moving[nic as usize] = NONE;
         while self.moving[nic as usize] == NONE {
-            let Some(next) = self.waiting[nic as usize].pop_front() else {
+            let Some(next) = self.waiting.pop_front(nic) else {
                 break;
             };
             self.activate(q, now, next);
@@ -233,17 +233,16 @@ impl FlowNetwork {
     /// What a message adds to the statistics of the links it crosses.
     pub(super) fn count_route(&mut self, wire: u64, links: &[u32], shape: &Shape) {
         let n = shape.packets.max(1);
-        // A route's links come in runs of one kind (the network's between the NIC links):
-        // the busy time is worked out once a run.
+        let key = (n, shape.full, shape.last, shape.header);
+        // A route's links come in runs of one kind (the network's between the NIC links),
+        // and a run's messages in a few shapes: the busy time is looked up once a run.
         let mut last: Option<(u8, Ps)> = None;
         for &l in links {
             let kind = self.topo.link_kind(l);
             let busy = match last {
                 Some((k, busy)) if k == kind => busy,
                 _ => {
-                    let rate = self.kinds[kind as usize].rate;
-                    let ser = |p: u64| transfer_time(p + shape.header, rate);
-                    let busy = (n - 1) * ser(shape.full) + ser(shape.last);
+                    let busy = self.busy_times.busy(kind, key, &self.kinds);
                     last = Some((kind, busy));
                     busy
                 }
@@ -394,7 +393,7 @@ impl FlowNetwork {
             Milestone::TxDone => {
                 self.notices.push(Notice::TxDone { token });
                 let src = msg.src_nic;
-                match self.tx_queue[src as usize].pop_front() {
+                match self.tx_queue.pop_front(src) {
                     Some(next) => {
                         let id = self.new_message(now, src, next);
                         self.start(q, now, id);

@@ -12,6 +12,7 @@ mod network;
 mod packets;
 mod paths;
 pub mod pipeline;
+mod queues;
 mod reservations;
 mod state;
 mod timings;

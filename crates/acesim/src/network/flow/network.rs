@@ -165,9 +165,9 @@ impl Network for FlowNetwork {
         self.free_controls = Vec::new();
         self.routes = Vec::new();
         self.free_routes = Vec::new();
-        self.tx_queue = Vec::new();
+        self.tx_queue = super::queues::Queues::new(0);
         self.tx_busy = Vec::new();
-        self.waiting = Vec::new();
+        self.waiting = super::queues::Queues::new(0);
         self.moving = Vec::new();
         self.inject_free = Vec::new();
         self.reserved = super::reservations::Reservations::new(0);

@@ -9,7 +9,6 @@ use crate::network::interface::{ModelEvent, NetStats, Notice};
 use crate::network::link_kinds::LinkKind;
 use crate::rng::Rng;
 use crate::units::Ps;
-use std::collections::VecDeque;
 
 /// The flow model's events.
 #[derive(Debug, Clone, Copy)]
@@ -139,12 +138,12 @@ pub struct FlowNetwork {
     pub(super) free_routes: Vec<Vec<u32>>,
     /// Per NIC: whether its send DMA engine is busy, and the requests waiting for it.
     pub(super) tx_busy: Vec<bool>,
-    pub(super) tx_queue: Vec<VecDeque<Pending>>,
+    pub(super) tx_queue: super::queues::Queues<Pending>,
     /// Per NIC: the message whose flow moves (`NONE`: none), those whose DMA started and
     /// that wait for it (a NIC sends its messages' packets in order), and when its
     /// injection link is free of them, alone.
     pub(super) moving: Vec<u32>,
-    pub(super) waiting: Vec<VecDeque<u32>>,
+    pub(super) waiting: super::queues::Queues<u32>,
     pub(super) inject_free: Vec<Ps>,
     /// One-packet messages (`packets`): when each link, and each NIC's receive DMA engine
     /// (numbered after the links), is taken by those reserved so far.
@@ -157,6 +156,8 @@ pub struct FlowNetwork {
     /// Timings alone, by shape and route kinds; scratch for a route's links and a flow's
     /// resources (a message then allocates nothing).
     pub(super) timings: super::timings::Timings,
+    /// A link's busy time for a message, by link kind and shape (`count_route`).
+    pub(super) busy_times: super::timings::BusyTimes,
     pub(super) route_links: Vec<u32>,
     pub(super) uses: Vec<(u32, f64)>,
     pub(super) notices: Vec<Notice>,

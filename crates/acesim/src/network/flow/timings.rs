@@ -5,6 +5,7 @@
 
 use super::pipeline::{timing, Hop, Shape, Timing};
 use crate::network::link_kinds::LinkKind;
+use crate::units::{transfer_time, Ps};
 use rustc_hash::FxHashMap;
 
 /// Runs of equal link kinds a remembered route may have (routes with more are worked out
@@ -109,6 +110,44 @@ fn key(shape: &Shape, classes: impl Iterator<Item = u8>) -> Option<Key> {
     })
 }
 
+/// A message's packets, their full and last payloads and their header: what a link's busy
+/// time for it depends on besides the link's rate.
+pub(super) type BusyKey = (u64, u64, u64, u64);
+
+/// The time a message keeps a link of each kind busy (its packets' serialization), for the
+/// last two shapes seen on that kind: a run sends data and control packets, each mostly of
+/// one shape, and two divisions a link cost more than the rest of its counting.
+#[derive(Debug, Default)]
+pub(super) struct BusyTimes {
+    /// Per link kind: (key, busy) of the two shapes, the newer first.
+    known: Vec<[(BusyKey, Ps); 2]>,
+}
+
+impl BusyTimes {
+    pub(super) fn busy(&mut self, kind: u8, key: BusyKey, kinds: &[LinkKind]) -> Ps {
+        let k = kind as usize;
+        if self.known.len() <= k {
+            // Packets are never 0: an empty entry matches no key.
+            self.known.resize(k + 1, [((0, 0, 0, 0), 0); 2]);
+        }
+        let known = &mut self.known[k];
+        if known[0].0 == key {
+            return known[0].1;
+        }
+        if known[1].0 == key {
+            known.swap(0, 1);
+            return known[0].1;
+        }
+        let (n, full, last, header) = key;
+        let rate = kinds[k].rate;
+        let busy =
+            (n - 1) * transfer_time(full + header, rate) + transfer_time(last + header, rate);
+        known[1] = known[0];
+        known[0] = (key, busy);
+        busy
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,6 +160,27 @@ mod tests {
             kind.sender_delay = 50 + i as u64;
         }
         k
+    }
+
+    /// Busy times by hand: at 10 GB/s a byte takes 100 ps, at 11 GB/s 1000/11 ps rounded
+    /// up; three shapes taking turns on two kinds each get their own, whichever is
+    /// remembered.
+    #[test]
+    fn busy_times_are_the_serialization_of_every_packet() {
+        let kinds = kinds();
+        let mut busy = BusyTimes::default();
+        // 3 packets: 2 of 256 + 32 bytes, 1 of 100 + 32.
+        let a = (3, 256, 100, 32);
+        let b = (1, 0, 0, 64);
+        let c = (2, 1000, 1000, 0);
+        for _ in 0..3 {
+            assert_eq!(busy.busy(0, a, &kinds), 2 * 288 * 100 + 132 * 100);
+            assert_eq!(busy.busy(1, a, &kinds), 2 * 26_182 + 12_000);
+            assert_eq!(busy.busy(0, b, &kinds), 6_400);
+            assert_eq!(busy.busy(1, b, &kinds), 5_819);
+            assert_eq!(busy.busy(0, c, &kinds), 200_000);
+            assert_eq!(busy.busy(1, c, &kinds), 2 * 90_910);
+        }
     }
 
     fn shape(packets: u64, link_busy: u64) -> Shape {
