@@ -9,16 +9,25 @@ use compact_str::CompactString;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::hash_map::Entry;
 
+/// A request's slot, and the line that made it while it is outstanding (`NOT_PENDING`:
+/// waited for).
+#[derive(Debug, Clone, Copy)]
+struct Named {
+    slot: u32,
+    pending: usize,
+}
+
+const NOT_PENDING: usize = usize::MAX;
+
 #[derive(Default)]
 pub struct Block {
     /// The rank whose block is being read.
     pub rank: Option<u32>,
-    /// Request (or handle) name -> request slot. Names are short and held in place: a
-    /// million-rank schedule names millions of requests.
-    requests: HashMap<CompactString, u32>,
-    /// Names of requests not yet waited for (or handles not yet completed), with the line
-    /// that made them: a name is reused only once its request was waited for.
-    pending: HashMap<CompactString, usize>,
+    /// Request (or handle) name -> its request slot, and while it is not yet waited for
+    /// (or completed) the line that made it: a name is reused only once its request was
+    /// waited for. Names are short and held in place: a million-rank schedule names
+    /// millions of requests, and one map looks each up once.
+    requests: HashMap<CompactString, Named>,
     comms: HashMap<CompactString, u32>,
     /// (region id, line of its `region_begin`), innermost last.
     open_regions: Vec<(u32, usize)>,
@@ -41,7 +50,6 @@ impl Block {
         self.check_closed(file, regions)?;
         // Cleared, not new: the maps keep their room for the next block.
         self.requests.clear();
-        self.pending.clear();
         self.comms.clear();
         self.open_regions.clear();
         self.open_loops.clear();
@@ -71,19 +79,26 @@ impl Block {
         l: &OpLine,
         name: &str,
     ) -> std::result::Result<u32, usize> {
-        match self.pending.entry(name.into()) {
-            Entry::Occupied(first) => return Err(*first.get()),
-            Entry::Vacant(v) => v.insert(l.at.line),
+        let named = match self.requests.entry(name.into()) {
+            Entry::Occupied(o) if o.get().pending != NOT_PENDING => return Err(o.get().pending),
+            // A name used again refers to the new request from here on.
+            Entry::Occupied(o) => o.into_mut(),
+            Entry::Vacant(v) => v.insert(Named {
+                slot: 0,
+                pending: NOT_PENDING,
+            }),
         };
         let slot = prog.new_handle(l.rank);
-        // A name used again refers to the new request from here on.
-        self.requests.insert(name.into(), slot);
+        *named = Named {
+            slot,
+            pending: l.at.line,
+        };
         Ok(slot)
     }
 
     /// The request named by token `t`.
     pub fn request(&self, l: &OpLine, t: &Tok) -> Result<u32> {
-        self.requests.get(&*t.text).copied().ok_or_else(|| {
+        self.requests.get(&*t.text).map(|n| n.slot).ok_or_else(|| {
             l.op_err(t, "request", format!("request '{}' was not created by an earlier put, get, isend or irecv on rank {}", t.text, l.rank))
         })
     }
@@ -92,7 +107,11 @@ impl Block {
     /// `repeat`, a request made before the loop cannot be waited for (its second iteration
     /// would wait for it again).
     pub fn finished(&mut self, l: &OpLine, t: &Tok) -> Result<()> {
-        let made = self.pending.remove(&*t.text);
+        let made = self
+            .requests
+            .get_mut(&*t.text)
+            .map(|n| std::mem::replace(&mut n.pending, NOT_PENDING))
+            .filter(|&line| line != NOT_PENDING);
         if let (Some(made), Some(open)) = (made, self.open_loops.last()) {
             if made < open.line {
                 return Err(l.op_err(t, "request", format!(
@@ -106,7 +125,9 @@ impl Block {
 
     /// The name of the request named `name` may be used again.
     pub fn forget(&mut self, name: &str) {
-        self.pending.remove(name);
+        if let Some(n) = self.requests.get_mut(name) {
+            n.pending = NOT_PENDING;
+        }
     }
 
     /// A `repeat` body ends: every request made in it was waited for in it, and every
@@ -120,11 +141,12 @@ impl Block {
         let Some(open) = self.open_loops.pop() else {
             return Ok(None);
         };
-        if let Some((name, &line)) = self
-            .pending
+        if let Some((name, line)) = self
+            .requests
             .iter()
-            .filter(|(_, &l)| l > open.line)
-            .min_by_key(|(_, &l)| l)
+            .map(|(name, n)| (name, n.pending))
+            .filter(|&(_, l)| l != NOT_PENDING && l > open.line)
+            .min_by_key(|&(_, l)| l)
         {
             return Err(Error::input(
                 Location::at(file, line, 1).with_field("request"),
