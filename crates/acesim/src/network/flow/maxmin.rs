@@ -158,6 +158,11 @@ impl MaxMin {
     /// anyone's bottleneck); else its rate (`0` until then) and the others' are set by the
     /// next `solve`.
     pub fn add_flow(&mut self, uses: &[(u32, f64)]) -> u32 {
+        self.add_flow_alone(uses).0
+    }
+
+    /// `add_flow`, and the rate the flow would have alone (`alone`), worked out once.
+    pub fn add_flow_alone(&mut self, uses: &[(u32, f64)]) -> (u32, f64) {
         let id = match self.free_flows.pop() {
             Some(id) => id,
             None => {
@@ -178,8 +183,9 @@ impl MaxMin {
         let fits = uses
             .iter()
             .all(|&(r, w)| fits_in(&self.resources[r as usize], w));
-        // The slot's route of its last flow is reused (a run starts millions of flows).
-        let mut route = std::mem::take(&mut self.routes[id as usize]);
+        // The slot's route of its last flow is reused in place (a run starts millions of
+        // flows).
+        let route = &mut self.routes[id as usize];
         route.clear();
         for &(r, w) in uses {
             let res = &mut self.resources[r as usize];
@@ -193,15 +199,14 @@ impl MaxMin {
             if fits {
                 res.load += w * alone;
             } else if !room {
-                self.mark(r);
+                self.dirty.push(r);
             }
         }
-        self.routes[id as usize] = route;
         let f = &mut self.flows[id as usize];
         f.rate = if fits { alone } else { 0.0 };
         f.active = true;
         f.bottleneck = tightest;
-        id
+        (id, alone)
     }
 
     /// Ends a flow. Only the flows on a resource it filled may speed up (at the next
@@ -774,9 +779,10 @@ mod tests {
         let a = m.add_resource(0.0028);
         let b = m.add_resource(0.004);
         let uses = [(a, 2016.0 / 2048.0), (b, 1.0)];
-        let f = m.add_flow(&uses);
+        let (f, alone) = m.add_flow_alone(&uses);
+        assert_eq!(alone.to_bits(), m.alone(&uses).to_bits());
         m.solve(&mut Vec::new());
-        assert_eq!(m.rate(f).to_bits(), m.alone(&uses).to_bits());
+        assert_eq!(m.rate(f).to_bits(), alone.to_bits());
     }
 
     /// A flow added at one end of a chain of links whose capacities grow along it moves

@@ -179,8 +179,7 @@ impl FlowNetwork {
             self.uses = uses;
             return;
         }
-        let alone = self.solver.alone(&uses);
-        let flow = self.solver.add_flow(&uses);
+        let (flow, alone) = self.solver.add_flow_alone(&uses);
         self.uses = uses;
         if self.flow_message.len() <= flow as usize {
             self.flow_message.resize(flow as usize + 1, NONE);
