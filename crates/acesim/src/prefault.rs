@@ -166,39 +166,59 @@ mod tests {
     }
 
     /// Crossing into chunk 1 maps chunks 2 and 3 (the helper's work, waited for), and
-    /// nothing past them.
+    /// nothing past them. The block is the test's own fresh mapping (a block from the
+    /// allocator may reuse pages touched before).
     #[cfg(target_os = "linux")]
     #[test]
     fn the_chunks_ahead_are_mapped() {
-        let resident = |at: usize, len: usize| -> usize {
-            let mut pages = vec![0u8; len / PAGE];
-            // SAFETY: `at` is page-aligned and `[at, at + len)` lies in the vector's block.
-            let r = unsafe { libc::mincore(at as *mut libc::c_void, len, pages.as_mut_ptr()) };
+        let len = 8 * CHUNK;
+        // SAFETY: a fresh private anonymous mapping, unmapped at the end.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        assert_ne!(base, libc::MAP_FAILED);
+        // SAFETY: the mapping just made; 4 KiB pages, whatever the system's default.
+        unsafe { libc::madvise(base, len, libc::MADV_NOHUGEPAGE) };
+        let base = base as usize;
+        let resident = |chunk: usize| -> usize {
+            let mut pages = vec![0u8; CHUNK / PAGE];
+            // SAFETY: the chunk lies in the mapping, page-aligned.
+            let r = unsafe {
+                libc::mincore(
+                    (base + chunk * CHUNK) as *mut libc::c_void,
+                    CHUNK,
+                    pages.as_mut_ptr(),
+                )
+            };
             assert_eq!(r, 0);
             pages.iter().filter(|&&p| p & 1 == 1).count()
         };
         let _turn = TURNS.lock().unwrap_or_else(|e| e.into_inner());
         let _on = Prefault::set(true);
-        let mut v: Vec<u8> = Vec::with_capacity(8 * CHUNK + PAGE);
-        // Chunks start at the block's first byte; count whole pages inside them.
-        let base = v.as_ptr() as usize;
-        let page_in = |chunk: usize| (base + chunk * CHUNK).next_multiple_of(PAGE);
-        let span = CHUNK - PAGE;
-        v.resize(CHUNK, 0);
-        v.push(1);
-        grew(&v);
-        let mut waited = 0;
+        assert_eq!(resident(2) + resident(3), 0);
+        // An array of bytes filled into chunk 1, of capacity the whole mapping.
+        crossed(base, entered(CHUNK + 1, 1).unwrap_or(0), len);
+        let whole = CHUNK / PAGE;
         let unsupported = || UNSUPPORTED.load(Ordering::Relaxed);
-        while resident(page_in(3), span) < span / PAGE && waited < 500 && !unsupported() {
+        let mut waited = 0;
+        while resident(3) < whole && waited < 500 && !unsupported() {
             std::thread::sleep(std::time::Duration::from_millis(2));
             waited += 1;
         }
+        let seen = [0, 1, 2, 3, 4, 5].map(resident);
+        // SAFETY: the mapping made above, no longer used.
+        unsafe { libc::munmap(base as *mut libc::c_void, len) };
         if unsupported() {
             return; // the system lacks MADV_POPULATE_WRITE
         }
-        assert_eq!(resident(page_in(2), span), span / PAGE);
-        assert_eq!(resident(page_in(3), span), span / PAGE);
-        assert_eq!(resident(page_in(5), span), 0);
+        assert_eq!(seen, [0, 0, whole, whole, 0, 0]);
     }
 
     /// Only a crossing into a new chunk hands anything over.
