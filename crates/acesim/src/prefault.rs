@@ -166,27 +166,16 @@ mod tests {
     }
 
     /// Crossing into chunk 1 maps chunks 2 and 3 (the helper's work, waited for), and
-    /// nothing past them. The block is the test's own fresh mapping (a block from the
-    /// allocator may reuse pages touched before).
+    /// nothing past them. The block is a fresh mapping of its own (`ZeroPages`: a block
+    /// from the allocator may reuse pages touched before).
     #[cfg(target_os = "linux")]
     #[test]
     fn the_chunks_ahead_are_mapped() {
         let len = 8 * CHUNK;
-        // SAFETY: a fresh private anonymous mapping, unmapped at the end.
-        let base = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        assert_ne!(base, libc::MAP_FAILED);
-        // SAFETY: the mapping just made; 4 KiB pages, whatever the system's default.
-        unsafe { libc::madvise(base, len, libc::MADV_NOHUGEPAGE) };
-        let base = base as usize;
+        let block = crate::zero_pages::ZeroPages::<u8>::new(len);
+        let base = block.as_ptr() as usize;
+        // SAFETY: the block's own mapping; 4 KiB pages, whatever the system's default.
+        unsafe { libc::madvise(base as *mut libc::c_void, len, libc::MADV_NOHUGEPAGE) };
         let resident = |chunk: usize| -> usize {
             let mut pages = vec![0u8; CHUNK / PAGE];
             // SAFETY: the chunk lies in the mapping, page-aligned.
@@ -213,8 +202,7 @@ mod tests {
             waited += 1;
         }
         let seen = [0, 1, 2, 3, 4, 5].map(resident);
-        // SAFETY: the mapping made above, no longer used.
-        unsafe { libc::munmap(base as *mut libc::c_void, len) };
+        drop(block);
         if unsupported() {
             return; // the system lacks MADV_POPULATE_WRITE
         }
