@@ -95,6 +95,19 @@ fn crossed(base: usize, chunk: usize, capacity: usize) {
     }
 }
 
+/// Maps the whole pages of `items` now, on this thread, as writing them would (the pages
+/// at its two ends, shared with what lies around it, are left to the first write). For
+/// zero pages a run reads before it writes them (counters added to): each would take two
+/// faults, the second a copy whose stale mapping every other core running the process
+/// must be told to drop. Contents are unchanged; a no-op where the system lacks the call.
+pub fn populate<T>(items: &mut [T]) {
+    if !UNSUPPORTED.load(Ordering::Relaxed)
+        && !map(items.as_ptr() as usize, std::mem::size_of_val(items))
+    {
+        UNSUPPORTED.store(true, Ordering::Relaxed);
+    }
+}
+
 /// The helper thread, or none when it cannot be started.
 fn start() -> Option<mpsc::Sender<(usize, usize)>> {
     let (tx, rx) = mpsc::channel::<(usize, usize)>();
@@ -207,6 +220,47 @@ mod tests {
             return; // the system lacks MADV_POPULATE_WRITE
         }
         assert_eq!(seen, [0, 0, whole, whole, 0, 0]);
+    }
+
+    /// `populate` maps the whole pages of a slice at once, on the caller's thread, and
+    /// leaves what the slice holds, its partial end pages and what lies outside as they were.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn populate_maps_the_slices_whole_pages() {
+        let pages = 16;
+        let mut block = crate::zero_pages::ZeroPages::<u64>::new(pages * PAGE / 8);
+        let base = block.as_ptr() as usize;
+        // SAFETY: the block's own mapping; 4 KiB pages, whatever the system's default.
+        unsafe {
+            libc::madvise(
+                base as *mut libc::c_void,
+                pages * PAGE,
+                libc::MADV_NOHUGEPAGE,
+            )
+        };
+        let resident = || -> Vec<u8> {
+            let mut v = vec![0u8; pages];
+            // SAFETY: the block's pages, page-aligned.
+            let r =
+                unsafe { libc::mincore(base as *mut libc::c_void, pages * PAGE, v.as_mut_ptr()) };
+            assert_eq!(r, 0);
+            v.iter().map(|p| p & 1).collect()
+        };
+        // Page 3 is written before: it keeps its value.
+        block[3 * PAGE / 8 + 5] = 77;
+        // The slice starts in the middle of page 2 and ends in the middle of page 9.
+        let (from, to) = (2 * PAGE / 8 + 100, 9 * PAGE / 8 + 7);
+        populate(&mut block[from..to]);
+        let seen = resident();
+        assert_eq!(block[3 * PAGE / 8 + 5], 77);
+        assert!(block
+            .iter()
+            .enumerate()
+            .all(|(i, &x)| x == 0 || i == 3 * PAGE / 8 + 5));
+        if UNSUPPORTED.load(Ordering::Relaxed) {
+            return; // the system lacks MADV_POPULATE_WRITE
+        }
+        assert_eq!(seen, [0, 0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0]);
     }
 
     /// Only a crossing into a new chunk hands anything over.

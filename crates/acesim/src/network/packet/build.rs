@@ -8,6 +8,7 @@ use crate::machine::topology::{LinkClass, LinkEnd, PlannedSize, Shape, Topology}
 use crate::network::interface::{LinkStats, NetStats, NicStats};
 use crate::network::link_kinds::{link_kinds, router_delay};
 use crate::zero_pages::ZeroPages;
+use std::sync::Arc;
 
 impl NetParams {
     pub fn from_config(c: &Machine) -> NetParams {
@@ -48,10 +49,11 @@ impl PacketNetwork {
         topo: Topology,
         config: &Machine,
         me: u32,
-        of_router: std::sync::Arc<Vec<u32>>,
+        of_router: Arc<Vec<u32>>,
     ) -> PacketNetwork {
         let mut net = Self::build(topo, config, Some((me, &of_router)));
         net.make_partition(me, of_router);
+        net.map_own_counts();
         net
     }
 

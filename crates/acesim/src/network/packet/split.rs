@@ -33,6 +33,25 @@ impl PacketNetwork {
         }));
     }
 
+    /// Maps the counts of the links this partition sends on now: they start as zero pages,
+    /// which counting reads before it writes, and on threads each such page cost a second
+    /// fault and a message to the other cores.
+    pub(super) fn map_own_counts(&mut self) {
+        let links = self.topo.num_links();
+        let mut l = 0;
+        while l < links {
+            if !self.sends_on(l) {
+                l += 1;
+                continue;
+            }
+            let start = l;
+            while l < links && self.sends_on(l) {
+                l += 1;
+            }
+            crate::prefault::populate(&mut self.stats.links[start as usize..l as usize]);
+        }
+    }
+
     /// What the windows of a run on this network end on (`engine::windows`): the
     /// smallest latency of a link between two routers, which no partitioning can
     /// undercut; without any, that of any link. At least 1 ps.
