@@ -502,21 +502,39 @@ impl<E: Copy> EventQueue<E> {
     /// Takes the next event of the current time.
     #[inline(always)]
     fn take(&mut self) -> (Ps, E) {
-        let (key, event) = match self.early.peek() {
-            None => self.take_listed(),
-            Some(early)
-                if self.head < self.current.len() && self.current[self.head].0 < early.0 =>
-            {
-                self.take_listed()
-            }
-            Some(_) => {
-                let Early(key, event) = self.early.pop().expect("peeked");
-                (key, event)
-            }
-        };
+        // The event always comes out of the list, from one place: a heap's event that is
+        // due first is put back in the list's last taken slot (out of line, and rare).
+        // Two sources merged here made the compiler pass the event through memory in
+        // pieces of other widths than it reads them: a stall on every event.
+        if !self.early.is_empty() {
+            self.early_to_list();
+        }
+        let (key, event) = self.take_listed();
         self.now_key = key;
         self.processed += 1;
         (self.now, event)
+    }
+
+    /// The heap's first event, when it sorts before the list's next, becomes the list's
+    /// next.
+    #[cold]
+    #[inline(never)]
+    fn early_to_list(&mut self) {
+        let due = self.early.peek().is_some_and(|early| {
+            self.head == self.current.len() || early.0 < self.current[self.head].0
+        });
+        if !due {
+            return;
+        }
+        let Some(Early(key, event)) = self.early.pop() else {
+            return;
+        };
+        if self.head > 0 {
+            self.head -= 1;
+            self.current[self.head] = (key, event);
+        } else {
+            self.current.insert(0, (key, event));
+        }
     }
 
     #[inline(always)]
