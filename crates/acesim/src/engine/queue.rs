@@ -502,8 +502,8 @@ impl<E: Copy> EventQueue<E> {
     /// Takes the next event of the current time.
     #[inline(always)]
     fn take(&mut self) -> (Ps, E) {
-        // The event always comes out of the list, from one place: a heap's event that is
-        // due first is put back in the list's last taken slot (out of line, and rare).
+        // The event always comes out of the list, from one place: the heap's events that
+        // are due first are put back in the list's slots already taken (out of line).
         // Two sources merged here made the compiler pass the event through memory in
         // pieces of other widths than it reads them: a stall on every event.
         if !self.early.is_empty() {
@@ -515,25 +515,40 @@ impl<E: Copy> EventQueue<E> {
         (self.now, event)
     }
 
-    /// The heap's first event, when it sorts before the list's next, becomes the list's
-    /// next.
-    #[cold]
+    /// The heap's first events, as long as they sort before the list's next, become the
+    /// list's next ones, in the slots already taken (a burst's events mostly come from the
+    /// heap: a batch a call).
     #[inline(never)]
     fn early_to_list(&mut self) {
-        let due = self.early.peek().is_some_and(|early| {
-            self.head == self.current.len() || early.0 < self.current[self.head].0
-        });
-        if !due {
+        const BATCH: usize = 32;
+        let mut batch = [None; BATCH];
+        let room = self.head.min(BATCH);
+        let mut moved = 0;
+        while moved < room.max(1) {
+            let due = self.early.peek().is_some_and(|early| {
+                self.head == self.current.len() || early.0 < self.current[self.head].0
+            });
+            if !due {
+                break;
+            }
+            batch[moved] = self.early.pop().map(|Early(key, event)| (key, event));
+            moved += 1;
+        }
+        if moved == 0 {
             return;
         }
-        let Some(Early(key, event)) = self.early.pop() else {
+        if room == 0 {
+            // Nothing taken yet at this time: the one event goes in front.
+            if let Some(entry) = batch[0] {
+                self.current.insert(0, entry);
+            }
             return;
-        };
-        if self.head > 0 {
-            self.head -= 1;
-            self.current[self.head] = (key, event);
-        } else {
-            self.current.insert(0, (key, event));
+        }
+        self.head -= moved;
+        for (slot, entry) in self.current[self.head..].iter_mut().zip(&batch[..moved]) {
+            if let Some(entry) = *entry {
+                *slot = entry;
+            }
         }
     }
 
