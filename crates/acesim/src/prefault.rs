@@ -9,6 +9,7 @@
 //! Linux 5.14 and later). That maps the pages without writing them: what the array holds
 //! is untouched, a range freed or moved meanwhile is only a failed call, and at most
 //! `AHEAD` chunks an array are mapped before they are used. Results do not depend on it.
+//! `populate` maps a range at once on the caller's thread (a partition's own counters).
 //!
 //! Off unless a run turns it on (`Prefault::while_serial`), and a no-op where the system
 //! lacks the call.
