@@ -252,3 +252,29 @@ fn dumpi_counts_that_add_up_past_2_to_the_64() {
     assert!(loc.file.starts_with("fuzz-0000.bin, record"), "{loc:?}");
     assert!(msg.contains("more than 2^64 bytes"), "{msg}");
 }
+
+#[test]
+fn set_value_with_a_run_of_quotes() {
+    // fuzz/artifacts/machine_toml/crash-d2878ea8...: a `--set` value that is not TOML was
+    // handed to toml_edit as a bare string, and its choice of quotes for a run of 267 `"`
+    // overflowed a counter (a panic in a checked build). The value is quoted here now: it
+    // stays what was given, and an unknown field is reported as such.
+    let body = "[topology]\nkind = \"mesh\"\ndims = [2, 2]\n";
+    let quotes = "\"".repeat(267);
+    for field in ["router.swi\0control_pacgy.dims", "topology.kind"] {
+        let overrides = vec![format!("{field}=[4,4]{quotes}")];
+        let result = MachineSource::from_text("m.toml", body)
+            .with_overrides(&overrides)
+            .load();
+        let (loc, msg) = input_error(result);
+        assert!(
+            loc.file == "command line" || loc.file == "m.toml",
+            "{loc}: {msg}"
+        );
+    }
+    // A string of quotes is kept as given.
+    let text = acesim::machine::load::apply_override(body, &format!("name.x={quotes}"))
+        .expect("a string value");
+    let doc: toml::Table = text.parse().expect("the document is TOML");
+    assert_eq!(doc["name"]["x"].as_str(), Some(quotes.as_str()));
+}

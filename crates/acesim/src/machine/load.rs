@@ -215,6 +215,23 @@ fn override_key(ov: &str) -> &str {
 
 /// Applies `a.b.c=value` to the TOML text. The value is read as TOML when it parses
 /// (`2`, `true`, `[8, 8]`), else as a string (`100ns`, `4 GB/s`).
+/// `text` as a TOML basic string: quoted, with quotes, backslashes and control characters
+/// escaped.
+fn basic_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c < ' ' || c == '\u{7f}' => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 pub fn apply_override(text: &str, ov: &str) -> Result<String> {
     let cmdline = || Location::file("command line");
     let (key, value) = ov.split_once('=').ok_or_else(|| {
@@ -235,11 +252,22 @@ pub fn apply_override(text: &str, ov: &str) -> Result<String> {
         .parse()
         .map_err(|e| Error::input(cmdline(), format!("--set {ov}: {e}")))?;
     let value_text = value.trim();
-    let parsed: toml_edit::Value = format!("v = {value_text}")
-        .parse::<toml_edit::DocumentMut>()
-        .ok()
-        .and_then(|d| d.get("v").and_then(|v| v.as_value().cloned()))
-        .unwrap_or_else(|| toml_edit::Value::from(value_text));
+    let value_of = |toml: &str| {
+        format!("v = {toml}")
+            .parse::<toml_edit::DocumentMut>()
+            .ok()
+            .and_then(|d| d.get("v").and_then(|v| v.as_value().cloned()))
+    };
+    // A value that is not TOML is taken as a string, quoted here: the document then writes
+    // it as given (toml_edit's own choice of quotes overflows on a run of 256 quotes).
+    let parsed = value_of(value_text)
+        .or_else(|| value_of(&basic_string(value_text)))
+        .ok_or_else(|| {
+            Error::input(
+                cmdline().with_field(key),
+                format!("--set {ov}: the value is neither TOML nor a string"),
+            )
+        })?;
     let mut table = doc.as_table_mut();
     for part in &parts[..parts.len() - 1] {
         let item = table
