@@ -213,8 +213,6 @@ fn override_key(ov: &str) -> &str {
     ov.split_once('=').map_or(ov, |(k, _)| k.trim())
 }
 
-/// Applies `a.b.c=value` to the TOML text. The value is read as TOML when it parses
-/// (`2`, `true`, `[8, 8]`), else as a string (`100ns`, `4 GB/s`).
 /// `text` as a TOML basic string: quoted, with quotes, backslashes and control characters
 /// escaped.
 fn basic_string(text: &str) -> String {
@@ -232,6 +230,8 @@ fn basic_string(text: &str) -> String {
     out
 }
 
+/// Applies `a.b.c=value` to the TOML text. The value is read as TOML when it parses
+/// (`2`, `true`, `[8, 8]`), else as a string (`100ns`, `4 GB/s`).
 pub fn apply_override(text: &str, ov: &str) -> Result<String> {
     let cmdline = || Location::file("command line");
     let (key, value) = ov.split_once('=').ok_or_else(|| {
