@@ -38,8 +38,9 @@ pub fn collect(
     // A parallel run's records were merged with its operations and receives in run order.
     let merged = rt.merged.take();
     let receives = match &merged {
-        Some(m) if keeps => Receives::new(&m.1, &rt.xfers),
-        _ => Receives::new(if keeps { &rt.recvs } else { &[] }, &rt.xfers),
+        _ if !keeps => Receives::default(),
+        Some(m) => Receives::new(m.1.iter().map(|&at| &rt.recvs[at as usize]), &rt.xfers),
+        None => Receives::new(&rt.recvs, &rt.xfers),
     };
     let collectives = collectives(rt);
     let unmatched_messages = rt.unmatched_messages();
@@ -59,11 +60,11 @@ pub fn collect(
         wall_seconds: wall,
         per_rank: per_rank(rt, predicted),
         operation_count: rt.program_transfers,
-        operations: Operations::new(match merged {
-            _ if !keeps => Vec::new(),
-            Some(m) => m.0,
-            None => std::mem::take(&mut rt.xfers),
-        }),
+        operations: match merged {
+            _ if !keeps => Operations::default(),
+            Some(m) => Operations::in_order(std::mem::take(&mut rt.xfers), m.0),
+            None => Operations::new(std::mem::take(&mut rt.xfers)),
+        },
         regions: regions(rt),
         unpolled_puts: rt.unpolled(),
         unmatched_messages,

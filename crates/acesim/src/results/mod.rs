@@ -25,7 +25,7 @@ pub use collect::collect;
 pub use collectives::CollectiveResult;
 pub use links::{LinkResult, LinkTable};
 pub use nics::NicResult;
-pub use operations::{OperationResult, Operations, ReceiveResult, Receives, Record, Table};
+pub use operations::{OperationResult, Operations, ReceiveResult, Receives, Record, Rows, Table};
 pub use ranks::{RankResult, TraceEntry, UnfinishedResult};
 pub use regions::RegionResult;
 pub use report::{estimate_bytes, Partial, Results, StopReason, MAX_JSON_LINKS};

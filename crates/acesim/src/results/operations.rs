@@ -59,7 +59,19 @@ impl Table<Xfer> {
     pub fn new(mut xfers: Vec<Xfer>) -> Operations {
         xfers.retain(|x| x.coll == NONE);
         xfers.shrink_to_fit();
-        Table { records: xfers }
+        Table {
+            records: xfers,
+            order: None,
+        }
+    }
+
+    /// The transfers `xfers[order[0]]`, `xfers[order[1]]`, ... (a parallel run's records,
+    /// kept partition by partition, read in the run's order without being copied into it).
+    pub fn in_order(xfers: Vec<Xfer>, order: Vec<u32>) -> Operations {
+        Table {
+            records: xfers,
+            order: Some(order),
+        }
     }
 }
 
@@ -115,9 +127,9 @@ pub type Receives = Table<ReceiveRow>;
 impl Table<ReceiveRow> {
     /// The user receives of `recvs`, with what they learn of the message they matched in
     /// `xfers`.
-    pub fn new(recvs: &[RecvRecord], xfers: &[Xfer]) -> Receives {
+    pub fn new<'a>(recvs: impl IntoIterator<Item = &'a RecvRecord>, xfers: &[Xfer]) -> Receives {
         let records = recvs
-            .iter()
+            .into_iter()
             .filter(|rv| rv.ctx % 2 == 0)
             .map(|rv| {
                 let x = xfers.get(rv.xfer as usize);
@@ -133,7 +145,10 @@ impl Table<ReceiveRow> {
                 }
             })
             .collect();
-        Table { records }
+        Table {
+            records,
+            order: None,
+        }
     }
 }
 
@@ -169,44 +184,81 @@ pub trait Record {
 #[derive(Debug, Clone)]
 pub struct Table<T> {
     records: Vec<T>,
+    /// The records the rows are, in row order, when not all of `records` in theirs.
+    order: Option<Vec<u32>>,
 }
 
 impl<T> Default for Table<T> {
     fn default() -> Self {
         Table {
             records: Vec::new(),
+            order: None,
         }
     }
 }
 
 impl<T: Record> Table<T> {
     pub fn len(&self) -> usize {
-        self.records.len()
+        self.order.as_ref().map_or(self.records.len(), Vec::len)
     }
 
     pub fn is_empty(&self) -> bool {
-        self.records.is_empty()
+        self.len() == 0
+    }
+
+    /// The record of row `i`.
+    fn record(&self, i: usize) -> Option<&T> {
+        match &self.order {
+            Some(order) => order.get(i).map(|&at| &self.records[at as usize]),
+            None => self.records.get(i),
+        }
     }
 
     /// The `i`-th row.
     pub fn get(&self, i: usize) -> Option<T::Row> {
-        self.records.get(i).map(T::row)
+        self.record(i).map(T::row)
     }
 
     /// The `i`-th row; panics past the end, like indexing (for tests and callers that
     /// checked `len`).
     pub fn row(&self, i: usize) -> T::Row {
-        self.records[i].row()
+        match &self.order {
+            Some(order) => self.records[order[i] as usize].row(),
+            None => self.records[i].row(),
+        }
     }
 
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = T::Row> + '_ {
-        self.records.iter().map(T::row)
+    pub fn iter(&self) -> Rows<'_, T> {
+        Rows {
+            table: self,
+            next: 0..self.len(),
+        }
     }
 
     pub fn to_vec(&self) -> Vec<T::Row> {
         self.iter().collect()
     }
 }
+
+/// The rows of a [`Table`], made as they are read.
+pub struct Rows<'a, T> {
+    table: &'a Table<T>,
+    next: std::ops::Range<usize>,
+}
+
+impl<T: Record> Iterator for Rows<'_, T> {
+    type Item = T::Row;
+
+    fn next(&mut self) -> Option<T::Row> {
+        self.next.next().map(|i| self.table.row(i))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.next.size_hint()
+    }
+}
+
+impl<T: Record> ExactSizeIterator for Rows<'_, T> {}
 
 impl<T: Record> Serialize for Table<T>
 where
@@ -219,9 +271,44 @@ where
 
 impl<'a, T: Record> IntoIterator for &'a Table<T> {
     type Item = T::Row;
-    type IntoIter = std::iter::Map<std::slice::Iter<'a, T>, fn(&T) -> T::Row>;
+    type IntoIter = Rows<'a, T>;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.records.iter().map(T::row as fn(&T) -> T::Row)
+        self.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    impl Record for u32 {
+        type Row = u32;
+        fn row(&self) -> u32 {
+            *self
+        }
+    }
+
+    #[test]
+    fn a_table_in_an_order_reads_its_records_in_that_order() {
+        let records = vec![10, 11, 12, 13];
+        let table = Table {
+            records,
+            order: Some(vec![2, 0, 3]),
+        };
+        assert_eq!(table.len(), 3);
+        assert_eq!(table.to_vec(), [12, 10, 13]);
+        assert_eq!((table.get(1), table.get(3)), (Some(10), None));
+        assert_eq!(table.row(2), 13);
+        assert_eq!(table.iter().len(), 3);
+        assert_eq!((&table).into_iter().sum::<u32>(), 35);
+        let plain = Table {
+            records: vec![1, 2],
+            order: None,
+        };
+        assert_eq!(
+            (plain.len(), plain.to_vec(), plain.get(2)),
+            (2, vec![1, 2], None)
+        );
     }
 }

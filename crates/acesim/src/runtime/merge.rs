@@ -63,7 +63,7 @@ pub fn merge(mut parts: Vec<Runtime>) -> Option<Runtime> {
         renumber(p, off);
     }
     teach_issuers(&mut parts);
-    let (ops, receives) = in_run_order(&parts);
+    let (ops, receives) = in_run_order(&parts, &offsets);
     let mut rest = parts.into_iter().enumerate();
     let (_, mut all) = rest.next()?;
     let of_rank = all.split.take().map(|s| s.of_rank);
@@ -129,12 +129,15 @@ fn teach_issuers(parts: &mut [Runtime]) {
 }
 
 /// The program's own transfers (issuers' records) and receives of every partition, in the
-/// order one queue would have made them. The places are sorted, not the records (a place
-/// and its record's partition and slot are a quarter of a record's bytes), by a stable
-/// sort, which merges the runs in which each partition made its records in linear time.
-fn in_run_order(parts: &[Runtime]) -> (Vec<Xfer>, Vec<RecvRecord>) {
-    let mut ops: Vec<(Order, u32, u32)> = Vec::new();
-    let mut receives: Vec<(Order, u32, u32)> = Vec::new();
+/// order one queue would have made them, as their slots in the merged lists (partition
+/// `k`'s records start at `offsets[k]`). The places are sorted, not the records (a place
+/// and its record's slot are a sixth of a record's bytes), by a stable sort, which merges
+/// the runs in which each partition made its records in linear time; the records stay
+/// where they are (copying millions of them into run order took a run's largest block of
+/// fresh memory).
+fn in_run_order(parts: &[Runtime], offsets: &[Offsets]) -> (Vec<u32>, Vec<u32>) {
+    let mut ops: Vec<(Order, u32)> = Vec::new();
+    let mut receives: Vec<(Order, u32)> = Vec::new();
     for (k, p) in parts.iter().enumerate() {
         let Some(s) = &p.split else { continue };
         if p.summary_only {
@@ -144,25 +147,20 @@ fn in_run_order(parts: &[Runtime]) -> (Vec<Xfer>, Vec<RecvRecord>) {
             let name = s.names.get(id).copied().unwrap_or(LOCAL);
             let issued_here = name == LOCAL || owner(name) as usize == k;
             if x.coll == NONE && issued_here {
-                ops.push((order(&s.xfer_order, id), k as u32, id as u32));
+                ops.push((order(&s.xfer_order, id), offsets[k].xfer(id as u32)));
             }
         }
         for (id, rv) in p.recvs.iter().enumerate() {
             if rv.ctx.is_multiple_of(2) {
-                receives.push((order(&s.recv_order, id), k as u32, id as u32));
+                receives.push((order(&s.recv_order, id), offsets[k].recv(id as u32)));
             }
         }
     }
     ops.sort();
     receives.sort();
     (
-        ops.iter()
-            .map(|&(_, k, id)| parts[k as usize].xfers[id as usize].clone())
-            .collect(),
-        receives
-            .iter()
-            .map(|&(_, k, id)| parts[k as usize].recvs[id as usize].clone())
-            .collect(),
+        ops.into_iter().map(|(_, at)| at).collect(),
+        receives.into_iter().map(|(_, at)| at).collect(),
     )
 }
 

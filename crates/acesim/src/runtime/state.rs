@@ -449,9 +449,9 @@ pub struct Runtime {
     pub(super) streams: Option<crate::program::stream::StreamState>,
     /// This runtime's share of a parallel run (`partition.rs`), if it is one of several.
     pub(super) split: Option<Box<RtSplit>>,
-    /// A merged parallel run's operations and user receives, in the run's order
-    /// (`merge.rs`): the results take them instead of `xfers` and `recvs`.
-    pub merged: Option<Box<(Vec<Xfer>, Vec<RecvRecord>)>>,
+    /// A merged parallel run's operations and user receives in the run's order, as their
+    /// slots in `xfers` and `recvs` (`merge.rs`): the results read them in this order.
+    pub merged: Option<Box<(Vec<u32>, Vec<u32>)>>,
     /// Ranks finished so far.
     pub(super) finished: u32,
 }
