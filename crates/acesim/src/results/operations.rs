@@ -206,26 +206,16 @@ impl<T: Record> Table<T> {
         self.len() == 0
     }
 
-    /// The record of row `i`.
-    fn record(&self, i: usize) -> Option<&T> {
-        match &self.order {
-            Some(order) => order.get(i).map(|&at| &self.records[at as usize]),
-            None => self.records.get(i),
-        }
-    }
-
     /// The `i`-th row.
     pub fn get(&self, i: usize) -> Option<T::Row> {
-        self.record(i).map(T::row)
+        (i < self.len()).then(|| self.row(i))
     }
 
     /// The `i`-th row; panics past the end, like indexing (for tests and callers that
     /// checked `len`).
     pub fn row(&self, i: usize) -> T::Row {
-        match &self.order {
-            Some(order) => self.records[order[i] as usize].row(),
-            None => self.records[i].row(),
-        }
+        let at = self.order.as_ref().map_or(i, |order| order[i] as usize);
+        self.records[at].row()
     }
 
     pub fn iter(&self) -> Rows<'_, T> {
