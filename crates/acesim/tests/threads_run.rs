@@ -378,6 +378,43 @@ fn what_a_program_leaves_undone_is_listed_as_on_one_thread() {
 }
 
 #[test]
+fn a_run_that_keeps_no_records_reuses_those_of_finished_ranks() {
+    // Rank 0 puts to rank 15 four times and waits for each; rank 15 starts after rank 0
+    // has finished and puts back as often. Rank 0 polls none of them, rank 15 two.
+    let mut t = "ranks 16\nrank 0\n".to_string();
+    for h in 0..4 {
+        t += &format!("put 15 64 tag=1 handle=h{h}\n");
+    }
+    t += &(0..4)
+        .map(|h| format!("complete h{h}\n"))
+        .collect::<String>();
+    t += "rank 15\npoll 1\npoll 1\ncompute 1ms\n";
+    for h in 0..4 {
+        t += &format!("put 0 64 tag=2 handle=h{h}\n");
+    }
+    t += &(0..4)
+        .map(|h| format!("complete h{h}\n"))
+        .collect::<String>();
+    let m = load(TORUS);
+    let (kept, bare) = common::with_and_without_records(&m, parse(&t));
+    // A finished rank names none of its requests again: rank 15's puts take rank 0's
+    // four records, where a run that lists the operations keeps all eight.
+    assert_eq!(kept.transfer_records, 8);
+    assert_eq!(bare.transfer_records, 4);
+    assert_eq!(bare.unpolled_puts, vec![(0, 2, 4), (15, 1, 2)]);
+    // Across threads and processes, whose shares send a free record as one byte.
+    let summary_only = Options {
+        summary_only: true,
+        ..options(1)
+    };
+    same_on_threads(&m, &parse(&t), summary_only.clone());
+    // Requests a finished rank leaves pending are still listed.
+    let t = "ranks 16\nrank 0\nsend 15 10 tag=7\nisend 15 20000 req=a tag=8\nput 15 64 tag=9\nrank 3\nirecv 12 10 req=b tag=2\nrank 12\nirecv 3 10 req=b tag=2\n";
+    let one = same_on_threads(&m, &parse(t), summary_only);
+    assert!(one.contains("\"unfinished_requests\""), "{one}");
+}
+
+#[test]
 fn goal_programs_give_the_same_results() {
     let mut t = "num_ranks 16\n".to_string();
     for r in 0..16u32 {

@@ -87,16 +87,97 @@ pub struct NetStats {
     pub link_activity: Option<Vec<Vec<(Ps, Ps)>>>,
 }
 
-/// The entries of `v` that are not zero, with their indices, looking only at the
-/// indices `may_count` allows (the others are known to be zero, and may be zero pages
-/// never written, which reading would map).
-fn seen<T: Copy + Default + PartialEq>(v: &[T], may_count: impl Fn(u32) -> bool) -> Vec<(u32, T)> {
-    let zero = T::default();
-    (0..v.len() as u32)
-        .filter(|&i| may_count(i))
-        .map(|i| (i, v[i as usize]))
-        .filter(|(_, x)| *x != zero)
-        .collect()
+/// The entries of a per-link (or per-NIC) array that one partition counted and that are not
+/// zero, as runs of consecutive indices. Made from the array itself, which it keeps: a
+/// process's half of the links of the million-rank torus is 4 million entries, and copying
+/// them into (index, entry) pairs was most of its end. Sent as the runs and their entries
+/// end to end, and received so.
+#[derive(Debug, Clone, Default)]
+struct Counted<T> {
+    /// (first index, how many).
+    runs: Vec<(u32, u32)>,
+    values: Vec<T>,
+    /// Whether `values` is the whole array, or the runs' entries end to end.
+    whole: bool,
+}
+
+impl<T: Copy + Default + PartialEq> Counted<T> {
+    /// The entries of `v` that are not zero, looking only at the indices `may_count`
+    /// allows (the others are known to be zero, and may be zero pages never written,
+    /// which reading would map).
+    fn of(v: Vec<T>, may_count: impl Fn(u32) -> bool) -> Counted<T> {
+        let zero = T::default();
+        let mut runs: Vec<(u32, u32)> = Vec::new();
+        for i in 0..v.len() as u32 {
+            if may_count(i) && v[i as usize] != zero {
+                match runs.last_mut() {
+                    Some((first, n)) if *first + *n == i => *n += 1,
+                    _ => runs.push((i, 1)),
+                }
+            }
+        }
+        Counted {
+            runs,
+            values: v,
+            whole: true,
+        }
+    }
+}
+
+impl<T> Counted<T> {
+    /// The entries, with their indices, in ascending order.
+    fn iter(&self) -> impl Iterator<Item = (u32, &T)> {
+        let (values, whole) = (&self.values, self.whole);
+        let mut packed = 0usize;
+        self.runs.iter().flat_map(move |&(first, n)| {
+            let at = if whole { first as usize } else { packed };
+            packed += n as usize;
+            (0..n).map(move |k| (first + k, &values[at + k as usize]))
+        })
+    }
+
+    fn len(&self) -> usize {
+        self.runs.iter().map(|&(_, n)| n as usize).sum()
+    }
+}
+
+impl<T: Serialize> Serialize for Counted<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeSeq, SerializeTuple};
+        struct Entries<'a, T>(&'a Counted<T>);
+        impl<T: Serialize> Serialize for Entries<'_, T> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut seq = s.serialize_seq(Some(self.0.len()))?;
+                for (_, v) in self.0.iter() {
+                    seq.serialize_element(v)?;
+                }
+                seq.end()
+            }
+        }
+        let mut t = s.serialize_tuple(2)?;
+        t.serialize_element(&self.runs)?;
+        t.serialize_element(&Entries(self))?;
+        t.end()
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Counted<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Counted<T>, D::Error> {
+        let (runs, values) = <(Vec<(u32, u32)>, Vec<T>)>::deserialize(d)?;
+        let c = Counted {
+            runs,
+            values,
+            whole: false,
+        };
+        if c.len() != c.values.len() {
+            return Err(serde::de::Error::custom(format!(
+                "{} counts for runs of {}",
+                c.values.len(),
+                c.len()
+            )));
+        }
+        Ok(c)
+    }
 }
 
 /// What one partition counted, without the links and NICs it did not see (those of the
@@ -105,8 +186,8 @@ fn seen<T: Copy + Default + PartialEq>(v: &[T], may_count: impl Fn(u32) -> bool)
 pub struct SparseStats {
     links: usize,
     nics: usize,
-    link_counts: Vec<(u32, LinkStats)>,
-    nic_counts: Vec<(u32, NicStats)>,
+    link_counts: Counted<LinkStats>,
+    nic_counts: Counted<NicStats>,
     counters: NetCounters,
     link_activity: Option<Vec<(u32, Busy)>>,
 }
@@ -121,8 +202,8 @@ impl NetStats {
         SparseStats {
             links: self.links.len(),
             nics: self.nics.len(),
-            link_counts: seen(&self.links, counted_on),
-            nic_counts: seen(&self.nics, |_| true),
+            link_counts: Counted::of(self.links, counted_on),
+            nic_counts: Counted::of(self.nics, |_| true),
             counters: self.counters,
             link_activity: self.link_activity.map(|a| {
                 a.into_iter()
@@ -137,14 +218,14 @@ impl NetStats {
     /// Adds another partition's counts (`add`, for sparse counts).
     pub fn add_sparse(&mut self, other: &SparseStats) {
         self.counters.add(&other.counters);
-        for &(i, b) in &other.link_counts {
+        for (i, b) in other.link_counts.iter() {
             if let Some(a) = self.links.get_mut(i as usize) {
-                a.add(&b);
+                a.add(b);
             }
         }
-        for &(i, b) in &other.nic_counts {
+        for (i, b) in other.nic_counts.iter() {
             if let Some(a) = self.nics.get_mut(i as usize) {
-                a.add(&b);
+                a.add(b);
             }
         }
         if let (Some(mine), Some(theirs)) = (&mut self.link_activity, &other.link_activity) {
@@ -314,5 +395,54 @@ pub trait Network {
     /// Busy intervals of every link, when tracing.
     fn link_activity(&self) -> Option<&[Vec<(Ps, Ps)>]> {
         self.stats().link_activity.as_deref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bincode::Options;
+
+    fn link(bytes: u64) -> LinkStats {
+        LinkStats {
+            bytes,
+            packets: bytes / 64,
+            ..Default::default()
+        }
+    }
+
+    /// A partition's counts travel as runs of the links it counted that are not zero, and
+    /// add up on the other side to the counts of both.
+    #[test]
+    fn sparse_counts_add_up_after_a_round_trip() {
+        // Links 0..10: this partition counts the even ones; 4 counted nothing; 7 is the
+        // other partition's (not looked at, though not zero here).
+        let mut mine = NetStats::new(10, 3);
+        for l in [0u32, 2, 6, 8] {
+            mine.links[l as usize] = link(64 * (l as u64 + 1));
+        }
+        mine.links[7] = link(999 * 64);
+        mine.nics[2].injected_packets = 5;
+        mine.counters.bytes_injected = 77;
+        let sparse = mine.sparse(|l| l % 2 == 0);
+        let coder = bincode::DefaultOptions::new();
+        let back: SparseStats = coder
+            .deserialize(&coder.serialize(&sparse).expect("encodes"))
+            .expect("decodes");
+        let got: Vec<(u32, u64)> = back.link_counts.iter().map(|(i, s)| (i, s.bytes)).collect();
+        assert_eq!(got, vec![(0, 64), (2, 192), (6, 448), (8, 576)]);
+        let mut all = NetStats::new(10, 3);
+        all.links[1] = link(640);
+        all.links[2] = link(64);
+        all.add_sparse(&back);
+        let bytes: Vec<u64> = all.links.iter().map(|s| s.bytes).collect();
+        assert_eq!(bytes, vec![64, 640, 256, 0, 0, 0, 448, 0, 576, 0]);
+        assert_eq!(all.nics[2].injected_packets, 5);
+        assert_eq!(all.counters.bytes_injected, 77);
+        // Runs that do not add up to their counts are refused, not read past.
+        let bad = coder
+            .serialize(&(10usize, 3usize, (vec![(0u32, 3u32)], vec![link(64)])))
+            .expect("encodes");
+        assert!(coder.deserialize::<SparseStats>(&bad).is_err());
     }
 }

@@ -411,6 +411,13 @@ impl Runtime {
                 first: self.describe_req(first),
             });
         }
+        if self.summary_only {
+            // A finished rank names none of its requests again: the records of those that
+            // completed are free for reuse (and a run across processes does not send them).
+            for e in std::mem::take(&mut self.ranks[rank as usize].handles) {
+                self.release_request(e);
+            }
+        }
         self.ranks[rank as usize].finish = Some(now);
         self.finished += 1;
         self.last_activity = self.last_activity.max(now);

@@ -6,6 +6,7 @@
 
 use super::collective_steps::step_gen_at;
 use super::state::*;
+use crate::ids::NONE;
 use crate::program::{Op, SrcLoc};
 use crate::units::Ps;
 use rustc_hash::FxHashMap as HashMap;
@@ -20,7 +21,7 @@ pub struct RuntimeShare {
     ranks: Vec<(u32, RankState)>,
     /// The collective call of each rank in one: (rank, where it is).
     in_colls: Vec<(u32, CollPlace)>,
-    xfers: Vec<Xfer>,
+    xfers: Records,
     recvs: Vec<RecvRecord>,
     regions: Vec<RegionRecord>,
     colls: Vec<CollRecord>,
@@ -71,7 +72,15 @@ impl Runtime {
         RuntimeShare {
             ranks,
             in_colls,
-            xfers: self.xfers,
+            xfers: Records {
+                xfers: self.xfers,
+                // A run that keeps records reads them all when it merges (a free slot's
+                // record included, by its kind), so it sends them whole, as they are.
+                free: match self.summary_only {
+                    true => self.free_xfers,
+                    false => Vec::new(),
+                },
+            },
             recvs: self.recvs,
             regions: self.regions,
             colls: self.colls,
@@ -125,7 +134,8 @@ impl Runtime {
                 spare: place.spare,
             }));
         }
-        rt.xfers = share.xfers;
+        rt.xfers = share.xfers.xfers;
+        rt.free_xfers = share.xfers.free;
         rt.recvs = share.recvs;
         rt.regions = share.regions;
         rt.colls = share.colls;
@@ -161,6 +171,127 @@ impl CollPlace {
             messages: c.messages,
             puts: c.puts,
             spare: c.spare,
+        }
+    }
+}
+
+/// A partition's transfer records without the contents of its free slots: a run that keeps
+/// no records frees those of finished ranks, most of them (`nn-1m`: 3.2 million a process),
+/// and sends each as one byte. Process 0 holds a vacant record in each, and knows it free.
+/// (Nothing reads a free slot of such a run: the merge and the results read the records
+/// that ranks, early arrivals and mirrors name.)
+struct Records {
+    xfers: Vec<Xfer>,
+    free: Vec<u32>,
+}
+
+impl Serialize for Records {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut free = vec![false; self.xfers.len()];
+        for &id in &self.free {
+            free[id as usize] = true;
+        }
+        s.collect_seq(self.xfers.iter().zip(free).map(|(x, f)| (!f).then_some(x)))
+    }
+}
+
+impl<'de> Deserialize<'de> for Records {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Records, D::Error> {
+        struct Slots;
+        impl<'de> serde::de::Visitor<'de> for Slots {
+            type Value = Records;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of transfer records and free slots")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Records, A::Error> {
+                let mut xfers = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                let mut free = Vec::new();
+                while let Some(slot) = seq.next_element::<Option<Xfer>>()? {
+                    if slot.is_none() {
+                        free.push(xfers.len() as u32);
+                    }
+                    xfers.push(slot.unwrap_or_else(Xfer::vacant));
+                }
+                // In ascending order, not the sender's: no slot is taken after the run.
+                Ok(Records { xfers, free })
+            }
+        }
+        d.deserialize_seq(Slots)
+    }
+}
+
+impl Xfer {
+    /// What a free slot holds on process 0: no transfer (nothing refers to it).
+    fn vacant() -> Xfer {
+        Xfer {
+            kind: XferKind::Put,
+            rank: NONE,
+            src_rank: NONE,
+            dst_rank: NONE,
+            size: 0,
+            tag: 0,
+            src_nic: NONE,
+            dst_nic: NONE,
+            issue: 0,
+            dma_start: Stamp::NOT_YET,
+            landed: Stamp::NOT_YET,
+            complete: Stamp::NOT_YET,
+            ctx: 0,
+            seq: 0,
+            rendezvous: false,
+            recv: NONE,
+            op: NONE,
+            coll: NONE,
+            sender_waited: false,
+            receiver_waited: false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bincode::Options;
+
+    fn xfer(rank: u32) -> Xfer {
+        Xfer {
+            rank,
+            size: 4096,
+            ..Xfer::vacant()
+        }
+    }
+
+    /// Free slots travel as one byte each and arrive free; the others arrive whole, in
+    /// their slots.
+    #[test]
+    fn free_records_are_sent_as_one_byte_each() {
+        let coder = bincode::DefaultOptions::new();
+        let all_free = Records {
+            xfers: (0..1000).map(xfer).collect(),
+            free: (0..1000).rev().collect(),
+        };
+        let bytes = coder.serialize(&all_free).expect("encodes");
+        assert!(bytes.len() <= 1003, "{} bytes", bytes.len());
+        let kept: Vec<u32> = vec![3, 500, 999];
+        let some = Records {
+            xfers: (0..1000).map(xfer).collect(),
+            free: (0..1000).filter(|i| !kept.contains(i)).collect(),
+        };
+        let back: Records = coder
+            .deserialize(&coder.serialize(&some).expect("encodes"))
+            .expect("decodes");
+        assert_eq!(back.xfers.len(), 1000);
+        assert_eq!(back.free, some.free);
+        for (i, x) in back.xfers.iter().enumerate() {
+            let want = if kept.contains(&(i as u32)) {
+                i as u32
+            } else {
+                NONE
+            };
+            assert_eq!(x.rank, want, "slot {i}");
         }
     }
 }
