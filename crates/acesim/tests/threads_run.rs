@@ -326,6 +326,11 @@ fn a_deadlock_is_reported_rank_by_rank_as_on_one_thread() {
     let p = parse(t);
     let report = same_on_threads(&load(TORUS), &p, options(1));
     assert!(report.contains("can never finish"), "{report}");
+    let without_records = Options {
+        summary_only: true,
+        ..options(1)
+    };
+    assert_eq!(report, same_on_threads(&load(TORUS), &p, without_records));
     assert!(
         report.contains("rank 0:") && report.contains("rank 15:"),
         "{report}"
@@ -346,6 +351,14 @@ fn ranks_stopped_inside_collectives_are_reported_as_on_one_thread() {
     }
     let report = same_on_threads(&load(TORUS), &parse(&t), options(1));
     assert!(report.contains("can never finish"), "{report}");
+    let without_records = Options {
+        summary_only: true,
+        ..options(1)
+    };
+    assert_eq!(
+        report,
+        same_on_threads(&load(TORUS), &parse(&t), without_records)
+    );
     // The barrier's puts are named as such, not by the tags the runtime gives them.
     assert!(
         report.contains("waits for a put of this call that rank 15 issues only later"),

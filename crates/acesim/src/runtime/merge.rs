@@ -8,19 +8,21 @@ use super::partition::{owner, LOCAL};
 use super::state::*;
 use crate::ids::NONE;
 
-/// Where one partition's records start in the merged lists.
+/// Where one partition's records start in the merged lists, and where each of its transfer
+/// records goes among its own when its free slots are left behind (`kept`).
 #[derive(Clone, Copy)]
-struct Offsets {
+struct Offsets<'a> {
     xfers: u32,
     recvs: u32,
+    kept: Option<&'a [u32]>,
 }
 
-impl Offsets {
+impl Offsets<'_> {
     fn xfer(self, id: u32) -> u32 {
-        if id == NONE {
-            NONE
-        } else {
-            id + self.xfers
+        match (id, self.kept) {
+            (NONE, _) => NONE,
+            (id, Some(kept)) => kept[id as usize] + self.xfers,
+            (id, None) => id + self.xfers,
         }
     }
 
@@ -50,12 +52,21 @@ pub fn merge(mut parts: Vec<Runtime>) -> Option<Runtime> {
         one.split = None;
         return Some(one);
     }
+    let kept: Vec<Option<Vec<u32>>> = parts.iter().map(kept_slots).collect();
     let offsets: Vec<Offsets> = parts
         .iter()
-        .scan(Offsets { xfers: 0, recvs: 0 }, |next, p| {
-            let at = *next;
-            next.xfers += p.xfers.len() as u32;
-            next.recvs += p.recvs.len() as u32;
+        .zip(&kept)
+        .scan((0, 0), |next, (p, kept)| {
+            let at = Offsets {
+                xfers: next.0,
+                recvs: next.1,
+                kept: kept.as_deref(),
+            };
+            next.0 += match kept {
+                Some(kept) => kept.iter().filter(|&&k| k != NONE).count() as u32,
+                None => p.xfers.len() as u32,
+            };
+            next.1 += p.recvs.len() as u32;
             Some(at)
         })
         .collect();
@@ -64,6 +75,11 @@ pub fn merge(mut parts: Vec<Runtime>) -> Option<Runtime> {
     }
     teach_issuers(&mut parts);
     let (ops, receives) = in_run_order(&parts, &offsets);
+    for (p, kept) in parts.iter_mut().zip(&kept) {
+        if kept.is_some() {
+            leave_free_slots(p);
+        }
+    }
     let mut rest = parts.into_iter().enumerate();
     let (_, mut all) = rest.next()?;
     let of_rank = all.split.take().map(|s| s.of_rank);
@@ -95,6 +111,43 @@ pub fn merge(mut parts: Vec<Runtime>) -> Option<Runtime> {
     }
     all.merged = Some(Box::new((ops, receives)));
     Some(all)
+}
+
+/// Where each transfer record of partition `p` goes among its own in the merged list, in a
+/// run that keeps no records: its free slots (the records of finished ranks, most of them)
+/// are left behind, since nothing names them, and the others close up in their order.
+/// `None` in a run that keeps records: the results read every one.
+fn kept_slots(p: &Runtime) -> Option<Vec<u32>> {
+    if !p.summary_only {
+        return None;
+    }
+    let mut kept = vec![0u32; p.xfers.len()];
+    for &id in &p.free_xfers {
+        kept[id as usize] = NONE;
+    }
+    let mut next = 0;
+    for k in &mut kept {
+        if *k != NONE {
+            *k = next;
+            next += 1;
+        }
+    }
+    Some(kept)
+}
+
+/// Drops the free slots of partition `p`'s transfer records (as `kept_slots` numbered the
+/// others).
+fn leave_free_slots(p: &mut Runtime) {
+    let mut free = vec![false; p.xfers.len()];
+    for &id in &p.free_xfers {
+        free[id as usize] = true;
+    }
+    let mut slot = 0;
+    p.xfers.retain(|_| {
+        slot += 1;
+        !free[slot - 1]
+    });
+    p.free_xfers.clear();
 }
 
 /// Writes into each issuer's record what the mirror of it learnt: when its data started
