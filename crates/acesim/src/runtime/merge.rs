@@ -21,7 +21,11 @@ impl Offsets<'_> {
     fn xfer(self, id: u32) -> u32 {
         match (id, self.kept) {
             (NONE, _) => NONE,
-            (id, Some(kept)) => kept[id as usize] + self.xfers,
+            // A free slot is named by nothing; were it named, it would name nothing.
+            (id, Some(kept)) => match kept[id as usize] {
+                NONE => NONE,
+                k => k + self.xfers,
+            },
             (id, None) => id + self.xfers,
         }
     }
