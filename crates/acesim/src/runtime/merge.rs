@@ -80,8 +80,8 @@ pub fn merge(mut parts: Vec<Runtime>) -> Option<Runtime> {
     teach_issuers(&mut parts);
     let (ops, receives) = in_run_order(&parts, &offsets);
     for (p, kept) in parts.iter_mut().zip(&kept) {
-        if kept.is_some() {
-            leave_free_slots(p);
+        if let Some(kept) = kept {
+            leave_free_slots(p, kept);
         }
     }
     let mut rest = parts.into_iter().enumerate();
@@ -139,17 +139,13 @@ fn kept_slots(p: &Runtime) -> Option<Vec<u32>> {
     Some(kept)
 }
 
-/// Drops the free slots of partition `p`'s transfer records (as `kept_slots` numbered the
-/// others).
-fn leave_free_slots(p: &mut Runtime) {
-    let mut free = vec![false; p.xfers.len()];
-    for &id in &p.free_xfers {
-        free[id as usize] = true;
-    }
+/// Drops the free slots of partition `p`'s transfer records, those `kept` (`kept_slots`)
+/// gives no place.
+fn leave_free_slots(p: &mut Runtime, kept: &[u32]) {
     let mut slot = 0;
     p.xfers.retain(|_| {
         slot += 1;
-        !free[slot - 1]
+        kept[slot - 1] != NONE
     });
     p.free_xfers.clear();
 }
