@@ -24,7 +24,7 @@ impl Runtime {
         stuck: Option<String>,
     ) -> Option<DeadlockReport> {
         let mut blocked = Vec::new();
-        for (r, st) in self.ranks.iter().enumerate() {
+        for (r, st) in self.ranks.iter() {
             if st.finish.is_some() {
                 continue;
             }
@@ -109,7 +109,7 @@ impl Runtime {
     pub(super) fn later_putter(&self, dst: u32, tag: i64) -> Option<(u32, String)> {
         let mut budget: u64 = 10_000_000;
         let found = |q: usize, loc| Some((q as u32, self.program.describe_loc(loc)));
-        for (q, st) in self.ranks.iter().enumerate() {
+        for (q, st) in self.ranks.iter() {
             if st.finish.is_some() || st.dag.is_some() {
                 continue;
             }

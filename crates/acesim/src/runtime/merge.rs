@@ -5,6 +5,7 @@
 //! queue would have made them.
 
 use super::partition::{owner, LOCAL};
+use super::ranks::Ranks;
 use super::state::*;
 use crate::ids::NONE;
 
@@ -84,15 +85,16 @@ pub fn merge(mut parts: Vec<Runtime>) -> Option<Runtime> {
             leave_free_slots(p, kept);
         }
     }
-    let mut rest = parts.into_iter().enumerate();
-    let (_, mut all) = rest.next()?;
-    let of_rank = all.split.take().map(|s| s.of_rank);
-    for (k, mut p) in rest {
-        for (r, st) in p.ranks.into_iter().enumerate() {
-            if of_rank.as_ref().is_some_and(|o| o[r] as usize == k) {
-                all.ranks[r] = st;
-            }
-        }
+    // Each partition's ranks stay where they were made.
+    let ranks = parts
+        .iter_mut()
+        .map(|p| std::mem::take(&mut p.ranks))
+        .collect();
+    let mut rest = parts.into_iter();
+    let mut all = rest.next()?;
+    all.ranks = Ranks::merge(ranks);
+    all.split = None;
+    for mut p in rest {
         all.xfers.append(&mut p.xfers);
         all.recvs.append(&mut p.recvs);
         all.regions.append(&mut p.regions);
@@ -225,7 +227,7 @@ fn renumber(p: &mut Runtime, off: Offsets) {
     for rv in &mut p.recvs {
         rv.xfer = off.xfer(rv.xfer);
     }
-    for st in &mut p.ranks {
+    for st in p.ranks.states_mut() {
         if let Wait::Req(e) = st.wait {
             st.wait = Wait::Req(off.request(e));
         }

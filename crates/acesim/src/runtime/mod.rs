@@ -30,6 +30,7 @@ mod local;
 mod matching;
 mod merge;
 mod partition;
+mod ranks;
 mod records;
 mod share;
 mod state;

@@ -54,7 +54,7 @@ impl Runtime {
         if let Some(v) = &c.violation {
             return Err(v.clone());
         }
-        for (r, st) in self.ranks.iter().enumerate() {
+        for (r, st) in self.ranks.iter() {
             let Some(finish) = st.finish else { continue };
             for (cpu, &busy) in c.busy[r].iter().enumerate() {
                 if finish < busy {
@@ -72,7 +72,6 @@ impl Runtime {
         let mut v: Vec<(u32, i64, u32)> = self
             .ranks
             .iter()
-            .enumerate()
             .flat_map(|(r, st)| {
                 st.landed
                     .iter()
@@ -87,7 +86,7 @@ impl Runtime {
     /// Messages that arrived but no receive matched: (src, dst, tag, count).
     pub fn unmatched_messages(&self) -> Vec<(u32, u32, i64, u32)> {
         let mut counts: BTreeMap<(u32, u32, i64), u32> = BTreeMap::new();
-        for st in &self.ranks {
+        for (_, st) in self.ranks.iter() {
             for &x in &st.unexpected {
                 let x = &self.xfers[x as usize];
                 *counts.entry((x.src_rank, x.dst_rank, x.tag)).or_insert(0) += 1;
@@ -107,6 +106,6 @@ impl Runtime {
 
     /// Receives posted but never matched (a rank that finished with requests pending).
     pub fn unmatched_receives(&self) -> usize {
-        self.ranks.iter().map(|st| st.posted.len()).sum()
+        self.ranks.iter().map(|(_, st)| st.posted.len()).sum()
     }
 }

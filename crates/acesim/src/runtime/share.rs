@@ -5,6 +5,7 @@
 //! again from the program and run up to the same round.
 
 use super::collective_steps::step_gen_at;
+use super::ranks::Ranks;
 use super::state::*;
 use crate::ids::NONE;
 use crate::program::{Op, SrcLoc};
@@ -63,11 +64,14 @@ impl Runtime {
         let mine = |r: usize| of_rank.get(r).is_none_or(|&p| p == split.me);
         let mut ranks = Vec::new();
         let mut in_colls = Vec::new();
-        for (r, mut st) in self.ranks.into_iter().enumerate().filter(|(r, _)| mine(*r)) {
-            if let Some(c) = st.in_coll.take() {
-                in_colls.push((r as u32, CollPlace::of(*c)));
+        for (r, mut st) in self.ranks.into_held() {
+            if !mine(r as usize) {
+                continue;
             }
-            ranks.push((r as u32, st));
+            if let Some(c) = st.in_coll.take() {
+                in_colls.push((r, CollPlace::of(*c)));
+            }
+            ranks.push((r, st));
         }
         RuntimeShare {
             ranks,
@@ -98,8 +102,8 @@ impl Runtime {
         }
     }
 
-    /// Partition `me` of a run across processes, as process `me` left it (`share`): built
-    /// like a partition on a thread (`partition_of`), then given its state.
+    /// Partition `me` of a run across processes, as process `me` left it (`share`): a
+    /// partition on a thread (`partition_of`) holding the share's ranks.
     pub fn from_share(
         program: Arc<crate::program::Program>,
         p: RtParams,
@@ -107,10 +111,8 @@ impl Runtime {
         (me, of_rank): (u32, Arc<Vec<u32>>),
         share: RuntimeShare,
     ) -> Runtime {
-        let mut rt = Runtime::partition_of(program, p, placement, (me, of_rank));
-        for (r, st) in share.ranks {
-            rt.ranks[r as usize] = st;
-        }
+        let ranks = Ranks::partition(program.ranks, share.ranks.into_iter(), idle_rank());
+        let mut rt = Runtime::partition_with(program, p, placement, (me, of_rank), ranks);
         for (r, place) in share.in_colls {
             let gen = step_gen_at(
                 &rt.program,

@@ -3,6 +3,7 @@
 //! The behaviour lives beside it: the interpreter, the dependency-graph executor, CPUs,
 //! transfers and matching, records and deadlock diagnosis.
 
+use super::ranks::Ranks;
 use crate::engine::Schedule;
 use crate::machine::loaded::Machine;
 use crate::machine::options::NicSelection;
@@ -409,7 +410,7 @@ pub struct Runtime {
     /// its own copy, which it fills).
     pub program: std::sync::Arc<Program>,
     pub(super) p: RtParams,
-    pub(super) ranks: Vec<RankState>,
+    pub(super) ranks: super::ranks::Ranks,
     /// Every transfer and posted receive of the program, in the order they were issued or
     /// posted; those of collective steps are retired once done and their slots reused by
     /// later steps (`free_xfers`, `free_recvs`), so a long run of collectives holds only
@@ -520,7 +521,7 @@ impl Runtime {
         let ranks = (0..program.ranks)
             .map(|r| rank_state(&program, r))
             .collect();
-        Runtime::with_ranks(program, p, placement, ranks)
+        Runtime::with_ranks(program, p, placement, Ranks::whole(ranks))
     }
 
     /// Partition `me` of a run whose ranks live in the partitions `of_rank` says: it holds
@@ -531,12 +532,22 @@ impl Runtime {
         placement: Placement,
         (me, of_rank): (u32, std::sync::Arc<Vec<u32>>),
     ) -> Runtime {
-        let ranks = (0..program.ranks)
-            .map(|r| match of_rank[r as usize] == me {
-                true => rank_state(&program, r),
-                false => idle_rank(),
-            })
+        let own: Vec<u32> = (0..program.ranks)
+            .filter(|&r| of_rank[r as usize] == me)
             .collect();
+        let held = own.iter().map(|&r| (r, rank_state(&program, r)));
+        let ranks = Ranks::partition(program.ranks, held, idle_rank());
+        Runtime::partition_with(program, p, placement, (me, of_rank), ranks)
+    }
+
+    /// Partition `me` of a run whose ranks live where `of_rank` says, holding `ranks`.
+    pub(super) fn partition_with(
+        program: std::sync::Arc<Program>,
+        p: RtParams,
+        placement: Placement,
+        (me, of_rank): (u32, std::sync::Arc<Vec<u32>>),
+        ranks: Ranks,
+    ) -> Runtime {
         let mut rt = Runtime::with_ranks(program, p, placement, ranks);
         rt.make_partition(me, of_rank);
         rt
@@ -546,7 +557,7 @@ impl Runtime {
         program: std::sync::Arc<Program>,
         p: RtParams,
         placement: Placement,
-        ranks: Vec<RankState>,
+        ranks: Ranks,
     ) -> Runtime {
         let colls = vec![
             CollRecord {
@@ -648,8 +659,8 @@ fn rank_state(program: &Program, r: u32) -> RankState {
 }
 
 /// A rank before it starts, without its handles or dependency graph: what a partition
-/// holds of a rank another partition runs.
-fn idle_rank() -> RankState {
+/// reads of a rank another partition runs.
+pub(super) fn idle_rank() -> RankState {
     RankState {
         pc: 0,
         wait: Wait::No,

@@ -1,0 +1,329 @@
+//! The ranks' states, indexed by world rank. A whole run holds every rank's; a partition of
+//! a parallel run holds only its own, since a million-rank machine split in two would
+//! otherwise build (and fault in) half a million states in each partition that it never
+//! runs; a merged run keeps the partitions' blocks where they were made instead of moving
+//! them into one array.
+
+use super::state::RankState;
+use crate::ids::NONE;
+use std::ops::{Index, IndexMut};
+
+/// Every rank's state, or a partition's own, by world rank.
+#[derive(Debug, Default)]
+pub(super) struct Ranks {
+    /// A whole run's states, a partition's own in rank order and then one idle state, or
+    /// partition 0's once merged.
+    first: Vec<RankState>,
+    place: Place,
+}
+
+/// Where a rank's state is.
+#[derive(Debug, Default)]
+enum Place {
+    /// Rank `r`'s is `first[r]`.
+    #[default]
+    Whole,
+    /// A partition whose ranks are `lo..lo + n` of `count` (a slab of a torus under block
+    /// placement): `first[r - lo]`, every other rank reading the idle state `first[n]`,
+    /// which nothing writes. No lookup: a rank's state is found as fast as in a whole run.
+    Range { lo: u32, n: u32, count: u32 },
+    /// Any other partition: `first[at[r]]`, the idle state being last.
+    Partition { at: Vec<u32> },
+    /// Merged partitions: (block, index), block 0 being `first` and block `b` `rest[b - 1]`.
+    Merged {
+        at: Vec<(u32, u32)>,
+        rest: Vec<Vec<RankState>>,
+    },
+}
+
+impl Ranks {
+    /// A whole run's ranks, `states[r]` being rank `r`'s.
+    pub(super) fn whole(states: Vec<RankState>) -> Ranks {
+        Ranks {
+            first: states,
+            place: Place::Whole,
+        }
+    }
+
+    /// A partition's ranks among `count`: `held` its own (rank, state) pairs in increasing
+    /// rank order, `idle` what every other rank reads.
+    pub(super) fn partition(
+        count: u32,
+        held: impl ExactSizeIterator<Item = (u32, RankState)>,
+        idle: RankState,
+    ) -> Ranks {
+        let mut first = Vec::with_capacity(held.len() + 1);
+        let mut at = vec![NONE; count as usize];
+        for (r, st) in held {
+            at[r as usize] = first.len() as u32;
+            first.push(st);
+        }
+        let n = first.len() as u32;
+        first.push(idle);
+        let lo = at.iter().position(|&a| a != NONE).unwrap_or(0) as u32;
+        let own = at.get(lo as usize..(lo + n) as usize);
+        if own.is_some_and(|own| own.iter().zip(0..).all(|(&a, i)| a == i)) {
+            return Ranks {
+                first,
+                place: Place::Range { lo, n, count },
+            };
+        }
+        at.iter_mut().filter(|a| **a == NONE).for_each(|a| *a = n);
+        Ranks {
+            first,
+            place: Place::Partition { at },
+        }
+    }
+
+    /// The ranks of partitions `parts` (the partition of their index) as one run's: each
+    /// rank's state is taken from the partition that holds it, where it lies.
+    pub(super) fn merge(parts: Vec<Ranks>) -> Ranks {
+        let count = parts.first().map_or(0, Ranks::count);
+        let mut at = vec![(NONE, NONE); count as usize];
+        let mut blocks = Vec::with_capacity(parts.len());
+        for (k, p) in parts.into_iter().enumerate() {
+            let k = k as u32;
+            let Ranks { mut first, place } = p;
+            let block = match place {
+                Place::Whole => {
+                    for (r, a) in at.iter_mut().enumerate() {
+                        *a = (k, r as u32);
+                    }
+                    first
+                }
+                Place::Range { lo, n, .. } => {
+                    first.pop();
+                    for (i, a) in at[lo as usize..(lo + n) as usize].iter_mut().enumerate() {
+                        *a = (k, i as u32);
+                    }
+                    first
+                }
+                Place::Partition { at: own } => {
+                    // The idle state is last, and no rank it holds points at it.
+                    first.pop();
+                    let held = first.len() as u32;
+                    for (a, &i) in at.iter_mut().zip(&own) {
+                        if i < held {
+                            *a = (k, i);
+                        }
+                    }
+                    first
+                }
+                place @ Place::Merged { .. } => {
+                    let mut block = Vec::new();
+                    for (r, st) in (Ranks { first, place }).into_held() {
+                        at[r as usize] = (k, block.len() as u32);
+                        block.push(st);
+                    }
+                    block
+                }
+            };
+            blocks.push(block);
+        }
+        let mut blocks = blocks.into_iter();
+        let first = blocks.next().unwrap_or_default();
+        Ranks {
+            first,
+            place: Place::Merged {
+                at,
+                rest: blocks.collect(),
+            },
+        }
+    }
+
+    /// How many ranks the run has.
+    pub(super) fn count(&self) -> u32 {
+        match &self.place {
+            Place::Whole => self.first.len() as u32,
+            Place::Range { count, .. } => *count,
+            Place::Partition { at } => at.len() as u32,
+            Place::Merged { at, .. } => at.len() as u32,
+        }
+    }
+
+    /// Where a partition's idle state is.
+    fn idle_at(&self) -> Option<u32> {
+        match self.place {
+            Place::Range { .. } | Place::Partition { .. } => Some(self.first.len() as u32 - 1),
+            _ => None,
+        }
+    }
+
+    /// Whether rank `r`'s state is held here (its own, in a partition).
+    fn holds(&self, r: usize) -> bool {
+        match &self.place {
+            Place::Whole => r < self.first.len(),
+            Place::Range { lo, n, .. } => (r as u32).wrapping_sub(*lo) < *n,
+            Place::Partition { at } => Some(at[r]) != self.idle_at(),
+            Place::Merged { at, .. } => at[r].0 != NONE,
+        }
+    }
+
+    /// The ranks held, with their states, in rank order.
+    pub(super) fn iter(&self) -> impl Iterator<Item = (usize, &RankState)> {
+        (0..self.count() as usize)
+            .filter(|&r| self.holds(r))
+            .map(|r| (r, &self[r]))
+    }
+
+    /// The states held, in no particular order.
+    pub(super) fn states_mut(&mut self) -> impl Iterator<Item = &mut RankState> {
+        let own = self.first.len() - usize::from(self.idle_at().is_some());
+        let rest = match &mut self.place {
+            Place::Merged { rest, .. } => Some(rest.iter_mut().flatten()),
+            _ => None,
+        };
+        self.first[..own]
+            .iter_mut()
+            .chain(rest.into_iter().flatten())
+    }
+
+    /// The ranks held, with their states, in rank order, taken out.
+    pub(super) fn into_held(self) -> Vec<(u32, RankState)> {
+        match self.place {
+            Place::Whole => (0..).zip(self.first).collect(),
+            Place::Range { lo, n, .. } => (lo..lo + n).zip(self.first).collect(),
+            Place::Partition { at } => {
+                let idle = self.first.len() as u32 - 1;
+                let ranks = (0..).zip(at).filter(|&(_, i)| i != idle).map(|(r, _)| r);
+                // Own states lie in rank order, and the idle one last.
+                ranks.zip(self.first).collect()
+            }
+            Place::Merged { at, rest } => {
+                let mut blocks: Vec<Vec<Option<RankState>>> = std::iter::once(self.first)
+                    .chain(rest)
+                    .map(|b| b.into_iter().map(Some).collect())
+                    .collect();
+                (0..)
+                    .zip(at)
+                    .filter_map(|(r, (b, i))| {
+                        let st = blocks.get_mut(b as usize)?.get_mut(i as usize)?.take()?;
+                        Some((r, st))
+                    })
+                    .collect()
+            }
+        }
+    }
+}
+
+impl Index<usize> for Ranks {
+    type Output = RankState;
+
+    #[inline]
+    fn index(&self, r: usize) -> &RankState {
+        match &self.place {
+            Place::Whole => &self.first[r],
+            Place::Range { lo, n, .. } => {
+                let i = (r as u32).wrapping_sub(*lo);
+                &self.first[if i < *n { i } else { *n } as usize]
+            }
+            Place::Partition { at } => &self.first[at[r] as usize],
+            Place::Merged { at, rest } => match at[r] {
+                (0, i) => &self.first[i as usize],
+                (b, i) => &rest[b as usize - 1][i as usize],
+            },
+        }
+    }
+}
+
+impl IndexMut<usize> for Ranks {
+    #[inline]
+    fn index_mut(&mut self, r: usize) -> &mut RankState {
+        match &mut self.place {
+            Place::Whole => &mut self.first[r],
+            Place::Range { lo, n, .. } => {
+                let i = (r as u32).wrapping_sub(*lo);
+                debug_assert!(i < *n, "rank {r} is not run here");
+                &mut self.first[if i < *n { i } else { *n } as usize]
+            }
+            Place::Partition { at } => {
+                let i = at[r] as usize;
+                debug_assert!(i + 1 < self.first.len(), "rank {r} is not run here");
+                &mut self.first[i]
+            }
+            Place::Merged { at, rest } => match at[r] {
+                (0, i) => &mut self.first[i as usize],
+                (b, i) => &mut rest[b as usize - 1][i as usize],
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::state::idle_rank;
+    use super::*;
+
+    /// A state marked with its rank (`pc`), so that a lookup shows whose it found.
+    fn state(r: u32) -> RankState {
+        RankState {
+            pc: r as usize + 1,
+            ..idle_rank()
+        }
+    }
+
+    fn partition(count: u32, own: &[u32]) -> Ranks {
+        Ranks::partition(count, own.iter().map(|&r| (r, state(r))), idle_rank())
+    }
+
+    #[test]
+    fn a_partition_holds_its_own_ranks_and_reads_idle_for_the_others() {
+        // A slab (3..6 of 8) is found by subtraction, scattered ranks through the map.
+        for (own, range) in [(vec![3, 4, 5], true), (vec![0, 2, 7], false)] {
+            let mut p = partition(8, &own);
+            assert_eq!(matches!(p.place, Place::Range { .. }), range);
+            assert_eq!(p.count(), 8);
+            assert_eq!(
+                p.first.len(),
+                own.len() + 1,
+                "only its own ranks and the idle one"
+            );
+            for r in 0..8 {
+                let expected = if own.contains(&r) { r as usize + 1 } else { 0 };
+                assert_eq!(p[r as usize].pc, expected, "rank {r}");
+            }
+            p[own[1] as usize].pc = 100;
+            let held: Vec<(usize, usize)> = p.iter().map(|(r, st)| (r, st.pc)).collect();
+            let mut expected: Vec<(usize, usize)> =
+                own.iter().map(|&r| (r as usize, r as usize + 1)).collect();
+            expected[1].1 = 100;
+            assert_eq!(held, expected);
+            assert_eq!(
+                p.states_mut().count(),
+                own.len(),
+                "the idle state is not held"
+            );
+            let taken: Vec<u32> = p.into_held().into_iter().map(|(r, _)| r).collect();
+            assert_eq!(taken, own);
+        }
+    }
+
+    #[test]
+    fn merged_partitions_find_every_rank_where_its_partition_made_it() {
+        let parts = vec![
+            partition(8, &[0, 1, 2]),
+            partition(8, &[3, 5, 7]),
+            partition(8, &[4, 6]),
+        ];
+        let mut all = Ranks::merge(parts);
+        assert_eq!(all.count(), 8);
+        for r in 0..8 {
+            assert_eq!(all[r].pc, r + 1, "rank {r}");
+        }
+        all[6].pc = 70;
+        assert_eq!(
+            all.iter().map(|(r, _)| r).collect::<Vec<_>>(),
+            (0..8).collect::<Vec<_>>()
+        );
+        assert_eq!(all.states_mut().count(), 8);
+        let held: Vec<(u32, usize)> = all
+            .into_held()
+            .into_iter()
+            .map(|(r, s)| (r, s.pc))
+            .collect();
+        let expected: Vec<(u32, usize)> = (0..8)
+            .map(|r| (r, if r == 6 { 70 } else { r as usize + 1 }))
+            .collect();
+        assert_eq!(held, expected);
+    }
+}
