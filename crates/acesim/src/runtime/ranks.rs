@@ -52,25 +52,44 @@ impl Ranks {
         held: impl ExactSizeIterator<Item = (u32, RankState)>,
         idle: RankState,
     ) -> Ranks {
-        let mut first = Vec::with_capacity(held.len() + 1);
-        let mut at = vec![NONE; count as usize];
+        let mut ids = Vec::with_capacity(held.len());
+        // Room for the idle state too, so that adding it copies nothing.
+        let mut states = Vec::with_capacity(held.len() + 1);
         for (r, st) in held {
-            at[r as usize] = first.len() as u32;
-            first.push(st);
+            ids.push(r);
+            states.push(st);
         }
-        let n = first.len() as u32;
-        first.push(idle);
-        let lo = at.iter().position(|&a| a != NONE).unwrap_or(0) as u32;
-        let own = at.get(lo as usize..(lo + n) as usize);
-        if own.is_some_and(|own| own.iter().zip(0..).all(|(&a, i)| a == i)) {
+        Ranks::from_own(count, &ids, states, idle)
+    }
+
+    /// A partition's ranks among `count`: `states[i]` is rank `ids[i]`'s, the ids
+    /// increasing (as [`Ranks::into_own`] gives them); `idle` what every other rank reads.
+    pub(super) fn from_own(
+        count: u32,
+        ids: &[u32],
+        mut states: Vec<RankState>,
+        idle: RankState,
+    ) -> Ranks {
+        states.truncate(ids.len());
+        let n = states.len() as u32;
+        states.push(idle);
+        let lo = ids.first().copied().unwrap_or(0);
+        if ids.iter().zip(lo..).all(|(&r, want)| r == want)
+            && lo.checked_add(n).is_some_and(|hi| hi <= count)
+        {
             return Ranks {
-                first,
+                first: states,
                 place: Place::Range { lo, n, count },
             };
         }
-        at.iter_mut().filter(|a| **a == NONE).for_each(|a| *a = n);
+        let mut at = vec![n; count as usize];
+        for (i, &r) in ids.iter().enumerate().take(n as usize) {
+            if let Some(a) = at.get_mut(r as usize) {
+                *a = i as u32;
+            }
+        }
         Ranks {
-            first,
+            first: states,
             place: Place::Partition { at },
         }
     }
@@ -206,6 +225,28 @@ impl Ranks {
     }
 }
 
+impl Ranks {
+    /// The ranks held, in rank order, and their states, taken out without a copy where
+    /// they already lie in that order (a partition's).
+    pub(super) fn into_own(mut self) -> (Vec<u32>, Vec<RankState>) {
+        match self.place {
+            Place::Whole => ((0..self.first.len() as u32).collect(), self.first),
+            Place::Range { lo, n, .. } => {
+                self.first.pop();
+                ((lo..lo + n).collect(), self.first)
+            }
+            Place::Partition { ref at } => {
+                let idle = self.first.len() as u32 - 1;
+                let ids = (0..).zip(at).filter(|&(_, &i)| i != idle).map(|(r, _)| r);
+                let ids = ids.collect();
+                self.first.pop();
+                (ids, self.first)
+            }
+            Place::Merged { .. } => self.into_held().into_iter().unzip(),
+        }
+    }
+}
+
 impl Index<usize> for Ranks {
     type Output = RankState;
 
@@ -325,5 +366,19 @@ mod tests {
             .map(|r| (r, if r == 6 { 70 } else { r as usize + 1 }))
             .collect();
         assert_eq!(held, expected);
+    }
+
+    #[test]
+    fn a_partition_taken_apart_is_built_again_as_it_was() {
+        for own in [vec![3u32, 4, 5], vec![0, 2, 7], vec![]] {
+            let (ids, states) = partition(8, &own).into_own();
+            assert_eq!(ids, own);
+            assert_eq!(states.len(), own.len(), "the idle state stays behind");
+            let again = Ranks::from_own(8, &ids, states, idle_rank());
+            for r in 0..8 {
+                let expected = if own.contains(&r) { r as usize + 1 } else { 0 };
+                assert_eq!(again[r as usize].pc, expected, "rank {r} of {own:?}");
+            }
+        }
     }
 }

@@ -18,8 +18,9 @@ use std::sync::Arc;
 /// What process 0 needs of another process's runtime.
 #[derive(Serialize, Deserialize)]
 pub struct RuntimeShare {
-    /// The partition's own ranks (the others are idle here).
-    ranks: Vec<(u32, RankState)>,
+    /// The partition's own ranks, in increasing order, and their states.
+    rank_ids: Vec<u32>,
+    ranks: Vec<RankState>,
     /// The collective call of each rank in one: (rank, where it is).
     in_colls: Vec<(u32, CollPlace)>,
     xfers: Records,
@@ -60,20 +61,16 @@ impl Runtime {
     /// This partition's runtime as process 0 needs it (its own ranks; the others idle).
     pub fn into_share(self) -> RuntimeShare {
         let split = self.split.map(|s| *s).unwrap_or_default();
-        let of_rank = split.of_rank.clone();
-        let mine = |r: usize| of_rank.get(r).is_none_or(|&p| p == split.me);
-        let mut ranks = Vec::new();
+        // A partition holds its own ranks only, in rank order: they go as they lie.
+        let (rank_ids, mut ranks) = self.ranks.into_own();
         let mut in_colls = Vec::new();
-        for (r, mut st) in self.ranks.into_held() {
-            if !mine(r as usize) {
-                continue;
-            }
+        for (&r, st) in rank_ids.iter().zip(&mut ranks) {
             if let Some(c) = st.in_coll.take() {
                 in_colls.push((r, CollPlace::of(*c)));
             }
-            ranks.push((r, st));
         }
         RuntimeShare {
+            rank_ids,
             ranks,
             in_colls,
             xfers: Records {
@@ -111,7 +108,7 @@ impl Runtime {
         (me, of_rank): (u32, Arc<Vec<u32>>),
         share: RuntimeShare,
     ) -> Runtime {
-        let ranks = Ranks::partition(program.ranks, share.ranks.into_iter(), idle_rank());
+        let ranks = Ranks::from_own(program.ranks, &share.rank_ids, share.ranks, idle_rank());
         let mut rt = Runtime::partition_with(program, p, placement, (me, of_rank), ranks);
         for (r, place) in share.in_colls {
             let gen = step_gen_at(
