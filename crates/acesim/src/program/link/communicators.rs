@@ -10,9 +10,10 @@ use std::collections::HashMap;
 pub struct Communicators {
     pub list: Vec<Communicator>,
     /// Per rank: rank-local handle -> communicator (`NONE`: not a member).
-    local: Vec<Vec<u32>>,
-    /// Per communicator: world rank -> rank in the communicator.
-    index: Vec<HashMap<u32, u32>>,
+    local: Handles,
+    /// Per communicator: world rank -> rank in the communicator; `None` where they are the
+    /// same (the world of a million ranks needs no map of a million entries).
+    index: Vec<Option<HashMap<u32, u32>>>,
 }
 
 impl Communicators {
@@ -30,11 +31,9 @@ impl Communicators {
         let index = comms
             .iter()
             .map(|c| {
-                c.members
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &m)| (m, i as u32))
-                    .collect()
+                let members = c.members.iter().enumerate();
+                let same = members.clone().all(|(i, &m)| m as usize == i);
+                (!same).then(|| members.map(|(i, &m)| (m, i as u32)).collect())
             })
             .collect();
         Ok(Communicators {
@@ -93,7 +92,10 @@ impl Communicators {
 
     /// The rank in communicator `c` of its member `world`.
     pub fn rank_in(&self, c: u32, world: u32) -> u32 {
-        self.index[c as usize][&world]
+        match &self.index[c as usize] {
+            Some(index) => index[&world],
+            None => world,
+        }
     }
 }
 
@@ -117,6 +119,45 @@ fn is_split(kind: OpKind) -> bool {
     matches!(kind, OpKind::CommSplit { .. })
 }
 
+/// Each rank's handles to communicators, every rank's in one list (a million ranks' would
+/// otherwise be a million small allocations).
+#[derive(Clone, Debug, Default)]
+struct Handles {
+    /// Where rank `r`'s handles start in `list`; its last entry is the list's length.
+    start: Vec<usize>,
+    list: Vec<u32>,
+}
+
+impl Handles {
+    /// `count[r]` handles for rank `r`, naming nothing yet.
+    fn new(count: &[u32]) -> Handles {
+        let mut start = Vec::with_capacity(count.len() + 1);
+        let mut total = 0;
+        for &c in count {
+            start.push(total);
+            total += c as usize;
+        }
+        start.push(total);
+        Handles {
+            start,
+            list: vec![NONE; total],
+        }
+    }
+}
+
+impl std::ops::Index<usize> for Handles {
+    type Output = [u32];
+    fn index(&self, r: usize) -> &[u32] {
+        &self.list[self.start[r]..self.start[r + 1]]
+    }
+}
+
+impl std::ops::IndexMut<usize> for Handles {
+    fn index_mut(&mut self, r: usize) -> &mut [u32] {
+        &mut self.list[self.start[r]..self.start[r + 1]]
+    }
+}
+
 /// (key, index in the parent, world rank) of a rank joining a split communicator.
 type SplitMember = (i64, usize, u32);
 
@@ -125,7 +166,7 @@ struct Creating<'p> {
     prog: &'p Program,
     comms: Vec<Communicator>,
     /// Per rank: rank-local handle -> communicator (`NONE`: not a member / not yet created).
-    local: Vec<Vec<u32>>,
+    local: Handles,
     /// Per rank: the indices of its creations in program order, and how many are done.
     creations: Vec<Vec<usize>>,
     next: Vec<usize>,
@@ -139,13 +180,12 @@ impl<'p> Creating<'p> {
         let n = prog.ranks as usize;
         // Handle 0 is the world, or in a repeated job its job's world.
         let job = prog.job_ranks.filter(|&k| k > 0).unwrap_or(n.max(1) as u32) as usize;
-        let local = (0..n)
-            .map(|r| {
-                let mut v = vec![NONE; prog.comm_handles[r] as usize];
-                v[0] = (r / job) as u32;
-                v
-            })
-            .collect();
+        let mut local = Handles::new(&prog.comm_handles[..n]);
+        for r in 0..n {
+            if let Some(world) = local[r].first_mut() {
+                *world = (r / job) as u32;
+            }
+        }
         let creations = prog
             .ops
             .iter()
