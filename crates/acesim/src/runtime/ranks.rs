@@ -4,24 +4,31 @@
 //! runs; a merged run keeps the partitions' blocks where they were made instead of moving
 //! them into one array.
 
-use super::state::RankState;
 use crate::ids::NONE;
 use std::ops::{Index, IndexMut};
 
-/// Every rank's state, or a partition's own, by world rank.
-#[derive(Debug, Default)]
-pub(super) struct Ranks {
+/// Every rank's state (`S`), or a partition's own, by world rank.
+#[derive(Debug)]
+pub(super) struct Ranks<S> {
     /// A whole run's states, a partition's own in rank order and then one idle state, or
     /// partition 0's once merged.
-    first: Vec<RankState>,
-    place: Place,
+    first: Vec<S>,
+    place: Place<S>,
+}
+
+impl<S> Default for Ranks<S> {
+    fn default() -> Self {
+        Ranks {
+            first: Vec::new(),
+            place: Place::Whole,
+        }
+    }
 }
 
 /// Where a rank's state is.
-#[derive(Debug, Default)]
-enum Place {
+#[derive(Debug)]
+enum Place<S> {
     /// Rank `r`'s is `first[r]`.
-    #[default]
     Whole,
     /// A partition whose ranks are `lo..lo + n` of `count` (a slab of a torus under block
     /// placement): `first[r - lo]`, every other rank reading the idle state `first[n]`,
@@ -32,13 +39,13 @@ enum Place {
     /// Merged partitions: (block, index), block 0 being `first` and block `b` `rest[b - 1]`.
     Merged {
         at: Vec<(u32, u32)>,
-        rest: Vec<Vec<RankState>>,
+        rest: Vec<Vec<S>>,
     },
 }
 
-impl Ranks {
+impl<S> Ranks<S> {
     /// A whole run's ranks, `states[r]` being rank `r`'s.
-    pub(super) fn whole(states: Vec<RankState>) -> Ranks {
+    pub(super) fn whole(states: Vec<S>) -> Ranks<S> {
         Ranks {
             first: states,
             place: Place::Whole,
@@ -49,9 +56,9 @@ impl Ranks {
     /// rank order, `idle` what every other rank reads.
     pub(super) fn partition(
         count: u32,
-        held: impl ExactSizeIterator<Item = (u32, RankState)>,
-        idle: RankState,
-    ) -> Ranks {
+        held: impl ExactSizeIterator<Item = (u32, S)>,
+        idle: S,
+    ) -> Ranks<S> {
         let mut ids = Vec::with_capacity(held.len());
         // Room for the idle state too, so that adding it copies nothing.
         let mut states = Vec::with_capacity(held.len() + 1);
@@ -64,12 +71,7 @@ impl Ranks {
 
     /// A partition's ranks among `count`: `states[i]` is rank `ids[i]`'s, the ids
     /// increasing (as [`Ranks::into_own`] gives them); `idle` what every other rank reads.
-    pub(super) fn from_own(
-        count: u32,
-        ids: &[u32],
-        mut states: Vec<RankState>,
-        idle: RankState,
-    ) -> Ranks {
+    pub(super) fn from_own(count: u32, ids: &[u32], mut states: Vec<S>, idle: S) -> Ranks<S> {
         states.truncate(ids.len());
         let n = states.len() as u32;
         states.push(idle);
@@ -96,7 +98,7 @@ impl Ranks {
 
     /// The ranks of partitions `parts` (the partition of their index) as one run's: each
     /// rank's state is taken from the partition that holds it, where it lies.
-    pub(super) fn merge(parts: Vec<Ranks>) -> Ranks {
+    pub(super) fn merge(parts: Vec<Ranks<S>>) -> Ranks<S> {
         let count = parts.first().map_or(0, Ranks::count);
         let mut at = vec![(NONE, NONE); count as usize];
         let mut blocks = Vec::with_capacity(parts.len());
@@ -179,14 +181,14 @@ impl Ranks {
     }
 
     /// The ranks held, with their states, in rank order.
-    pub(super) fn iter(&self) -> impl Iterator<Item = (usize, &RankState)> {
+    pub(super) fn iter(&self) -> impl Iterator<Item = (usize, &S)> {
         (0..self.count() as usize)
             .filter(|&r| self.holds(r))
             .map(|r| (r, &self[r]))
     }
 
     /// The states held, in no particular order.
-    pub(super) fn states_mut(&mut self) -> impl Iterator<Item = &mut RankState> {
+    pub(super) fn states_mut(&mut self) -> impl Iterator<Item = &mut S> {
         let own = self.first.len() - usize::from(self.idle_at().is_some());
         let rest = match &mut self.place {
             Place::Merged { rest, .. } => Some(rest.iter_mut().flatten()),
@@ -198,7 +200,7 @@ impl Ranks {
     }
 
     /// The ranks held, with their states, in rank order, taken out.
-    pub(super) fn into_held(self) -> Vec<(u32, RankState)> {
+    pub(super) fn into_held(self) -> Vec<(u32, S)> {
         match self.place {
             Place::Whole => (0..).zip(self.first).collect(),
             Place::Range { lo, n, .. } => (lo..lo + n).zip(self.first).collect(),
@@ -209,7 +211,7 @@ impl Ranks {
                 ranks.zip(self.first).collect()
             }
             Place::Merged { at, rest } => {
-                let mut blocks: Vec<Vec<Option<RankState>>> = std::iter::once(self.first)
+                let mut blocks: Vec<Vec<Option<S>>> = std::iter::once(self.first)
                     .chain(rest)
                     .map(|b| b.into_iter().map(Some).collect())
                     .collect();
@@ -225,10 +227,10 @@ impl Ranks {
     }
 }
 
-impl Ranks {
+impl<S> Ranks<S> {
     /// The ranks held, in rank order, and their states, taken out without a copy where
     /// they already lie in that order (a partition's).
-    pub(super) fn into_own(mut self) -> (Vec<u32>, Vec<RankState>) {
+    pub(super) fn into_own(mut self) -> (Vec<u32>, Vec<S>) {
         match self.place {
             Place::Whole => ((0..self.first.len() as u32).collect(), self.first),
             Place::Range { lo, n, .. } => {
@@ -247,11 +249,11 @@ impl Ranks {
     }
 }
 
-impl Index<usize> for Ranks {
-    type Output = RankState;
+impl<S> Index<usize> for Ranks<S> {
+    type Output = S;
 
     #[inline]
-    fn index(&self, r: usize) -> &RankState {
+    fn index(&self, r: usize) -> &S {
         match &self.place {
             Place::Whole => &self.first[r],
             Place::Range { lo, n, .. } => {
@@ -267,9 +269,9 @@ impl Index<usize> for Ranks {
     }
 }
 
-impl IndexMut<usize> for Ranks {
+impl<S> IndexMut<usize> for Ranks<S> {
     #[inline]
-    fn index_mut(&mut self, r: usize) -> &mut RankState {
+    fn index_mut(&mut self, r: usize) -> &mut S {
         match &mut self.place {
             Place::Whole => &mut self.first[r],
             Place::Range { lo, n, .. } => {
@@ -292,19 +294,16 @@ impl IndexMut<usize> for Ranks {
 
 #[cfg(test)]
 mod tests {
-    use super::super::state::idle_rank;
     use super::*;
 
-    /// A state marked with its rank (`pc`), so that a lookup shows whose it found.
-    fn state(r: u32) -> RankState {
-        RankState {
-            pc: r as usize + 1,
-            ..idle_rank()
-        }
+    /// A state that is its rank plus one, so that a lookup shows whose it found; the idle
+    /// state is 0.
+    fn state(r: u32) -> usize {
+        r as usize + 1
     }
 
-    fn partition(count: u32, own: &[u32]) -> Ranks {
-        Ranks::partition(count, own.iter().map(|&r| (r, state(r))), idle_rank())
+    fn partition(count: u32, own: &[u32]) -> Ranks<usize> {
+        Ranks::partition(count, own.iter().map(|&r| (r, state(r))), 0)
     }
 
     #[test]
@@ -321,10 +320,10 @@ mod tests {
             );
             for r in 0..8 {
                 let expected = if own.contains(&r) { r as usize + 1 } else { 0 };
-                assert_eq!(p[r as usize].pc, expected, "rank {r}");
+                assert_eq!(p[r as usize], expected, "rank {r}");
             }
-            p[own[1] as usize].pc = 100;
-            let held: Vec<(usize, usize)> = p.iter().map(|(r, st)| (r, st.pc)).collect();
+            p[own[1] as usize] = 100;
+            let held: Vec<(usize, usize)> = p.iter().map(|(r, st)| (r, *st)).collect();
             let mut expected: Vec<(usize, usize)> =
                 own.iter().map(|&r| (r as usize, r as usize + 1)).collect();
             expected[1].1 = 100;
@@ -349,19 +348,15 @@ mod tests {
         let mut all = Ranks::merge(parts);
         assert_eq!(all.count(), 8);
         for r in 0..8 {
-            assert_eq!(all[r].pc, r + 1, "rank {r}");
+            assert_eq!(all[r], r + 1, "rank {r}");
         }
-        all[6].pc = 70;
+        all[6] = 70;
         assert_eq!(
             all.iter().map(|(r, _)| r).collect::<Vec<_>>(),
             (0..8).collect::<Vec<_>>()
         );
         assert_eq!(all.states_mut().count(), 8);
-        let held: Vec<(u32, usize)> = all
-            .into_held()
-            .into_iter()
-            .map(|(r, s)| (r, s.pc))
-            .collect();
+        let held: Vec<(u32, usize)> = all.into_held();
         let expected: Vec<(u32, usize)> = (0..8)
             .map(|r| (r, if r == 6 { 70 } else { r as usize + 1 }))
             .collect();
@@ -374,10 +369,10 @@ mod tests {
             let (ids, states) = partition(8, &own).into_own();
             assert_eq!(ids, own);
             assert_eq!(states.len(), own.len(), "the idle state stays behind");
-            let again = Ranks::from_own(8, &ids, states, idle_rank());
+            let again = Ranks::from_own(8, &ids, states, 0);
             for r in 0..8 {
                 let expected = if own.contains(&r) { r as usize + 1 } else { 0 };
-                assert_eq!(again[r as usize].pc, expected, "rank {r} of {own:?}");
+                assert_eq!(again[r as usize], expected, "rank {r} of {own:?}");
             }
         }
     }

@@ -410,7 +410,7 @@ pub struct Runtime {
     /// its own copy, which it fills).
     pub program: std::sync::Arc<Program>,
     pub(super) p: RtParams,
-    pub(super) ranks: super::ranks::Ranks,
+    pub(super) ranks: Ranks<RankState>,
     /// Every transfer and posted receive of the program, in the order they were issued or
     /// posted; those of collective steps are retired once done and their slots reused by
     /// later steps (`free_xfers`, `free_recvs`), so a long run of collectives holds only
@@ -546,7 +546,7 @@ impl Runtime {
         p: RtParams,
         placement: Placement,
         (me, of_rank): (u32, std::sync::Arc<Vec<u32>>),
-        ranks: Ranks,
+        ranks: Ranks<RankState>,
     ) -> Runtime {
         let mut rt = Runtime::with_ranks(program, p, placement, ranks);
         rt.make_partition(me, of_rank);
@@ -557,7 +557,7 @@ impl Runtime {
         program: std::sync::Arc<Program>,
         p: RtParams,
         placement: Placement,
-        ranks: Ranks,
+        ranks: Ranks<RankState>,
     ) -> Runtime {
         let colls = vec![
             CollRecord {
