@@ -225,9 +225,7 @@ impl<S> Ranks<S> {
             }
         }
     }
-}
 
-impl<S> Ranks<S> {
     /// The ranks held, in rank order, and their states, taken out without a copy where
     /// they already lie in that order (a partition's).
     pub(super) fn into_own(mut self) -> (Vec<u32>, Vec<S>) {
