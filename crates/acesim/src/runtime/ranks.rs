@@ -52,23 +52,6 @@ impl<S> Ranks<S> {
         }
     }
 
-    /// A partition's ranks among `count`: `held` its own (rank, state) pairs in increasing
-    /// rank order, `idle` what every other rank reads.
-    pub(super) fn partition(
-        count: u32,
-        held: impl ExactSizeIterator<Item = (u32, S)>,
-        idle: S,
-    ) -> Ranks<S> {
-        let mut ids = Vec::with_capacity(held.len());
-        // Room for the idle state too, so that adding it copies nothing.
-        let mut states = Vec::with_capacity(held.len() + 1);
-        for (r, st) in held {
-            ids.push(r);
-            states.push(st);
-        }
-        Ranks::from_own(count, &ids, states, idle)
-    }
-
     /// A partition's ranks among `count`: `states[i]` is rank `ids[i]`'s, the ids
     /// increasing (as [`Ranks::into_own`] gives them); `idle` what every other rank reads.
     pub(super) fn from_own(count: u32, ids: &[u32], mut states: Vec<S>, idle: S) -> Ranks<S> {
@@ -131,10 +114,9 @@ impl<S> Ranks<S> {
                     first
                 }
                 place @ Place::Merged { .. } => {
-                    let mut block = Vec::new();
-                    for (r, st) in (Ranks { first, place }).into_held() {
-                        at[r as usize] = (k, block.len() as u32);
-                        block.push(st);
+                    let (ids, block) = (Ranks { first, place }).into_own();
+                    for (i, &r) in ids.iter().enumerate() {
+                        at[r as usize] = (k, i as u32);
                     }
                     block
                 }
@@ -199,33 +181,6 @@ impl<S> Ranks<S> {
             .chain(rest.into_iter().flatten())
     }
 
-    /// The ranks held, with their states, in rank order, taken out.
-    pub(super) fn into_held(self) -> Vec<(u32, S)> {
-        match self.place {
-            Place::Whole => (0..).zip(self.first).collect(),
-            Place::Range { lo, n, .. } => (lo..lo + n).zip(self.first).collect(),
-            Place::Partition { at } => {
-                let idle = self.first.len() as u32 - 1;
-                let ranks = (0..).zip(at).filter(|&(_, i)| i != idle).map(|(r, _)| r);
-                // Own states lie in rank order, and the idle one last.
-                ranks.zip(self.first).collect()
-            }
-            Place::Merged { at, rest } => {
-                let mut blocks: Vec<Vec<Option<S>>> = std::iter::once(self.first)
-                    .chain(rest)
-                    .map(|b| b.into_iter().map(Some).collect())
-                    .collect();
-                (0..)
-                    .zip(at)
-                    .filter_map(|(r, (b, i))| {
-                        let st = blocks.get_mut(b as usize)?.get_mut(i as usize)?.take()?;
-                        Some((r, st))
-                    })
-                    .collect()
-            }
-        }
-    }
-
     /// The ranks held, in rank order, and their states, taken out without a copy where
     /// they already lie in that order (a partition's).
     pub(super) fn into_own(mut self) -> (Vec<u32>, Vec<S>) {
@@ -242,7 +197,20 @@ impl<S> Ranks<S> {
                 self.first.pop();
                 (ids, self.first)
             }
-            Place::Merged { .. } => self.into_held().into_iter().unzip(),
+            // Not met in a run (a merged run is neither merged again nor sent), but whole.
+            Place::Merged { at, rest } => {
+                let mut blocks: Vec<Vec<Option<S>>> = std::iter::once(self.first)
+                    .chain(rest)
+                    .map(|b| b.into_iter().map(Some).collect())
+                    .collect();
+                (0..)
+                    .zip(at)
+                    .filter_map(|(r, (b, i))| {
+                        let st = blocks.get_mut(b as usize)?.get_mut(i as usize)?.take()?;
+                        Some((r, st))
+                    })
+                    .unzip()
+            }
         }
     }
 }
@@ -301,7 +269,7 @@ mod tests {
     }
 
     fn partition(count: u32, own: &[u32]) -> Ranks<usize> {
-        Ranks::partition(count, own.iter().map(|&r| (r, state(r))), 0)
+        Ranks::from_own(count, own, own.iter().map(|&r| state(r)).collect(), 0)
     }
 
     #[test]
@@ -331,7 +299,7 @@ mod tests {
                 own.len(),
                 "the idle state is not held"
             );
-            let taken: Vec<u32> = p.into_held().into_iter().map(|(r, _)| r).collect();
+            let taken: Vec<u32> = p.into_own().0;
             assert_eq!(taken, own);
         }
     }
@@ -354,7 +322,8 @@ mod tests {
             (0..8).collect::<Vec<_>>()
         );
         assert_eq!(all.states_mut().count(), 8);
-        let held: Vec<(u32, usize)> = all.into_held();
+        let (ids, states) = all.into_own();
+        let held: Vec<(u32, usize)> = ids.into_iter().zip(states).collect();
         let expected: Vec<(u32, usize)> = (0..8)
             .map(|r| (r, if r == 6 { 70 } else { r as usize + 1 }))
             .collect();

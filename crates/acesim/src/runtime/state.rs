@@ -535,8 +535,10 @@ impl Runtime {
         let own: Vec<u32> = (0..program.ranks)
             .filter(|&r| of_rank[r as usize] == me)
             .collect();
-        let held = own.iter().map(|&r| (r, rank_state(&program, r)));
-        let ranks = Ranks::partition(program.ranks, held, idle_rank());
+        // Room for the idle state too, so that adding it copies nothing.
+        let mut states = Vec::with_capacity(own.len() + 1);
+        states.extend(own.iter().map(|&r| rank_state(&program, r)));
+        let ranks = Ranks::from_own(program.ranks, &own, states, idle_rank());
         Runtime::partition_with(program, p, placement, (me, of_rank), ranks)
     }
 
