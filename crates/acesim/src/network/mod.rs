@@ -17,6 +17,7 @@ pub mod packet;
 pub mod partition;
 
 pub use interface::{
-    LinkStats, ModelEvent, NetCounters, NetStats, Network, NicStats, Notice, SparseStats,
+    LinkCounts, LinkStats, LinkTotals, ModelEvent, NetCounters, NetStats, Network, NicStats,
+    Notice, SparseStats,
 };
 pub use models::Model;

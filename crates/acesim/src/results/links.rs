@@ -6,7 +6,7 @@
 //! [`LinkResult`] with its name and utilization when a row is read.
 
 use crate::machine::topology::{LinkClass, LinkEnd, Peer, Topology};
-use crate::network::interface::LinkStats;
+use crate::network::interface::LinkTotals;
 use crate::network::Network;
 use crate::units::Ps;
 use compact_str::{format_compact, CompactString};
@@ -52,13 +52,11 @@ pub struct LinkRow {
 pub struct LinkTable {
     rows: Vec<LinkRow>,
     /// Every link's counts, by link id (wired or not), as the network kept them.
-    stats: Vec<LinkStats>,
+    stats: LinkTotals,
     /// Bandwidth per link class (`LinkClass as usize`).
     rates: [u64; 5],
     /// The run's length, for utilizations.
     elapsed: Ps,
-    /// Whether the model measures waits and stalls.
-    waits: bool,
 }
 
 impl LinkTable {
@@ -79,7 +77,6 @@ impl LinkTable {
             stats: net.take_link_stats(),
             rates,
             elapsed,
-            waits: net.model().measures_waiting(),
         }
     }
 
@@ -106,7 +103,7 @@ impl LinkTable {
     pub fn bytes(&self) -> impl ExactSizeIterator<Item = (u32, u64)> + '_ {
         self.rows
             .iter()
-            .map(|r| (r.link, self.stats[r.link as usize].bytes))
+            .map(|r| (r.link, self.stats.counts(r.link).bytes))
     }
 
     /// The link named `name`.
@@ -124,7 +121,7 @@ impl LinkTable {
         let mut by_use: Vec<(bool, Ps, u32)> = self
             .rows
             .iter()
-            .map(|r| (r, self.stats[r.link as usize].busy_ps))
+            .map(|r| (r, self.stats.counts(r.link).busy_ps))
             .filter(|&(_, busy)| busy > 0)
             .map(|(r, busy)| {
                 let nic = matches!(r.class, LinkClass::Injection | LinkClass::Ejection);
@@ -143,7 +140,8 @@ impl LinkTable {
     }
 
     fn result(&self, r: &LinkRow) -> LinkResult {
-        let s = &self.stats[r.link as usize];
+        let s = self.stats.counts(r.link);
+        let waits = self.stats.waits(r.link);
         let (src_router, dst_router) = match r.class {
             LinkClass::Injection => (None, Some(r.to)),
             LinkClass::Ejection => (Some(r.from), None),
@@ -162,8 +160,8 @@ impl LinkTable {
             } else {
                 0.0
             },
-            wait_ps: self.waits.then_some(s.wait_ps),
-            stall_ps: self.waits.then_some(s.stall_ps),
+            wait_ps: waits.map(|w| w.0),
+            stall_ps: waits.map(|w| w.1),
             src_router,
             dst_router,
         }

@@ -5,7 +5,7 @@ use super::state::*;
 use crate::ids::NONE;
 use crate::machine::loaded::Machine;
 use crate::machine::topology::{PlannedSize, Topology};
-use crate::network::interface::{LinkStats, NetStats, NicStats};
+use crate::network::interface::{LinkCounts, NetStats, NicStats};
 use crate::network::link_kinds::link_kinds;
 use crate::rng::Rng;
 
@@ -61,7 +61,9 @@ impl FlowNetwork {
             notices: Vec::new(),
             active: 0,
             rng: Rng::new(machine.router.routing_seed),
-            stats: NetStats::new(links, nics),
+            stats: NetStats::new(0, nics),
+            // Zero pages until counted.
+            link_counts: bytemuck::zeroed_vec(links),
             checks: false,
             violation: None,
             coupling: None,
@@ -76,7 +78,7 @@ impl FlowNetwork {
     /// (measured on the million-rank neighbour exchange: docs/flow.md).
     pub fn estimate_bytes(size: &PlannedSize, queued: u64, moving: u64) -> u64 {
         use std::mem::size_of;
-        size.links() * (4 + 8 + size_of::<LinkStats>() as u64 + 128)
+        size.links() * (4 + 8 + size_of::<LinkCounts>() as u64 + 128)
             + size.nics * (8 + 8 + 4 + 8 + 8 + 8 + size_of::<NicStats>() as u64)
             + size.nodes * 4
             + queued * 2 * (size_of::<Pending>() as u64 + 8)

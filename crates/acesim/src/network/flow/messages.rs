@@ -246,7 +246,7 @@ impl FlowNetwork {
                     busy
                 }
             };
-            let s = &mut self.stats.links[l as usize];
+            let s = &mut self.link_counts[l as usize];
             s.bytes += wire;
             s.packets += n;
             s.busy_ps += busy;

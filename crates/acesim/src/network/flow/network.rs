@@ -5,7 +5,7 @@ use super::maxmin::MaxMin;
 use super::state::*;
 use crate::engine::Schedule;
 use crate::machine::topology::Topology;
-use crate::network::interface::{LinkStats, NetStats, Network, Notice};
+use crate::network::interface::{LinkTotals, NetStats, Network, Notice};
 use crate::network::models::Model;
 use crate::network::partition::Partitioning;
 use crate::units::Ps;
@@ -155,7 +155,7 @@ impl Network for FlowNetwork {
     }
 
     fn enable_trace(&mut self) {
-        self.stats.enable_trace();
+        self.stats.enable_trace(self.link_counts.len());
     }
 
     fn release_run_state(&mut self) {
@@ -184,8 +184,8 @@ impl Network for FlowNetwork {
         &self.stats
     }
 
-    fn take_link_stats(&mut self) -> Vec<LinkStats> {
-        std::mem::take(&mut self.stats.links)
+    fn take_link_stats(&mut self) -> LinkTotals {
+        LinkTotals::Counted(std::mem::take(&mut self.link_counts))
     }
 
     fn link_rate(&self, link: u32) -> u64 {

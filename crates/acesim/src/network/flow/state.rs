@@ -5,7 +5,7 @@ use super::maxmin::MaxMin;
 use super::pipeline::Timing;
 use crate::machine::options::Routing;
 use crate::machine::topology::Topology;
-use crate::network::interface::{ModelEvent, NetStats, Notice};
+use crate::network::interface::{LinkCounts, ModelEvent, NetStats, Notice};
 use crate::network::link_kinds::LinkKind;
 use crate::rng::Rng;
 use crate::units::Ps;
@@ -164,6 +164,9 @@ pub struct FlowNetwork {
     pub(super) active: u64,
     pub(super) rng: Rng,
     pub(super) stats: NetStats,
+    /// What crossed each link (`stats.links` stays empty: it has room for the packet
+    /// model's waits, 40 bytes a link where these are 24).
+    pub(super) link_counts: Vec<LinkCounts>,
     pub(super) checks: bool,
     pub(super) violation: Option<String>,
     /// How its solves would tie partitions together, when measured (`--partitions`).

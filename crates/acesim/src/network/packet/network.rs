@@ -4,7 +4,7 @@ use super::state::*;
 use crate::engine::Schedule;
 use crate::machine::loaded::Machine;
 use crate::machine::topology::Topology;
-use crate::network::interface::{LinkStats, NetStats, Network, Notice};
+use crate::network::interface::{LinkTotals, NetStats, Network, Notice};
 use crate::network::link_kinds::link_kinds;
 
 use crate::network::models::Model;
@@ -178,7 +178,8 @@ impl Network for PacketNetwork {
 
     /// Records every link's busy intervals (for timelines).
     fn enable_trace(&mut self) {
-        self.stats.enable_trace();
+        let links = self.stats.links.len();
+        self.stats.enable_trace(links);
     }
 
     /// Frees what only a running network needs (packets, messages, input FIFOs) once the
@@ -201,8 +202,8 @@ impl Network for PacketNetwork {
         &self.stats
     }
 
-    fn take_link_stats(&mut self) -> Vec<LinkStats> {
-        std::mem::take(&mut self.stats.links)
+    fn take_link_stats(&mut self) -> LinkTotals {
+        LinkTotals::Waited(std::mem::take(&mut self.stats.links))
     }
 
     fn link_rate(&self, link: u32) -> u64 {
