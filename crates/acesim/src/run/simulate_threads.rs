@@ -95,34 +95,53 @@ pub(super) fn simulate_threads(
         .collect();
     let (stopped, end) = stop_of(&status, limit, count.reached);
     // Each partition ends on a thread of its own (settling its credits). Only the first's
-    // network is kept, and the others' counts are added to it: the rest of their networks
-    // is freed on their threads, before the runtimes are merged, which is when a large run
-    // peaks.
+    // network is kept, and the others' counts are added to it: each other partition hands
+    // its counts over as soon as it has ended and then frees the rest of its network on its
+    // thread, while the first adds them, before the runtimes are merged, which is when a
+    // large run peaks.
     let complete = stopped.is_none();
     let mut parts = parts.into_iter();
     let first = parts
         .next()
         .ok_or_else(|| Error::Internal("a run with no partition".into()))?;
-    let (first_end, mut net, first_rt, others) = std::thread::scope(|s| {
+    let (first_end, net, first_rt, others) = std::thread::scope(|s| {
         let others: Vec<_> = parts
             .map(|p| {
-                s.spawn(move || {
+                let (send, ended) = std::sync::mpsc::channel();
+                let freed = s.spawn(move || {
                     let (ended, mut net, rt) = Ended::of(p, end, complete, true);
                     let counts = std::mem::take(&mut net.stats);
+                    // A closed channel means the first partition's thread is gone.
+                    let _ = send.send((ended, rt, counts));
                     drop(net);
-                    (ended, rt, counts)
-                })
+                });
+                (ended, freed)
             })
             .collect();
-        let (ended, net, rt) = Ended::of(first, end, complete, true);
-        let others: Vec<_> = others.into_iter().map(|h| h.join()).collect();
+        let (ended, mut net, rt) = Ended::of(first, end, complete, true);
+        let mut rest = Vec::with_capacity(others.len());
+        for (part, (other, freed)) in (1..).zip(others) {
+            match other.recv() {
+                Ok((ended, rt, counts)) => {
+                    net.add_counts_of(part, &counts);
+                    rest.push(Ok((ended, rt, freed)));
+                }
+                // It panicked before sending: its join says so.
+                Err(_) => rest.push(Err(freed)),
+            }
+        }
+        let others: Vec<_> = rest
+            .into_iter()
+            .map(|r| match r {
+                Ok((ended, rt, freed)) => freed.join().map(|()| (ended, rt)),
+                Err(freed) => freed.join().and(Err(Box::new("no counts") as _)),
+            })
+            .collect();
         (ended, net, rt, others)
     });
     let (mut ends, mut runtimes) = (vec![first_end], vec![first_rt]);
-    for (part, other) in (1..).zip(others) {
-        let (ended, rt, counts) =
-            other.map_err(|_| Error::Internal("ending a partition failed".into()))?;
-        net.add_counts_of(part, &counts);
+    for other in others {
+        let (ended, rt) = other.map_err(|_| Error::Internal("ending a partition failed".into()))?;
         ends.push(ended);
         runtimes.push(rt);
     }
