@@ -35,13 +35,4 @@ impl Model {
                 )
             })
     }
-
-    /// Whether the model measures how long packets wait for links and how long links
-    /// stall for buffer space (the flow model has neither packets nor buffers).
-    pub fn measures_waiting(self) -> bool {
-        match self {
-            Model::Packet => true,
-            Model::Flow => false,
-        }
-    }
 }
