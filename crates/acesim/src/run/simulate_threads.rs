@@ -119,29 +119,29 @@ pub(super) fn simulate_threads(
             })
             .collect();
         let (ended, mut net, rt) = Ended::of(first, end, complete, true);
-        let mut rest = Vec::with_capacity(others.len());
-        for (part, (other, freed)) in (1..).zip(others) {
-            match other.recv() {
-                Ok((ended, rt, counts)) => {
+        // Every partition's counts are added (in partition order) before any is joined,
+        // so none waits for another's network to be freed.
+        let received: Vec<_> = (1..)
+            .zip(others)
+            .map(|(part, (other, freed))| {
+                let got = other.recv().ok().map(|(ended, rt, counts)| {
                     net.add_counts_of(part, &counts);
-                    rest.push(Ok((ended, rt, freed)));
-                }
-                // It panicked before sending: its join says so.
-                Err(_) => rest.push(Err(freed)),
-            }
-        }
-        let others: Vec<_> = rest
-            .into_iter()
-            .map(|r| match r {
-                Ok((ended, rt, freed)) => freed.join().map(|()| (ended, rt)),
-                Err(freed) => freed.join().and(Err(Box::new("no counts") as _)),
+                    (ended, rt)
+                });
+                (got, freed)
             })
+            .collect();
+        // A partition that panicked sent nothing, or failed freeing its network.
+        let others: Vec<_> = received
+            .into_iter()
+            .map(|(got, freed)| freed.join().ok().and(got))
             .collect();
         (ended, net, rt, others)
     });
     let (mut ends, mut runtimes) = (vec![first_end], vec![first_rt]);
     for other in others {
-        let (ended, rt) = other.map_err(|_| Error::Internal("ending a partition failed".into()))?;
+        let (ended, rt) =
+            other.ok_or_else(|| Error::Internal("ending a partition failed".into()))?;
         ends.push(ended);
         runtimes.push(rt);
     }
