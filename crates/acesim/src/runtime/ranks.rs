@@ -13,6 +13,12 @@ pub(super) struct Ranks<S> {
     /// A whole run's states, a partition's own in rank order and then one idle state, or
     /// partition 0's once merged.
     first: Vec<S>,
+    /// Ranks `lo..lo + n` are `first[r - lo]`: every rank of a whole run, a block
+    /// partition's own (`Place::Range`); none otherwise. The lookup every step of the
+    /// interpreter makes (some twenty a message) is that subtraction and one comparison,
+    /// inlined; any other rank's goes through `place`, out of line.
+    lo: u32,
+    n: u32,
     place: Place<S>,
 }
 
@@ -20,6 +26,8 @@ impl<S> Default for Ranks<S> {
     fn default() -> Self {
         Ranks {
             first: Vec::new(),
+            lo: 0,
+            n: 0,
             place: Place::Whole,
         }
     }
@@ -47,7 +55,9 @@ impl<S> Ranks<S> {
     /// A whole run's ranks, `states[r]` being rank `r`'s.
     pub(super) fn whole(states: Vec<S>) -> Ranks<S> {
         Ranks {
+            n: states.len() as u32,
             first: states,
+            lo: 0,
             place: Place::Whole,
         }
     }
@@ -64,6 +74,8 @@ impl<S> Ranks<S> {
         {
             return Ranks {
                 first: states,
+                lo,
+                n,
                 place: Place::Range { lo, n, count },
             };
         }
@@ -75,6 +87,8 @@ impl<S> Ranks<S> {
         }
         Ranks {
             first: states,
+            lo: 0,
+            n: 0,
             place: Place::Partition { at },
         }
     }
@@ -87,7 +101,9 @@ impl<S> Ranks<S> {
         let mut blocks = Vec::with_capacity(parts.len());
         for (k, p) in parts.into_iter().enumerate() {
             let k = k as u32;
-            let Ranks { mut first, place } = p;
+            let Ranks {
+                mut first, place, ..
+            } = p;
             let block = match place {
                 Place::Whole => {
                     for (r, a) in at.iter_mut().enumerate() {
@@ -114,7 +130,13 @@ impl<S> Ranks<S> {
                     first
                 }
                 place @ Place::Merged { .. } => {
-                    let (ids, block) = (Ranks { first, place }).into_own();
+                    let (ids, block) = (Ranks {
+                        first,
+                        lo: 0,
+                        n: 0,
+                        place,
+                    })
+                    .into_own();
                     for (i, &r) in ids.iter().enumerate() {
                         at[r as usize] = (k, i as u32);
                     }
@@ -127,6 +149,8 @@ impl<S> Ranks<S> {
         let first = blocks.next().unwrap_or_default();
         Ranks {
             first,
+            lo: 0,
+            n: 0,
             place: Place::Merged {
                 at,
                 rest: blocks.collect(),
@@ -218,14 +242,35 @@ impl<S> Ranks<S> {
 impl<S> Index<usize> for Ranks<S> {
     type Output = S;
 
-    #[inline]
+    #[inline(always)]
     fn index(&self, r: usize) -> &S {
+        let i = (r as u32).wrapping_sub(self.lo);
+        if i < self.n {
+            return &self.first[i as usize];
+        }
+        self.placed(r)
+    }
+}
+
+impl<S> IndexMut<usize> for Ranks<S> {
+    #[inline(always)]
+    fn index_mut(&mut self, r: usize) -> &mut S {
+        let i = (r as u32).wrapping_sub(self.lo);
+        if i < self.n {
+            return &mut self.first[i as usize];
+        }
+        self.placed_mut(r)
+    }
+}
+
+impl<S> Ranks<S> {
+    /// Rank `r`'s state when it is not among `lo..lo + n`.
+    #[inline(never)]
+    fn placed(&self, r: usize) -> &S {
         match &self.place {
             Place::Whole => &self.first[r],
-            Place::Range { lo, n, .. } => {
-                let i = (r as u32).wrapping_sub(*lo);
-                &self.first[if i < *n { i } else { *n } as usize]
-            }
+            // Another partition's rank: the idle state.
+            Place::Range { n, .. } => &self.first[*n as usize],
             Place::Partition { at } => &self.first[at[r] as usize],
             Place::Merged { at, rest } => match at[r] {
                 (0, i) => &self.first[i as usize],
@@ -233,17 +278,14 @@ impl<S> Index<usize> for Ranks<S> {
             },
         }
     }
-}
 
-impl<S> IndexMut<usize> for Ranks<S> {
-    #[inline]
-    fn index_mut(&mut self, r: usize) -> &mut S {
+    #[inline(never)]
+    fn placed_mut(&mut self, r: usize) -> &mut S {
         match &mut self.place {
             Place::Whole => &mut self.first[r],
-            Place::Range { lo, n, .. } => {
-                let i = (r as u32).wrapping_sub(*lo);
-                debug_assert!(i < *n, "rank {r} is not run here");
-                &mut self.first[if i < *n { i } else { *n } as usize]
+            Place::Range { n, .. } => {
+                debug_assert!(false, "rank {r} is not run here");
+                &mut self.first[*n as usize]
             }
             Place::Partition { at } => {
                 let i = at[r] as usize;
