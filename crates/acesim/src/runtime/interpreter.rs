@@ -518,14 +518,14 @@ impl Runtime {
                 false => (&mut self.awaited_xfers, e as usize),
             };
             if table.len() <= at {
-                table.resize(at + 1, false);
+                table.resize(at + 1, Awaited::NO);
             }
-            if !table[at] {
-                table[at] = true;
+            if table[at] == Awaited::NO {
+                table[at] = match in_collective {
+                    true => Awaited::consuming(h),
+                    false => Awaited::YES,
+                };
                 left += 1;
-                if in_collective {
-                    self.step_handles.insert(e, h);
-                }
             }
         }
         self.ranks[r].wait_left = left;
@@ -537,10 +537,10 @@ impl Runtime {
             true => (&mut self.awaited_recvs, (e & !RECV_BIT) as usize),
             false => (&mut self.awaited_xfers, e as usize),
         };
-        if let Some(flag) = table.get_mut(at).filter(|f| **f) {
-            *flag = false;
+        if let Some(flag) = table.get_mut(at).filter(|f| **f != Awaited::NO) {
+            let awaited = std::mem::replace(flag, Awaited::NO);
             self.ranks[r].wait_left -= 1;
-            if let Some(h) = self.step_handles.remove(&e) {
+            if let Some(h) = awaited.handle() {
                 self.consume(r, h, e);
             }
         }
