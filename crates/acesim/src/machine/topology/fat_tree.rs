@@ -83,9 +83,21 @@ impl FatTreeSpec {
                 b.attach_nic(node * nics + j, node / k, (node % k) * nics + j);
             }
         }
-        FatTree { k, n, per_level }
+        let mut pows = [0; MAX_LEVELS + 1];
+        for (i, p) in pows.iter_mut().enumerate().take(n as usize + 1) {
+            *p = k.pow(i as u32);
+        }
+        FatTree {
+            k,
+            n,
+            per_level,
+            pows,
+        }
     }
 }
+
+/// Most levels a tree has: k^n nodes are at most 2^28 and k is at least 2.
+const MAX_LEVELS: usize = 28;
 
 /// A built k-ary n-tree.
 #[derive(Debug, Clone)]
@@ -93,6 +105,8 @@ pub struct FatTree {
     pub k: u32,
     pub n: u32,
     pub per_level: u32,
+    /// `k^i` for `i` in `0..=n`: routing divides by them at every hop.
+    pows: [u32; MAX_LEVELS + 1],
 }
 
 impl FatTree {
@@ -104,18 +118,20 @@ impl FatTree {
     /// destinations over the up ports (d-mod-k).
     #[inline]
     pub fn route(&self, ports: &Ports, base: u32, router: u32, dst_nic: u32) -> Hop {
-        let (k, n, per_level) = (self.k, self.n, self.per_level);
-        let level = router / per_level;
-        let w = router % per_level;
+        let (k, per_level) = (self.k, self.per_level);
+        let (level, w) = (router / per_level, router % per_level);
         let dst_node = ports.nic_node(dst_nic);
-        let digit = |x: u32, i: u32| (x / k.pow(i)) % k;
         // This switch reaches dst downwards when digits level..n-2 of its index match
-        // digits level+1..n-1 of the destination node.
-        let covers = (level..n - 1).all(|j| digit(w, j) == digit(dst_node, j + 1));
+        // digits level+1..n-1 of the destination node: its index's top digits, from
+        // `level` on, are the node's from `level + 1` on.
+        let below = self.pows[level as usize];
+        let covers = w / below == dst_node / self.pows[level as usize + 1];
+        // Going down from level l changes index digit l-1 to node digit l; going up,
+        // digit `level` of the node picks the up port (d-mod-k).
+        let digit = dst_node / below % k;
         if covers {
-            // Going down from level l changes index digit l-1 to node digit l.
             Hop {
-                port: base + digit(dst_node, level),
+                port: base + digit,
                 class: 0,
             }
         } else {
@@ -125,7 +141,7 @@ impl FatTree {
                 k
             };
             Hop {
-                port: base + down + digit(dst_node, level),
+                port: base + down + digit,
                 class: 0,
             }
         }

@@ -363,6 +363,53 @@ mod tests {
         }
     }
 
+    /// A fat tree's route at every switch to every NIC, worked digit by digit as the
+    /// up/down rule states it (d-mod-k up, the node's digit down), against the route
+    /// the topology computes with its powers of k.
+    #[test]
+    fn fat_tree_routes_follow_the_digits() {
+        for (k, n, nics) in [
+            (2u32, 1u32, 1u32),
+            (2, 4, 1),
+            (3, 3, 1),
+            (4, 2, 2),
+            (5, 3, 1),
+            (3, 4, 2),
+        ] {
+            let t = topo(
+                &format!("[topology]\nkind='fat_tree'\nk={k}\nn={n}\n[nic]\ncount={nics}"),
+                1,
+            );
+            let Shape::FatTree(f) = &t.shape else {
+                panic!("a fat tree")
+            };
+            let digit = |x: u32, i: u32| (x / k.pow(i)) % k;
+            for router in 0..t.num_routers {
+                let (level, w) = (router / f.per_level, router % f.per_level);
+                let base = t.ports.port_base[router as usize];
+                for dst_nic in 0..t.num_nics() {
+                    let dst_router = t.nic_router(dst_nic);
+                    if dst_router == router {
+                        continue;
+                    }
+                    let node = t.ports.nic_node(dst_nic);
+                    let covers = (level..n - 1).all(|j| digit(w, j) == digit(node, j + 1));
+                    let down = match (covers, level) {
+                        (true, _) => 0,
+                        (false, 0) => k * nics,
+                        (false, _) => k,
+                    };
+                    let want = base + down + digit(node, level);
+                    let hop = t.route_between(router, router, dst_router, dst_nic);
+                    assert_eq!(
+                        hop.port, want,
+                        "k={k} n={n} router {router} to NIC {dst_nic}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn mesh_and_fat_tree_and_leaf_spine_route_everywhere() {
         let mesh = topo(
