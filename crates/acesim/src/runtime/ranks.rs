@@ -14,9 +14,10 @@ pub(super) struct Ranks<S> {
     /// partition 0's once merged.
     first: Vec<S>,
     /// Ranks `lo..lo + n` are `first[r - lo]`: every rank of a whole run, a block
-    /// partition's own (`Place::Range`); none otherwise. The lookup every step of the
-    /// interpreter makes (some twenty a message) is that subtraction and one comparison,
-    /// inlined; any other rank's goes through `place`, out of line.
+    /// partition's own (`Place::Range`); none otherwise. The lookup the interpreter makes
+    /// at every step (some fifty times a message of a fat-tree all-to-all) is that
+    /// subtraction and one comparison, inlined; any other rank's goes through `place`,
+    /// out of line.
     lo: u32,
     n: u32,
     place: Place<S>,
@@ -38,10 +39,11 @@ impl<S> Default for Ranks<S> {
 enum Place<S> {
     /// Rank `r`'s is `first[r]`.
     Whole,
-    /// A partition whose ranks are `lo..lo + n` of `count` (a slab of a torus under block
-    /// placement): `first[r - lo]`, every other rank reading the idle state `first[n]`,
-    /// which nothing writes. No lookup: a rank's state is found as fast as in a whole run.
-    Range { lo: u32, n: u32, count: u32 },
+    /// A partition whose ranks are `Ranks::lo..lo + n` of `count` (a slab of a torus
+    /// under block placement): `first[r - lo]`, every other rank reading the idle state
+    /// `first[n]`, which nothing writes. No lookup: a rank's state is found as fast as
+    /// in a whole run.
+    Range { count: u32 },
     /// Any other partition: `first[at[r]]`, the idle state being last.
     Partition { at: Vec<u32> },
     /// Merged partitions: (block, index), block 0 being `first` and block `b` `rest[b - 1]`.
@@ -76,7 +78,7 @@ impl<S> Ranks<S> {
                 first: states,
                 lo,
                 n,
-                place: Place::Range { lo, n, count },
+                place: Place::Range { count },
             };
         }
         let mut at = vec![n; count as usize];
@@ -102,7 +104,10 @@ impl<S> Ranks<S> {
         for (k, p) in parts.into_iter().enumerate() {
             let k = k as u32;
             let Ranks {
-                mut first, place, ..
+                mut first,
+                lo,
+                n,
+                place,
             } = p;
             let block = match place {
                 Place::Whole => {
@@ -111,7 +116,7 @@ impl<S> Ranks<S> {
                     }
                     first
                 }
-                Place::Range { lo, n, .. } => {
+                Place::Range { .. } => {
                     first.pop();
                     for (i, a) in at[lo as usize..(lo + n) as usize].iter_mut().enumerate() {
                         *a = (k, i as u32);
@@ -180,7 +185,7 @@ impl<S> Ranks<S> {
     fn holds(&self, r: usize) -> bool {
         match &self.place {
             Place::Whole => r < self.first.len(),
-            Place::Range { lo, n, .. } => (r as u32).wrapping_sub(*lo) < *n,
+            Place::Range { .. } => (r as u32).wrapping_sub(self.lo) < self.n,
             Place::Partition { at } => Some(at[r]) != self.idle_at(),
             Place::Merged { at, .. } => at[r].0 != NONE,
         }
@@ -210,9 +215,9 @@ impl<S> Ranks<S> {
     pub(super) fn into_own(mut self) -> (Vec<u32>, Vec<S>) {
         match self.place {
             Place::Whole => ((0..self.first.len() as u32).collect(), self.first),
-            Place::Range { lo, n, .. } => {
+            Place::Range { .. } => {
                 self.first.pop();
-                ((lo..lo + n).collect(), self.first)
+                ((self.lo..self.lo + self.n).collect(), self.first)
             }
             Place::Partition { ref at } => {
                 let idle = self.first.len() as u32 - 1;
@@ -270,7 +275,7 @@ impl<S> Ranks<S> {
         match &self.place {
             Place::Whole => &self.first[r],
             // Another partition's rank: the idle state.
-            Place::Range { n, .. } => &self.first[*n as usize],
+            Place::Range { .. } => &self.first[self.n as usize],
             Place::Partition { at } => &self.first[at[r] as usize],
             Place::Merged { at, rest } => match at[r] {
                 (0, i) => &self.first[i as usize],
@@ -283,9 +288,9 @@ impl<S> Ranks<S> {
     fn placed_mut(&mut self, r: usize) -> &mut S {
         match &mut self.place {
             Place::Whole => &mut self.first[r],
-            Place::Range { n, .. } => {
+            Place::Range { .. } => {
                 debug_assert!(false, "rank {r} is not run here");
-                &mut self.first[*n as usize]
+                &mut self.first[self.n as usize]
             }
             Place::Partition { at } => {
                 let i = at[r] as usize;
