@@ -59,3 +59,23 @@ impl<NE: ModelEvent> Schedule<RtEvent> for EventQueue<Event<NE, RtEvent>> {
         EventQueue::set_origin(self, origin)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Event;
+    use crate::network::packet::PacketEvent;
+    use crate::runtime::RtEvent;
+
+    /// A packet-level program run's queue entry is a key and an event in 16 bytes: the
+    /// runtime's event fits beside the packet event's tag (`RtEvent`), which the queue's
+    /// speed depends on.
+    #[test]
+    fn queue_entries_are_16_bytes() {
+        assert_eq!(std::mem::size_of::<RtEvent>(), 7);
+        assert_eq!(std::mem::size_of::<Event<PacketEvent, RtEvent>>(), 8);
+        assert_eq!(
+            std::mem::size_of::<(u64, Event<PacketEvent, RtEvent>)>(),
+            16
+        );
+    }
+}

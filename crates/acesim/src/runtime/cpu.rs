@@ -19,7 +19,7 @@ impl Runtime {
         self.ranks[rank as usize].stats.compute_ps += ps;
         self.occupy_cpu(rank, cpu, now, now + ps);
         self.record(rank, TraceKind::Compute, now, now + ps);
-        q.at(now + ps, RtEvent::Resume { rank });
+        q.at(now + ps, RtEvent::Resume { rank: rank.into() });
     }
 
     /// Charges an issue overhead on the rank's CPU `cpu` before the transfer reaches the
@@ -42,8 +42,8 @@ impl Runtime {
         self.ranks[rank as usize].stats.overhead_ps += overhead;
         self.occupy_cpu(rank, cpu, now, now + overhead);
         self.record(rank, TraceKind::Overhead, now, now + overhead);
-        q.at(now + overhead, RtEvent::Submit { xfer });
-        q.at(now + overhead, RtEvent::Resume { rank });
+        q.at(now + overhead, RtEvent::Submit { xfer: xfer.into() });
+        q.at(now + overhead, RtEvent::Resume { rank: rank.into() });
         true
     }
 

@@ -146,7 +146,7 @@ impl Runtime {
         }
         if dag.wake_at != now {
             dag.wake_at = now;
-            q.at(now, RtEvent::Resume { rank });
+            q.at(now, RtEvent::Resume { rank: rank.into() });
         }
     }
 

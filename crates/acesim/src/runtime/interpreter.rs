@@ -25,7 +25,7 @@ impl Runtime {
                 continue;
             }
             let r = rank as usize;
-            q.set_origin(self.origin(RtEvent::Resume { rank }));
+            q.set_origin(self.origin(RtEvent::Resume { rank: rank.into() }));
             if self.ranks[r].dag.is_some() {
                 let n = self.program.ops[r].len() as u32;
                 for op in 0..n {
@@ -41,7 +41,7 @@ impl Runtime {
                     dag.wake_at = 0;
                 }
             }
-            q.at(0, RtEvent::Resume { rank });
+            q.at(0, RtEvent::Resume { rank: rank.into() });
         }
     }
 
@@ -55,11 +55,11 @@ impl Runtime {
     #[inline]
     pub fn origin(&self, ev: RtEvent) -> u32 {
         match ev {
-            RtEvent::Resume { rank } => rank,
+            RtEvent::Resume { rank } => rank.get(),
             RtEvent::Submit { xfer } | RtEvent::Finish { xfer } | RtEvent::Local { xfer, .. } => {
-                self.xfers[xfer as usize].rank
+                self.xfers[xfer.get() as usize].rank
             }
-            RtEvent::RecvDone { recv } => self.recvs[recv as usize].rank,
+            RtEvent::RecvDone { recv } => self.recvs[recv.get() as usize].rank,
         }
     }
 
@@ -72,16 +72,19 @@ impl Runtime {
     ) {
         match ev {
             RtEvent::Resume { rank } => {
+                let rank = rank.get();
                 if self.ranks[rank as usize].dag.is_some() {
                     self.run_dag(q, net, now, rank)
                 } else {
                     self.run(q, net, now, rank)
                 }
             }
-            RtEvent::Submit { xfer } => self.submit(q, net, now, xfer),
-            RtEvent::Finish { xfer } => self.finish_xfer(q, now, xfer),
-            RtEvent::RecvDone { recv } => self.finish_recv(q, now, recv),
-            RtEvent::Local { xfer, part, what } => self.on_local(q, net, now, (xfer, part, what)),
+            RtEvent::Submit { xfer } => self.submit(q, net, now, xfer.get()),
+            RtEvent::Finish { xfer } => self.finish_xfer(q, now, xfer.get()),
+            RtEvent::RecvDone { recv } => self.finish_recv(q, now, recv.get()),
+            RtEvent::Local { xfer, part, what } => {
+                self.on_local(q, net, now, (xfer.get(), part, what))
+            }
         }
     }
 
@@ -557,6 +560,11 @@ impl Runtime {
         st.stats.blocked_ps[cat] += now - st.blocked_since;
         st.all_done = st.wait == Wait::All;
         st.wait = Wait::No;
-        q.at(now, RtEvent::Resume { rank: r as u32 });
+        q.at(
+            now,
+            RtEvent::Resume {
+                rank: (r as u32).into(),
+            },
+        );
     }
 }

@@ -84,7 +84,7 @@ impl Runtime {
 
 fn local(xfer: u32, part: u64, what: u8) -> RtEvent {
     RtEvent::Local {
-        xfer,
+        xfer: xfer.into(),
         part: part as u8,
         what,
     }

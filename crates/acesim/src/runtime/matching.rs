@@ -158,7 +158,10 @@ impl Runtime {
         if self.p.recv_overhead == 0 {
             self.finish_recv(q, now, recv);
         } else {
-            q.at(now + self.p.recv_overhead, RtEvent::RecvDone { recv });
+            q.at(
+                now + self.p.recv_overhead,
+                RtEvent::RecvDone { recv: recv.into() },
+            );
         }
     }
 }

@@ -40,6 +40,6 @@ pub use estimate::TransferCounts;
 pub use merge::merge;
 pub use share::RuntimeShare;
 pub use state::{
-    CollRecord, Mirror, Queue, RankStats, RecvRecord, RegionRecord, RtEvent, RtParams, Runtime,
+    CollRecord, Id, Mirror, Queue, RankStats, RecvRecord, RegionRecord, RtEvent, RtParams, Runtime,
     Stamp, TraceInterval, TraceKind, UnfinishedRequests, Xfer, XferKind, CATEGORIES,
 };

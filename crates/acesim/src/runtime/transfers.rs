@@ -238,7 +238,7 @@ impl Runtime {
                 if self.p.overhead == 0 {
                     self.finish_xfer(q, now, xfer);
                 } else {
-                    q.at(now + self.p.overhead, RtEvent::Finish { xfer });
+                    q.at(now + self.p.overhead, RtEvent::Finish { xfer: xfer.into() });
                 }
             }
             (XferKind::Get, Notice::ControlArrived { .. }, REQUEST) => {
