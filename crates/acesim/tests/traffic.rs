@@ -47,10 +47,11 @@ fn point(m: &Machine, pattern: &str, load: f64) -> TrafficPoint {
 #[test]
 fn uniform_traffic_respects_the_channel_load_bound_and_reaches_most_of_it() {
     // 8-ary 2-cube: the bound is 8B/k = 1.0 of the injection bandwidth on a torus, 4B/k = 0.5
-    // on a mesh. DOR with these small buffers gets past the mesh's bound on the torus (0.52
-    // to 0.56 by seed and by the order of simultaneous events; docs/performance.md). The
-    // saturation throughput is the best accepted throughput over the loads (past it,
-    // input-queued routers lose some).
+    // on a mesh. DOR with these small buffers gets to about the mesh's bound on the torus
+    // (0.50 to 0.56 by seed and by the order of simultaneous events: 0.535 with this seed
+    // before a hop's arrival and router pipeline became one event, 0.508 since;
+    // docs/performance.md). The saturation throughput is the best accepted throughput over
+    // the loads (past it, input-queued routers lose some).
     let torus = machine("kind='torus'\ndims=[8,8]", "vcs=4\nbuffer_per_vc='512 B'");
     let mesh = machine("kind='mesh'\ndims=[8,8]", "vcs=4\nbuffer_per_vc='512 B'");
     let sweep = |m: &Machine, loads: &[f64]| -> Vec<TrafficPoint> {
@@ -59,7 +60,7 @@ fn uniform_traffic_respects_the_channel_load_bound_and_reaches_most_of_it() {
     let best = |pts: &[TrafficPoint]| pts.iter().map(|p| p.accepted).fold(0.0, f64::max);
     let t = sweep(&torus, &[0.2, 0.6, 0.7, 1.0]);
     assert!(
-        best(&t) <= 1.0 && best(&t) > 0.51,
+        best(&t) <= 1.0 && best(&t) > 0.5,
         "torus saturation throughput {}",
         best(&t)
     );

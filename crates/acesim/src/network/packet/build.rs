@@ -115,6 +115,7 @@ impl PacketNetwork {
         } else {
             Vec::new()
         };
+        let ports_vcs = topo.num_ports() as usize * vcs;
         let mut inputs = ZeroPages::<Input>::new(topo.num_ports() as usize);
         for port in 0..topo.num_ports() {
             let router = topo.ports.port_router[port as usize];
@@ -155,6 +156,7 @@ impl PacketNetwork {
             free_pending_credits: Vec::new(),
             inputs,
             fifos,
+            left_at: ZeroPages::new(ports_vcs),
             nics,
             node_mem_free,
             packets: Vec::new(),

@@ -191,6 +191,7 @@ impl Network for PacketNetwork {
         self.messages = Vec::new();
         self.free_messages = Vec::new();
         self.fifos = Vec::new();
+        self.left_at = ZeroPages::default();
         self.inputs = ZeroPages::default();
         self.links = ZeroPages::default();
         self.notices = Vec::new();

@@ -45,11 +45,15 @@ pub(super) enum Allocation {
 }
 
 impl PacketNetwork {
-    /// A packet's head reached a router input: it joins its VC's FIFO and, at the front, starts the router pipeline.
+    /// A packet's head reached a router input one router delay ago (`head_at`): it joins
+    /// its VC's FIFO. Found at the front, its pipeline is done now, as it would have been
+    /// had it been at the front when it came; if the packet before it left the FIFO after
+    /// the head came, the pipeline is done when that packet's tail has crossed (as when
+    /// the head waited behind it, `transmit`).
     pub(super) fn on_head_arrive(&mut self, q: &mut impl Schedule<PacketEvent>, now: Ps, pkt: u32) {
         let p = &mut self.packets[pkt as usize];
         p.fifo_next = NONE;
-        let (port, vc) = (p.port, p.vc);
+        let (port, vc, head_at) = (p.port, p.vc, p.head_at);
         if self.deterministic {
             // The route depends only on where the packet is and goes: computed now,
             // while the packet is at hand, and used when the pipeline is done.
@@ -64,12 +68,34 @@ impl PacketNetwork {
         fifo.1 = pkt;
         if tail == NONE {
             fifo.0 = pkt;
-            q.at(
-                now + self.params.router_delay,
-                PacketEvent::RouteDone { pkt },
-            );
+            let ready = self.pipeline_done(port, vc, head_at, now);
+            if ready == now {
+                self.on_route_done(q, now, pkt);
+            } else {
+                q.at(ready, PacketEvent::RouteDone { pkt });
+            }
         } else {
             self.packets[tail as usize].fifo_next = pkt;
+        }
+    }
+
+    /// When the pipeline of a head that came at `head_at` to the empty VC `vc` of input
+    /// `port` is done, `now` being a router delay after it came: now, unless the VC's last
+    /// packet left after the head came; then no earlier than that packet's tail crossed,
+    /// which is when the input's crossbar is free unless a packet of another VC left after
+    /// it (which could not start before that tail had crossed, so no later than now).
+    fn pipeline_done(&self, port: u32, vc: u8, head_at: Ps, now: Ps) -> Ps {
+        let vcs = self.params.vcs as usize;
+        let at = port as usize * vcs;
+        let left = self.left_at[at + vc as usize];
+        if left == 0 || left - 1 < head_at {
+            return now;
+        }
+        let later = (0..vcs).any(|v| self.left_at[at + v] > left);
+        if later {
+            now
+        } else {
+            self.inputs[port as usize].xbar_free.max(now)
         }
     }
 
@@ -401,6 +427,7 @@ impl PacketNetwork {
                 );
             }
             let up = input.upstream;
+            self.left_at[pkt.port as usize * vcs as usize + pkt.vc as usize] = now + 1;
             // Leaving a router input buffer: free it and let the next packet be routed.
             let fifo = self.fifo(pkt.port, pkt.vc);
             debug_assert_eq!(fifo.0, p, "packet left from behind the head of its VC");
@@ -434,8 +461,15 @@ impl PacketNetwork {
             debug_assert!(to != NONE, "routing chose an unconnected port");
             pm.port = to;
             match self.elsewhere(self.topo.ports.port_router[to as usize]) {
-                None => q.at(now + latency, PacketEvent::HeadArrive { pkt: p }),
-                Some(part) => self.cross_packet(q, now + latency, p, part),
+                // The head's arrival and its router pipeline are one event, at the
+                // pipeline's end.
+                None => q.at(
+                    now + latency + self.params.router_delay,
+                    PacketEvent::HeadArrive { pkt: p },
+                ),
+                Some(part) => {
+                    self.cross_packet(q, now + latency + self.params.router_delay, p, part)
+                }
             }
         }
     }

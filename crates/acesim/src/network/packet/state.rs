@@ -29,7 +29,10 @@ pub(super) use crate::ids::NONE;
 
 #[derive(Debug, Clone, Copy)]
 pub enum PacketEvent {
-    /// A packet's head reached the router input `packet.port`.
+    /// A packet's head reached the router input `packet.port` one router delay ago: it
+    /// joins its VC's FIFO, and at the front its pipeline is done (or done when the packet
+    /// it came behind has left). One event where a head's arrival and the end of its
+    /// pipeline were two.
     HeadArrive { pkt: u32 },
     /// The router pipeline is done for the packet at the front of its input VC.
     RouteDone { pkt: u32 },
@@ -236,6 +239,10 @@ pub struct PacketNetwork {
     /// Input FIFOs per router port and VC when there are more than `INLINE_VCS` VCs (see
     /// `Input::fifo`).
     pub(super) fifos: Vec<(u32, u32)>,
+    /// Per router port and VC, when its last packet started across the crossbar, plus one
+    /// (0: none yet): a head that finds its VC empty at the end of its pipeline went
+    /// through it behind that packet if it left after the head came (`on_head_arrive`).
+    pub(super) left_at: ZeroPages<Ps>,
     /// VCs `lo..hi` of each VC class routing asks for (`class_vcs`).
     pub(super) class_range: [(u8, u8); 256],
     pub(super) nics: Vec<Nic>,
