@@ -8,6 +8,7 @@ use crate::machine::topology::{LinkClass, LinkEnd, PlannedSize, Shape, Topology}
 use crate::network::interface::{LinkStats, NetStats, NicStats};
 use crate::network::link_kinds::{link_kinds, router_delay};
 use crate::zero_pages::ZeroPages;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 impl NetParams {
@@ -115,7 +116,6 @@ impl PacketNetwork {
         } else {
             Vec::new()
         };
-        let ports_vcs = topo.num_ports() as usize * vcs;
         let mut inputs = ZeroPages::<Input>::new(topo.num_ports() as usize);
         for port in 0..topo.num_ports() {
             let router = topo.ports.port_router[port as usize];
@@ -128,6 +128,8 @@ impl PacketNetwork {
                     upstream: topo.link_into_port(port).unwrap_or(NONE),
                     routed: 0,
                     free_pending: false,
+                    last_vc: 0,
+                    crossing: 0,
                 };
             }
         }
@@ -156,7 +158,7 @@ impl PacketNetwork {
             free_pending_credits: Vec::new(),
             inputs,
             fifos,
-            left_at: ZeroPages::new(ports_vcs),
+            long_crossings: HashMap::new(),
             nics,
             node_mem_free,
             packets: Vec::new(),

@@ -11,6 +11,7 @@ use crate::network::models::Model;
 use crate::network::partition::{partition, Partitioning};
 use crate::units::Ps;
 use crate::zero_pages::ZeroPages;
+use std::collections::HashMap;
 
 impl PacketNetwork {
     /// How `parts` partitions split `topo` on `machine`: what `Network::partition` of a
@@ -191,7 +192,7 @@ impl Network for PacketNetwork {
         self.messages = Vec::new();
         self.free_messages = Vec::new();
         self.fifos = Vec::new();
-        self.left_at = ZeroPages::default();
+        self.long_crossings = HashMap::new();
         self.inputs = ZeroPages::default();
         self.links = ZeroPages::default();
         self.notices = Vec::new();

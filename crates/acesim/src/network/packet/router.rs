@@ -81,21 +81,24 @@ impl PacketNetwork {
 
     /// When the pipeline of a head that came at `head_at` to the empty VC `vc` of input
     /// `port` is done, `now` being a router delay after it came: now, unless the VC's last
-    /// packet left after the head came; then no earlier than that packet's tail crossed,
-    /// which is when the input's crossbar is free unless a packet of another VC left after
-    /// it (which could not start before that tail had crossed, so no later than now).
+    /// packet left after the head came; then when that packet's tail has crossed. Only the
+    /// input's last packet can still be crossing: one of this VC that left earlier, or that
+    /// a packet of another VC followed, has crossed by now.
     fn pipeline_done(&self, port: u32, vc: u8, head_at: Ps, now: Ps) -> Ps {
-        let vcs = self.params.vcs as usize;
-        let at = port as usize * vcs;
-        let left = self.left_at[at + vc as usize];
-        if left == 0 || left - 1 < head_at {
+        let input = &self.inputs[port as usize];
+        if input.xbar_free <= now || input.last_vc != vc {
             return now;
         }
-        let later = (0..vcs).any(|v| self.left_at[at + v] > left);
-        if later {
-            now
+        let left = if input.crossing == u32::MAX {
+            // Every crossing that long was kept (none: as if it left long ago).
+            self.long_crossings.get(&port).copied().unwrap_or(0)
         } else {
-            self.inputs[port as usize].xbar_free.max(now)
+            input.xbar_free - input.crossing as Ps
+        };
+        if left >= head_at {
+            input.xbar_free
+        } else {
+            now
         }
     }
 
@@ -426,8 +429,12 @@ impl PacketNetwork {
                     PacketEvent::InputFree { port: pkt.port },
                 );
             }
+            input.last_vc = pkt.vc;
+            input.crossing = u32::try_from(tail_out - now).unwrap_or(u32::MAX);
             let up = input.upstream;
-            self.left_at[pkt.port as usize * vcs as usize + pkt.vc as usize] = now + 1;
+            if input.crossing == u32::MAX {
+                self.long_crossings.insert(pkt.port, now);
+            }
             // Leaving a router input buffer: free it and let the next packet be routed.
             let fifo = self.fifo(pkt.port, pkt.vc);
             debug_assert_eq!(fifo.0, p, "packet left from behind the head of its VC");

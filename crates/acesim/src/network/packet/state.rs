@@ -189,6 +189,12 @@ pub(super) struct Input {
     /// needs the input when one leaves.
     pub(super) routed: u8,
     pub(super) free_pending: bool,
+    /// The VC of the last packet that crossed, and how long it took (`xbar_free` minus
+    /// when it left; `u32::MAX` when longer, see `PacketNetwork::long_crossings`): a head
+    /// that ends its pipeline at the front of that VC came behind it if it left after the
+    /// head came (`PacketNetwork::on_head_arrive`). In the record's spare bytes.
+    pub(super) last_vc: u8,
+    pub(super) crossing: u32,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -239,10 +245,10 @@ pub struct PacketNetwork {
     /// Input FIFOs per router port and VC when there are more than `INLINE_VCS` VCs (see
     /// `Input::fifo`).
     pub(super) fifos: Vec<(u32, u32)>,
-    /// Per router port and VC, when its last packet started across the crossbar, plus one
-    /// (0: none yet): a head that finds its VC empty at the end of its pipeline went
-    /// through it behind that packet if it left after the head came (`on_head_arrive`).
-    pub(super) left_at: ZeroPages<Ps>,
+    /// When the packets that crossed from an input for longer than `Input::crossing`
+    /// holds left, by input port (the last such packet of each: a 4 KiB packet would need
+    /// a link of under 1 MB/s).
+    pub(super) long_crossings: HashMap<u32, Ps>,
     /// VCs `lo..hi` of each VC class routing asks for (`class_vcs`).
     pub(super) class_range: [(u8, u8); 256],
     pub(super) nics: Vec<Nic>,
@@ -346,5 +352,17 @@ impl Checks {
         if self.violation.is_none() {
             self.violation = Some(what());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Input;
+
+    /// A router input is one cache line: its FIFOs, its crossbar's state and its last
+    /// crossing (what a head at the end of its pipeline reads).
+    #[test]
+    fn an_input_is_one_cache_line() {
+        assert_eq!(std::mem::size_of::<Input>(), 64);
     }
 }
