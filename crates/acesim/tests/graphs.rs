@@ -14,11 +14,11 @@ use std::path::PathBuf;
 mod common;
 use common::{booksim_text, flit_point};
 
-/// Writes `name` (graph text) to a fresh folder and loads a machine naming it.
+/// Writes `name` (graph text) to a fresh folder and loads a machine naming it (the
+/// machine holds what it read; the folder goes when it is loaded).
 fn graph_machine(name: &str, graph: &str, rest: &str) -> acesim::Result<Machine> {
-    let dir = std::env::temp_dir().join(format!("acesim-graphs-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file: PathBuf = dir.join(format!("{name}.graph"));
+    let dir = tempfile::tempdir().unwrap();
+    let file: PathBuf = dir.path().join(format!("{name}.graph"));
     std::fs::write(&file, graph).unwrap();
     let text = format!(
         "[topology]\nkind = 'graph'\nfile = '{}'\n{rest}",
@@ -448,10 +448,9 @@ fn bad_graphs_are_located_errors() {
 
 #[test]
 fn a_graph_file_is_found_beside_its_machine_file() {
-    let dir = std::env::temp_dir().join(format!("acesim-graphs-beside-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("two.graph"), line(2, 2, "")).unwrap();
-    let toml = dir.join("two.toml");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("two.graph"), line(2, 2, "")).unwrap();
+    let toml = dir.path().join("two.toml");
     std::fs::write(&toml, "[topology]\nkind = 'graph'\nfile = 'two.graph'\n").unwrap();
     let m = MachineSource::open(toml.to_str().unwrap())
         .unwrap()
