@@ -245,7 +245,7 @@ impl<E: Copy> EventQueue<E> {
     /// A queue for events of `entities` entities (origins `0..entities`).
     pub fn new(entities: u32) -> Self {
         let origin_bits = u32::BITS - entities.max(2).saturating_sub(1).leading_zeros();
-        // Past 2^32 entities the origins share bits: still deterministic, less FIFO.
+        // An origin takes the bits it needs (at most 32), the counter the rest of 40.
         let counter_bits = ORIGIN_AND_COUNTER_BITS
             .saturating_sub(origin_bits)
             .max(MIN_COUNTER_BITS);
@@ -290,7 +290,9 @@ impl<E: Copy> EventQueue<E> {
             self.counters[self.origin as usize] = self.count;
             self.count = self.counters[origin as usize];
             self.origin = origin;
-            self.origin_field = (u64::from(origin) << self.counter_bits) & ((1 << WHEN_SHIFT) - 1);
+            // Below the "when" field: an origin has at most 32 bits, and the counter takes
+            // the rest of 40 (`new`).
+            self.origin_field = u64::from(origin) << self.counter_bits;
         }
     }
 
