@@ -151,6 +151,40 @@ fn a_tofu_with_four_nics_per_node_gives_the_same_point() {
 }
 
 #[test]
+fn packets_that_cross_for_milliseconds_give_the_same_point() {
+    // 256-byte packets on 50 KB/s links take 5.12 ms to cross: longer than a router input
+    // keeps in its record (`Input::crossing`, up to 4.3 ms), so the heads that come behind
+    // them find when they left in the side table. Contended (load 0.5), so some do.
+    let m = machine(&format!(
+        "{TORUS}\n[link]\nbandwidth='50 KB/s'\n[nic_link]\nbandwidth='50 KB/s'"
+    ));
+    let point = |threads: u32| {
+        let cfg = TrafficConfig {
+            load: 0.5,
+            check: true,
+            threads,
+            ..TrafficConfig::with_defaults(
+                &m,
+                Pattern::parse("uniform").expect("pattern"),
+                256,
+                None,
+                Injection::Bernoulli,
+                Some(50_000_000_000),
+                Some(200_000_000_000),
+                Some(2_000_000_000_000),
+                3,
+            )
+            .expect("config")
+        };
+        run_point(&m, &cfg).expect("runs")
+    };
+    let one = point(1);
+    assert!(one.packets_measured > 100, "{}", one.packets_measured);
+    assert!(one.max_link_utilization <= 1.0 + 1e-9);
+    assert_eq!(json(&one), json(&point(2)));
+}
+
+#[test]
 fn bad_thread_counts_are_refused() {
     let m = load("[topology]\nkind='torus'\ndims=[2,2]");
     let e = run_point(&m, &config(&m, "uniform", 0.1, 1, 5)).unwrap_err();
