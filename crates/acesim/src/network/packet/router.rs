@@ -416,42 +416,7 @@ impl PacketNetwork {
                 self.stats.nics[pkt.src_nic as usize].injected_packets += 1;
             }
         } else {
-            let input = &mut self.inputs[pkt.port as usize];
-            input.xbar_free = tail_out;
-            input.free_seq = q.reserve(tail_out);
-            // Needed now only if another VC of this input has a routed packet waiting.
-            input.routed -= 1;
-            input.free_pending = input.routed > 0;
-            if input.free_pending {
-                q.at_reserved(
-                    tail_out,
-                    input.free_seq,
-                    PacketEvent::InputFree { port: pkt.port },
-                );
-            }
-            input.last_vc = pkt.vc;
-            input.crossing = u32::try_from(tail_out - now).unwrap_or(u32::MAX);
-            let up = input.upstream;
-            if input.crossing == u32::MAX {
-                self.long_crossings.insert(pkt.port, now);
-            }
-            // Leaving a router input buffer: free it and let the next packet be routed.
-            let fifo = self.fifo(pkt.port, pkt.vc);
-            debug_assert_eq!(fifo.0, p, "packet left from behind the head of its VC");
-            let next = pkt.fifo_next;
-            fifo.0 = next;
-            if next == NONE {
-                fifo.1 = NONE;
-            }
-            if up != NONE {
-                let up_lat = self.kind(up).latency;
-                self.return_credit(q, tail_out + up_lat, up, pkt.vc, pkt.bytes);
-            }
-            if next != NONE {
-                let ready =
-                    (self.packets[next as usize].head_at + self.params.router_delay).max(tail_out);
-                q.at(ready, PacketEvent::RouteDone { pkt: next });
-            }
+            self.leave_input(q, now, p, &pkt, tail_out);
         }
 
         let pm = &mut self.packets[p as usize];
@@ -478,6 +443,56 @@ impl PacketNetwork {
                     self.cross_packet(q, now + latency + self.params.router_delay, p, part)
                 }
             }
+        }
+    }
+
+    /// A packet `p` starts across the crossbar from its router input (its tail crossed at
+    /// `tail_out`): the input is busy until then, its buffer space goes back upstream, and
+    /// the next packet of its VC is routed.
+    #[inline(always)]
+    fn leave_input(
+        &mut self,
+        q: &mut impl Schedule<PacketEvent>,
+        now: Ps,
+        p: u32,
+        pkt: &Sent,
+        tail_out: Ps,
+    ) {
+        let input = &mut self.inputs[pkt.port as usize];
+        input.xbar_free = tail_out;
+        input.free_seq = q.reserve(tail_out);
+        // Needed now only if another VC of this input has a routed packet waiting.
+        input.routed -= 1;
+        input.free_pending = input.routed > 0;
+        if input.free_pending {
+            q.at_reserved(
+                tail_out,
+                input.free_seq,
+                PacketEvent::InputFree { port: pkt.port },
+            );
+        }
+        input.last_vc = pkt.vc;
+        input.crossing = u32::try_from(tail_out - now).unwrap_or(u32::MAX);
+        let up = input.upstream;
+        if input.crossing == u32::MAX {
+            self.long_crossings.insert(pkt.port, now);
+        }
+        // Leaving a router input buffer: free it and let the next packet be routed.
+        let fifo = self.fifo(pkt.port, pkt.vc);
+        debug_assert_eq!(fifo.0, p, "packet left from behind the head of its VC");
+        let next = pkt.fifo_next;
+        fifo.0 = next;
+        if next == NONE {
+            fifo.1 = NONE;
+        }
+        if up != NONE {
+            let up_lat = self.kind(up).latency;
+            self.return_credit(q, tail_out + up_lat, up, pkt.vc, pkt.bytes);
+        }
+        if next != NONE {
+            let ready =
+                (self.packets[next as usize].head_at + self.params.router_delay).max(tail_out);
+            q.at(ready, PacketEvent::RouteDone { pkt: next });
         }
     }
 }
