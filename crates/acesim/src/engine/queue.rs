@@ -423,6 +423,7 @@ impl<E: Copy> EventQueue<E> {
         g
     }
 
+    #[inline(always)]
     fn new_group(&mut self, time: Ps) -> u32 {
         let g = if self.free != NO_GROUP {
             let g = self.free;
@@ -448,6 +449,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Puts group `g` in calendar slot `at` after group `prev` (first when `NO_GROUP`).
+    #[inline(always)]
     fn link_after(&mut self, at: usize, prev: u32, g: u32) {
         if prev == NO_GROUP {
             self.groups[g as usize].next = self.ring[at];

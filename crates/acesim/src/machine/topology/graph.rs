@@ -220,7 +220,7 @@ impl Topology {
 
     /// `route` for a packet that knows the routers of its source and destination NICs
     /// (saves two lookups a hop): the shape's minimal, deterministic route.
-    #[inline]
+    #[inline(always)]
     pub fn route_between(
         &self,
         router: u32,
@@ -228,6 +228,20 @@ impl Topology {
         dst_router: u32,
         dst_nic: u32,
     ) -> Hop {
+        // Meshes and tori in place (a packet's every hop asks), the other shapes out of line.
+        match &self.shape {
+            Shape::Grid(g) if dst_router != router => g.route(
+                self.ports.port_base[router as usize],
+                router,
+                src_router,
+                dst_router,
+            ),
+            _ => self.route_by_shape(router, src_router, dst_router, dst_nic),
+        }
+    }
+
+    #[inline(never)]
+    fn route_by_shape(&self, router: u32, src_router: u32, dst_router: u32, dst_nic: u32) -> Hop {
         if dst_router == router {
             return Hop {
                 port: self.ports.nic_port[dst_nic as usize],

@@ -115,13 +115,24 @@ impl GridSpec {
             }
         }
         // The coordinates of every router, so that routing a packet does not divide.
-        let coords = (0..routers)
-            .flat_map(|r| {
-                dims.iter()
-                    .zip(&strides)
-                    .map(move |(&size, &st)| (r / st) % size)
-            })
-            .collect();
+        let coord = |r: u32, d: usize| (r / strides[d]) % dims[d];
+        let coords = if dims.len() <= PACKED_DIMS && dims.iter().all(|&k| k <= PACKED_SIZE) {
+            Coords::Packed(
+                (0..routers)
+                    .map(|r| {
+                        (0..dims.len())
+                            .map(|d| u64::from(coord(r, d)) << (PACKED_BITS * d as u32))
+                            .sum()
+                    })
+                    .collect(),
+            )
+        } else {
+            Coords::Wide(
+                (0..routers)
+                    .flat_map(|r| (0..dims.len()).map(move |d| coord(r, d)))
+                    .collect(),
+            )
+        };
         Grid {
             torus: self.torus,
             dims: dims.clone(),
@@ -147,8 +158,55 @@ pub struct Grid {
     /// Rings choose the VC class by route (`router.dateline = "route"`): class 1 for the
     /// whole ring when the route crosses the wrap-around link, else class 0.
     pub dateline_by_route: bool,
-    /// Router r's coordinates are `coords[r * dims ..]`.
-    coords: Vec<u32>,
+    coords: Coords,
+}
+
+/// Bits of a coordinate in a packed router's coordinates, and how many fit in a `u64`.
+const PACKED_BITS: u32 = 16;
+const PACKED_DIMS: usize = 4;
+const PACKED_SIZE: u32 = 1 << PACKED_BITS;
+
+/// Every router's coordinates.
+#[derive(Debug, Clone)]
+enum Coords {
+    /// Up to four dimensions of at most 65,536 routers (every grid users build): router r's
+    /// coordinate in dimension d is bits `16d..16d+16` of `r`'s word, so the first dimension
+    /// a packet has left is found from the two routers' words at once, without a loop.
+    Packed(Vec<u64>),
+    /// Any other: router r's coordinates are `[r * dims ..]`.
+    Wide(Vec<u32>),
+}
+
+impl Coords {
+    /// Router `r`'s coordinate in dimension `d` of `n`.
+    #[inline]
+    fn get(&self, r: u32, d: usize, n: usize) -> u32 {
+        match self {
+            Coords::Packed(p) => {
+                (p[r as usize] >> (PACKED_BITS * d as u32)) as u32 & (PACKED_SIZE - 1)
+            }
+            Coords::Wide(w) => w[r as usize * n + d],
+        }
+    }
+
+    /// The first dimension in which routers `a` and `b` differ, with `a`'s and `b`'s
+    /// coordinates there; `None` when they are the same router.
+    #[inline(always)]
+    fn first_difference(&self, a: u32, b: u32, n: usize) -> Option<(usize, u32, u32)> {
+        match self {
+            Coords::Packed(p) => {
+                let (x, y) = (p[a as usize], p[b as usize]);
+                let differ = std::num::NonZeroU64::new(x ^ y)?;
+                let d = (differ.trailing_zeros() / PACKED_BITS) as usize;
+                let at = |w: u64| (w >> (PACKED_BITS * d as u32)) as u32 & (PACKED_SIZE - 1);
+                Some((d, at(x), at(y)))
+            }
+            Coords::Wide(w) => {
+                let (x, y) = (&w[a as usize * n..][..n], &w[b as usize * n..][..n]);
+                (0..n).find(|&d| x[d] != y[d]).map(|d| (d, x[d], y[d]))
+            }
+        }
+    }
 }
 
 impl Grid {
@@ -180,11 +238,12 @@ impl Grid {
     #[inline]
     pub fn productive_ports(&self, base: u32, router: u32, dst_router: u32) -> ([u32; 12], usize) {
         let n = self.dims.len();
-        let here = &self.coords[router as usize * n..][..n];
-        let there = &self.coords[dst_router as usize * n..][..n];
         let (mut out, mut k) = ([0u32; 12], 0);
         for (d, &size) in self.dims.iter().enumerate() {
-            let (c, t) = (here[d], there[d]);
+            let (c, t) = (
+                self.coords.get(router, d, n),
+                self.coords.get(dst_router, d, n),
+            );
             if c == t {
                 continue;
             }
@@ -216,37 +275,32 @@ impl Grid {
         by_route: bool,
     ) -> Hop {
         let n = self.dims.len();
-        let here = &self.coords[router as usize * n..][..n];
-        let there = &self.coords[dst_router as usize * n..][..n];
-        for (d, &size) in self.dims.iter().enumerate() {
-            let (c, t) = (here[d], there[d]);
-            if c == t {
-                continue;
-            }
-            let s = self.coords[src_router as usize * n + d];
-            // Coordinates are below `size`: wrap around by comparing, not dividing.
-            // Written as selects, not branches: the direction is data, not a pattern
-            // a branch predictor learns.
-            let w = self.wrap[d];
-            let fwd = if t > c { t - c } else { t + size - c };
-            // Shortest direction; ties go plus so the choice is deterministic.
-            let plus = if w { fwd <= size - fwd } else { t > c };
-            // Dateline: once a packet has wrapped in this dimension it uses class 1
-            // (`crossing`); or, `route`, class 1 on every hop of this dimension when
-            // its route wraps: the packet entered the dimension at `s` (DOR changes
-            // one coordinate at a time) and goes plus to `t < s` or minus to `t > s`.
-            let up = if c + 1 == size { 0 } else { c + 1 };
-            let down = if c == 0 { size - 1 } else { c - 1 };
-            let next = if plus { up } else { down };
-            let (from, to) = if by_route { (t, s) } else { (next, s) };
-            let wrapped = w & if plus { from < to } else { from > to };
-            let local = 2 * d as u32 + (!plus) as u32;
-            return Hop {
-                port: base + local,
-                class: wrapped as u8,
-            };
+        let Some((d, c, t)) = self.coords.first_difference(router, dst_router, n) else {
+            unreachable!("a packet at a router other than its destination has a dimension left")
+        };
+        let size = self.dims[d];
+        let s = self.coords.get(src_router, d, n);
+        // Coordinates are below `size`: wrap around by comparing, not dividing.
+        // Written as selects, not branches: the direction is data, not a pattern
+        // a branch predictor learns.
+        let w = self.wrap[d];
+        let fwd = if t > c { t - c } else { t + size - c };
+        // Shortest direction; ties go plus so the choice is deterministic.
+        let plus = if w { fwd <= size - fwd } else { t > c };
+        // Dateline: once a packet has wrapped in this dimension it uses class 1
+        // (`crossing`); or, `route`, class 1 on every hop of this dimension when
+        // its route wraps: the packet entered the dimension at `s` (DOR changes
+        // one coordinate at a time) and goes plus to `t < s` or minus to `t > s`.
+        let up = if c + 1 == size { 0 } else { c + 1 };
+        let down = if c == 0 { size - 1 } else { c - 1 };
+        let next = if plus { up } else { down };
+        let (from, to) = if by_route { (t, s) } else { (next, s) };
+        let wrapped = w & if plus { from < to } else { from > to };
+        let local = 2 * d as u32 + (!plus) as u32;
+        Hop {
+            port: base + local,
+            class: wrapped as u8,
         }
-        unreachable!("a packet at a router other than its destination has a dimension left")
     }
 
     /// The most router-to-router hops of a route: half of each ring, all of each line.
@@ -256,5 +310,95 @@ impl Grid {
             .zip(&self.wrap)
             .map(|(&k, &w)| if w { k / 2 } else { k.saturating_sub(1) })
             .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grid(dims: &[u32], wrap: &[bool], dateline: Dateline) -> Grid {
+        let spec = GridSpec {
+            torus: wrap.iter().any(|&w| w),
+            dims: dims.to_vec(),
+            wrap: wrap.to_vec(),
+            nodes_per_router: 1,
+        };
+        spec.build(1, dateline, &mut Builder::default())
+    }
+
+    /// The same grid with its coordinates in the general layout.
+    fn wide(g: &Grid) -> Grid {
+        let n = g.dims.len();
+        let routers: u32 = g.dims.iter().product();
+        let coords = (0..routers)
+            .flat_map(|r| (0..n).map(move |d| (r, d)))
+            .map(|(r, d)| g.coords.get(r, d, n))
+            .collect();
+        Grid {
+            coords: Coords::Wide(coords),
+            ..g.clone()
+        }
+    }
+
+    /// Packed coordinates (up to four dimensions of up to 65,536) route every packet as the
+    /// general layout does: every (source, here, destination) of small meshes and tori,
+    /// with both dateline rules.
+    #[test]
+    fn packed_and_wide_coordinates_route_alike() {
+        let cases: [(&[u32], &[bool]); 4] = [
+            (&[5], &[true]),
+            (&[4, 3], &[true, false]),
+            (&[3, 2, 4], &[true, true, true]),
+            (&[2, 3, 2, 3], &[false, true, true, false]),
+        ];
+        for (dims, wrap) in cases {
+            for dateline in [Dateline::Route, Dateline::Crossing] {
+                let packed = grid(dims, wrap, dateline);
+                assert!(matches!(packed.coords, Coords::Packed(_)));
+                let general = wide(&packed);
+                let routers: u32 = dims.iter().product();
+                for src in 0..routers {
+                    for here in 0..routers {
+                        for dst in (0..routers).filter(|&d| d != here) {
+                            let base = here * 2 * dims.len() as u32;
+                            let a = packed.route(base, here, src, dst);
+                            let b = general.route(base, here, src, dst);
+                            assert_eq!(
+                                (a.port, a.class),
+                                (b.port, b.class),
+                                "{dims:?} {src} {here} {dst}"
+                            );
+                            assert_eq!(
+                                packed.productive_ports(base, here, dst),
+                                general.productive_ports(base, here, dst)
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Five dimensions, or a ring longer than 65,536, keep the general layout.
+    #[test]
+    fn grids_beyond_the_packed_layout_keep_every_coordinate() {
+        let five = grid(&[2, 2, 2, 2, 3], &[true; 5], Dateline::Route);
+        assert!(matches!(five.coords, Coords::Wide(_)));
+        let last = 2 * 2 * 2 * 2 * 3 - 1;
+        assert_eq!(
+            (0..5)
+                .map(|d| five.coords.get(last, d, 5))
+                .collect::<Vec<_>>(),
+            [1, 1, 1, 1, 2]
+        );
+        let long = grid(&[65_537, 1], &[true, false], Dateline::Route);
+        assert!(matches!(long.coords, Coords::Wide(_)));
+        assert_eq!(long.coords.get(65_536, 0, 2), 65_536);
+        // The first hop from router 0 to router 65,536 goes minus round the ring (1 hop).
+        assert_eq!(long.route(0, 0, 0, 65_536).port, 1);
+        let edge = grid(&[65_536, 1], &[true, false], Dateline::Route);
+        assert!(matches!(edge.coords, Coords::Packed(_)));
+        assert_eq!(edge.coords.get(65_535, 0, 2), 65_535);
     }
 }

@@ -31,6 +31,7 @@ impl PacketNetwork {
     /// Buffer space reaches the sender of `link` at `time`. It wakes the sender only if a
     /// packet waits for the link: else it is kept pending, with the sequence number its
     /// event would have had, so it counts exactly when that event would have run.
+    #[inline(always)]
     pub(super) fn return_credit(
         &mut self,
         q: &mut impl Schedule<PacketEvent>,
@@ -165,7 +166,7 @@ impl PacketNetwork {
         latest
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn add_credit(&mut self, now: Ps, link: u32, vc: u8, bytes: u32) {
         let i = (link * self.params.vcs as u32 + vc as u32) as usize;
         self.credits[i] += bytes as i64;

@@ -84,6 +84,7 @@ impl PacketNetwork {
     /// packet left after the head came; then when that packet's tail has crossed. Only the
     /// input's last packet can still be crossing: one of this VC that left earlier, or that
     /// a packet of another VC followed, has crossed by now.
+    #[inline(always)]
     fn pipeline_done(&self, port: u32, vc: u8, head_at: Ps, now: Ps) -> Ps {
         let input = &self.inputs[port as usize];
         if input.xbar_free <= now || input.last_vc != vc {
@@ -103,6 +104,7 @@ impl PacketNetwork {
     }
 
     /// The router pipeline is done for the packet at the front of its input VC: it waits for its output.
+    #[inline(always)]
     pub(super) fn on_route_done(&mut self, q: &mut impl Schedule<PacketEvent>, now: Ps, pkt: u32) {
         let p = &self.packets[pkt as usize];
         let port = p.port;
@@ -146,6 +148,7 @@ impl PacketNetwork {
 
     /// Adds a routed packet to an output's waiting list, and makes sure an event will look
     /// at it: now if the link is idle, else the link's (or its input's) free event.
+    #[inline(always)]
     pub(super) fn enqueue(
         &mut self,
         q: &mut impl Schedule<PacketEvent>,
