@@ -503,11 +503,14 @@ impl MaxMin {
         self.tournament = false;
         let mut next_cap = 0;
         loop {
-            let mut best = EMPTY;
-            for &entry in &self.tree {
-                best = lower(best, entry);
-            }
-            let best = Some(best).filter(|&(_, r)| r != u32::MAX);
+            // The lowest (rate, resource), as `lower` orders them, found without a branch
+            // an entry: rates are not negative, so their bits order as the rates do.
+            let best = self
+                .tree
+                .iter()
+                .map(|&(rate, r)| u128::from(rate.to_bits()) << 32 | u128::from(r))
+                .min()
+                .map(|key| (f64::from_bits((key >> 32) as u64), key as u32));
             if !self.round(best, by_cap, &mut next_cap) {
                 break;
             }
