@@ -664,6 +664,7 @@ impl MaxMin {
     }
 }
 
+#[inline(always)]
 /// Leaf `leaf` of the tournament `tree` now holds `entry`: its path to the root follows
 /// (in a flat list, the entry is replaced, or removed when `EMPTY`, the resource moved
 /// into its place noting its new leaf in `scratch`).
@@ -706,6 +707,7 @@ fn full(res: &Resource) -> bool {
 
 /// Whether flow `f` has a bottleneck: a full resource it uses on which no flow is faster
 /// (within rounding). The one it had is tried first; another one found is kept.
+#[inline(always)]
 fn bottlenecked(resources: &[Resource], routes: &[Route], flows: &mut [Flow], f: u32) -> bool {
     let flow = &flows[f as usize];
     if flow.bottleneck != NONE && holds_back(resources, flows, f, flow.bottleneck) {
