@@ -69,13 +69,12 @@ struct Use {
 /// rates and marks of many more flows than it reads the routes of.
 type Route = SmallVec<[Use; INLINE_USES]>;
 
-/// What a solve reads and writes of a flow, 32 bytes: the flows of a solve's resources fit
-/// in the core's cache where their routes would not.
+/// What a solve reads and writes of a flow, 24 bytes: the flows of a solve's resources fit
+/// in the core's cache where their routes would not. (The rate its resources of its own
+/// allow, in a solve, is kept in the solve's `by_cap`.)
 #[derive(Debug, Clone, Default)]
 struct Flow {
     rate: f64,
-    /// In a solve: the rate its resources of its own allow (those no other flow uses).
-    cap: f64,
     active: bool,
     seen: u32,
     fixed: bool,
@@ -107,7 +106,8 @@ pub struct MaxMin {
     component: Vec<u32>,
     scratch: Vec<Scratch>,
     stack: Vec<u32>,
-    by_cap: Vec<u32>,
+    /// The flows of a solve that a resource of their own caps, as `ranked(cap, flow)`.
+    by_cap: Vec<u128>,
     /// The open shared resources of a solve as a tournament (a binary tree whose every
     /// node holds the lower of its children's (fill rate, resource)): the one that fills
     /// first is at the root. Leaves from `tree.len() / 2`.
@@ -378,12 +378,12 @@ impl MaxMin {
                 }
             }
             let flow = &mut self.flows[f as usize];
-            (flow.fixed, flow.rate, flow.cap) = (false, 0.0, cap);
+            (flow.fixed, flow.rate) = (false, 0.0);
             // Fixed at its cap, its own resource holds it back; `fill_resource` says
             // otherwise.
             flow.bottleneck = cap_at;
             if cap.is_finite() {
-                self.by_cap.push(f);
+                self.by_cap.push(ranked(cap, f));
             }
         }
         let solve = self.solve;
@@ -457,11 +457,8 @@ impl MaxMin {
     #[inline(never)]
     fn fill(&mut self) {
         let mut by_cap = std::mem::take(&mut self.by_cap);
-        let flows_ = &self.flows;
-        by_cap.sort_unstable_by(|&a, &b| {
-            let (ca, cb) = (flows_[a as usize].cap, flows_[b as usize].cap);
-            ca.total_cmp(&cb).then(a.cmp(&b))
-        });
+        // By cap, then flow id: the keys sort as the pairs do, without reading the flows.
+        by_cap.sort_unstable();
         // The shared resources with open flows, as leaves.
         let mut open = std::mem::take(&mut self.stack);
         open.clear();
@@ -491,7 +488,7 @@ impl MaxMin {
 
     /// The rounds of `fill`, a scan of the open resources' fill rates each (kept in a flat
     /// list, `tree`, as fixing flows changes them).
-    fn fill_by_scan(&mut self, open: &[u32], by_cap: &[u32]) {
+    fn fill_by_scan(&mut self, open: &[u32], by_cap: &[u128]) {
         let mut rates = std::mem::take(&mut self.tree);
         rates.clear();
         for (i, &r) in open.iter().enumerate() {
@@ -504,13 +501,13 @@ impl MaxMin {
         let mut next_cap = 0;
         loop {
             // The lowest (rate, resource), as `lower` orders them, found without a branch
-            // an entry: rates are not negative, so their bits order as the rates do.
+            // an entry.
             let best = self
                 .tree
                 .iter()
-                .map(|&(rate, r)| u128::from(rate.to_bits()) << 32 | u128::from(r))
+                .map(|&(rate, r)| ranked(rate, r))
                 .min()
-                .map(|key| (f64::from_bits((key >> 32) as u64), key as u32));
+                .map(unranked);
             if !self.round(best, by_cap, &mut next_cap) {
                 break;
             }
@@ -518,7 +515,7 @@ impl MaxMin {
     }
 
     /// The rounds of `fill`, the open resources in a tournament.
-    fn fill_by_tournament(&mut self, open: &[u32], by_cap: &[u32]) {
+    fn fill_by_tournament(&mut self, open: &[u32], by_cap: &[u128]) {
         let leaves = open.len().next_power_of_two();
         let mut tree = std::mem::take(&mut self.tree);
         tree.clear();
@@ -545,13 +542,11 @@ impl MaxMin {
     /// One round of `fill`: the shared resource that fills first (`best`) or the lowest cap
     /// of an open flow (from `by_cap[*next_cap..]`), whichever is lower, fixes its flows;
     /// `false` when nothing is open.
-    fn round(&mut self, best: Option<(f64, u32)>, by_cap: &[u32], next_cap: &mut usize) -> bool {
-        while *next_cap < by_cap.len() && self.flows[by_cap[*next_cap] as usize].fixed {
+    fn round(&mut self, best: Option<(f64, u32)>, by_cap: &[u128], next_cap: &mut usize) -> bool {
+        while *next_cap < by_cap.len() && self.flows[by_cap[*next_cap] as u32 as usize].fixed {
             *next_cap += 1;
         }
-        let cap = by_cap
-            .get(*next_cap)
-            .map(|&f| (self.flows[f as usize].cap, f));
+        let cap = by_cap.get(*next_cap).map(|&key| unranked(key));
         match (best, cap) {
             (None, None) => return false,
             (Some((rate, r)), None) => self.fill_resource(r, rate),
@@ -746,6 +741,21 @@ fn fill_rate(capacity: f64, sc: &Scratch) -> f64 {
     (capacity - sc.fixed_load).max(0.0) / sc.open_weight
 }
 
+/// A (rate, id) pair as one number that orders as `lower` does: the rate first, then the
+/// id. Rates are never negative, and the bits of floats that are not negative order as the
+/// floats do.
+#[inline(always)]
+fn ranked(rate: f64, id: u32) -> u128 {
+    debug_assert!(rate >= 0.0, "a negative rate {rate}");
+    u128::from(rate.to_bits()) << 32 | u128::from(id)
+}
+
+/// The (rate, id) pair of `ranked`.
+#[inline(always)]
+fn unranked(key: u128) -> (f64, u32) {
+    (f64::from_bits((key >> 32) as u64), key as u32)
+}
+
 /// The entry of the resource that fills first: the lower rate, then the lower id.
 fn lower(a: (f64, u32), b: (f64, u32)) -> (f64, u32) {
     if b.0 < a.0 || (b.0 == a.0 && b.1 < a.1) {
@@ -759,6 +769,11 @@ fn lower(a: (f64, u32), b: (f64, u32)) -> (f64, u32) {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_flow_is_24_bytes() {
+        assert_eq!(std::mem::size_of::<Flow>(), 24);
+    }
 
     #[test]
     fn two_flows_share_a_link_and_a_third_gets_the_rest_elsewhere() {
