@@ -500,8 +500,8 @@ impl MaxMin {
         self.tournament = false;
         let mut next_cap = 0;
         loop {
-            // The lowest (rate, resource), as `lower` orders them, found without a branch
-            // an entry.
+            // The lowest (rate, resource), as `lower` orders them, found without branching
+            // on each entry.
             let best = self
                 .tree
                 .iter()
@@ -747,7 +747,8 @@ fn fill_rate(capacity: f64, sc: &Scratch) -> f64 {
 #[inline(always)]
 fn ranked(rate: f64, id: u32) -> u128 {
     debug_assert!(rate >= 0.0, "a negative rate {rate}");
-    u128::from(rate.to_bits()) << 32 | u128::from(id)
+    // Adding +0 makes a -0 (whose sign bit would rank it last) +0; nothing else changes.
+    u128::from((rate + 0.0).to_bits()) << 32 | u128::from(id)
 }
 
 /// The (rate, id) pair of `ranked`.
@@ -773,6 +774,30 @@ mod tests {
     #[test]
     fn a_flow_is_24_bytes() {
         assert_eq!(std::mem::size_of::<Flow>(), 24);
+    }
+
+    /// Ranked pairs order as `lower` orders them, -0 as 0.
+    #[test]
+    fn ranked_pairs_order_by_rate_then_id() {
+        let pairs = [
+            (0.0, 3),
+            (-0.0, 2),
+            (1e-300, 0),
+            (0.5, 1),
+            (0.5, 0),
+            (f64::INFINITY, 0),
+        ];
+        for &a in &pairs {
+            for &b in &pairs {
+                let by_lower = lower(a, b) == a;
+                assert_eq!(
+                    ranked(a.0, a.1) <= ranked(b.0, b.1),
+                    by_lower,
+                    "{a:?} {b:?}"
+                );
+            }
+        }
+        assert_eq!(unranked(ranked(0.25, 7)), (0.25, 7));
     }
 
     #[test]
