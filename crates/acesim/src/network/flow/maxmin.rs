@@ -742,13 +742,14 @@ fn fill_rate(capacity: f64, sc: &Scratch) -> f64 {
 }
 
 /// A (rate, id) pair as one number that orders as `lower` does: the rate first, then the
-/// id. Rates are never negative, and the bits of floats that are not negative order as the
-/// floats do.
+/// id. The bits of floats with a clear sign bit order as the floats do, and a rate's sign
+/// bit is clear: rates are not negative, and none is -0 (a fill rate is
+/// `(capacity - load).max(0.0) / weight`, a cap `capacity / weight`, every term positive or
+/// +0). Normalising a -0 here (adding +0) cost 4 % of the flow all-to-all's instructions.
 #[inline(always)]
 fn ranked(rate: f64, id: u32) -> u128 {
-    debug_assert!(rate >= 0.0, "a negative rate {rate}");
-    // Adding +0 makes a -0 (whose sign bit would rank it last) +0; nothing else changes.
-    u128::from((rate + 0.0).to_bits()) << 32 | u128::from(id)
+    debug_assert!(rate.is_sign_positive(), "rate {rate} ranks out of order");
+    u128::from(rate.to_bits()) << 32 | u128::from(id)
 }
 
 /// The (rate, id) pair of `ranked`.
@@ -776,12 +777,13 @@ mod tests {
         assert_eq!(std::mem::size_of::<Flow>(), 24);
     }
 
-    /// Ranked pairs order as `lower` orders them, -0 as 0.
+    /// Ranked pairs order as `lower` orders them.
     #[test]
     fn ranked_pairs_order_by_rate_then_id() {
         let pairs = [
             (0.0, 3),
-            (-0.0, 2),
+            (0.0, 2),
+            (5e-324, 0),
             (1e-300, 0),
             (0.5, 1),
             (0.5, 0),
