@@ -25,7 +25,7 @@ const NONE: u32 = u32::MAX;
 /// connected component next.
 const WHOLE_AFTER: usize = 8;
 /// An empty leaf of the tournament.
-const EMPTY: (f64, u32) = (f64::INFINITY, u32::MAX);
+const EMPTY: u128 = (f64::INFINITY.to_bits() as u128) << 32 | u32::MAX as u128;
 
 /// Resources a flow keeps in place: a route of up to four links and two DMA engines.
 const INLINE_USES: usize = 6;
@@ -108,10 +108,10 @@ pub struct MaxMin {
     stack: Vec<u32>,
     /// The flows of a solve that a resource of their own caps, as `ranked(cap, flow)`.
     by_cap: Vec<u128>,
-    /// The open shared resources of a solve as a tournament (a binary tree whose every
-    /// node holds the lower of its children's (fill rate, resource)): the one that fills
-    /// first is at the root. Leaves from `tree.len() / 2`.
-    tree: Vec<(f64, u32)>,
+    /// The open shared resources of a solve, as `ranked(fill rate, resource)`, in a
+    /// tournament (a binary tree whose every node holds the lower of its children): the one
+    /// that fills first is at the root. Leaves from `tree.len() / 2`.
+    tree: Vec<u128>,
     /// Whether `tree` is a tournament (else a flat list of the open resources).
     tournament: bool,
     /// Tests: every solve uses the tournament.
@@ -494,20 +494,17 @@ impl MaxMin {
         for (i, &r) in open.iter().enumerate() {
             let sc = &mut self.scratch[self.resources[r as usize].slot as usize];
             sc.leaf = i as u32;
-            rates.push((fill_rate(self.resources[r as usize].capacity, sc), r));
+            rates.push(ranked(
+                fill_rate(self.resources[r as usize].capacity, sc),
+                r,
+            ));
         }
         self.tree = rates;
         self.tournament = false;
         let mut next_cap = 0;
         loop {
-            // The lowest (rate, resource), as `lower` orders them, found without branching
-            // on each entry.
-            let best = self
-                .tree
-                .iter()
-                .map(|&(rate, r)| ranked(rate, r))
-                .min()
-                .map(unranked);
+            // The lowest (rate, resource), found without branching on each entry.
+            let best = self.tree.iter().copied().min().map(unranked);
             if !self.round(best, by_cap, &mut next_cap) {
                 break;
             }
@@ -523,16 +520,16 @@ impl MaxMin {
         for (i, &r) in open.iter().enumerate() {
             let sc = &mut self.scratch[self.resources[r as usize].slot as usize];
             sc.leaf = (leaves + i) as u32;
-            tree[leaves + i] = (fill_rate(self.resources[r as usize].capacity, sc), r);
+            tree[leaves + i] = ranked(fill_rate(self.resources[r as usize].capacity, sc), r);
         }
         for i in (1..leaves).rev() {
-            tree[i] = lower(tree[2 * i], tree[2 * i + 1]);
+            tree[i] = tree[2 * i].min(tree[2 * i + 1]);
         }
         self.tree = tree;
         self.tournament = true;
         let mut next_cap = 0;
         loop {
-            let best = Some(self.tree[1]).filter(|&(_, r)| r != u32::MAX);
+            let best = Some(self.tree[1]).filter(|&k| k != EMPTY).map(unranked);
             if !self.round(best, by_cap, &mut next_cap) {
                 break;
             }
@@ -604,7 +601,7 @@ impl MaxMin {
             if sc.leaf != NO_LEAF {
                 let leaf = sc.leaf;
                 let entry = if sc.open_weight > OPEN {
-                    (fill_rate(capacity, sc), r)
+                    ranked(fill_rate(capacity, sc), r)
                 } else {
                     sc.leaf = NO_LEAF;
                     EMPTY
@@ -664,19 +661,20 @@ impl MaxMin {
 /// (in a flat list, the entry is replaced, or removed when `EMPTY`, the resource moved
 /// into its place noting its new leaf in `scratch`).
 fn update(
-    (tree, tournament): (&mut Vec<(f64, u32)>, bool),
+    (tree, tournament): (&mut Vec<u128>, bool),
     (resources, scratch): (&[Resource], &mut [Scratch]),
     leaf: u32,
-    entry: (f64, u32),
+    entry: u128,
 ) {
     let mut i = leaf as usize;
     if !tournament {
-        if entry.1 != u32::MAX {
+        if entry != EMPTY {
             tree[i] = entry;
         } else {
             // Closed: out of the list (the last one takes its place).
             tree.swap_remove(i);
-            if let Some(&(_, moved)) = tree.get(i) {
+            if let Some(&moved) = tree.get(i) {
+                let moved = moved as u32;
                 scratch[resources[moved as usize].slot as usize].leaf = i as u32;
             }
         }
@@ -685,8 +683,8 @@ fn update(
     tree[i] = entry;
     while i > 1 {
         let parent = i / 2;
-        let low = lower(tree[2 * parent], tree[2 * parent + 1]);
-        if tree[parent].1 == low.1 && tree[parent].0.to_bits() == low.0.to_bits() {
+        let low = tree[2 * parent].min(tree[2 * parent + 1]);
+        if tree[parent] == low {
             break;
         }
         tree[parent] = low;
@@ -741,8 +739,8 @@ fn fill_rate(capacity: f64, sc: &Scratch) -> f64 {
     (capacity - sc.fixed_load).max(0.0) / sc.open_weight
 }
 
-/// A (rate, id) pair as one number that orders as `lower` does: the rate first, then the
-/// id. The bits of floats with a clear sign bit order as the floats do, and a rate's sign
+/// A (rate, id) pair as one number that orders as the pairs do: the lower rate first,
+/// then the lower id (so that solving is deterministic). The bits of floats with a clear sign bit order as the floats do, and a rate's sign
 /// bit is clear: rates are not negative, and none is -0 (a fill rate is
 /// `(capacity - load).max(0.0) / weight`, a cap `capacity / weight`, every term positive or
 /// +0). Normalising a -0 here (adding +0) cost 4 % of the flow all-to-all's instructions.
@@ -758,15 +756,6 @@ fn unranked(key: u128) -> (f64, u32) {
     (f64::from_bits((key >> 32) as u64), key as u32)
 }
 
-/// The entry of the resource that fills first: the lower rate, then the lower id.
-fn lower(a: (f64, u32), b: (f64, u32)) -> (f64, u32) {
-    if b.0 < a.0 || (b.0 == a.0 && b.1 < a.1) {
-        b
-    } else {
-        a
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -777,7 +766,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<Flow>(), 24);
     }
 
-    /// Ranked pairs order as `lower` orders them.
+    /// Ranked pairs order as the pairs do: by rate, then by id.
     #[test]
     fn ranked_pairs_order_by_rate_then_id() {
         let pairs = [
@@ -791,10 +780,10 @@ mod tests {
         ];
         for &a in &pairs {
             for &b in &pairs {
-                let by_lower = lower(a, b) == a;
+                let by_pairs = a.0 < b.0 || (a.0 == b.0 && a.1 <= b.1);
                 assert_eq!(
                     ranked(a.0, a.1) <= ranked(b.0, b.1),
-                    by_lower,
+                    by_pairs,
                     "{a:?} {b:?}"
                 );
             }
