@@ -26,7 +26,7 @@ pub use collectives::CollectiveResult;
 pub use links::{LinkResult, LinkTable};
 pub use nics::NicResult;
 pub use operations::{OperationResult, Operations, ReceiveResult, Receives, Record, Rows, Table};
-pub use ranks::{RankResult, TraceEntry, UnfinishedResult};
+pub use ranks::{BlockedTimes, RankResult, TraceEntry, UnfinishedResult};
 pub use regions::RegionResult;
 pub use report::{estimate_bytes, Partial, Results, StopReason, MAX_JSON_LINKS};
 pub use topology::TopologyDetail;
