@@ -130,8 +130,11 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
     if let (Some(o), Some(t)) = (schedule_out, &schedule_text) {
         writes.push((o, bytes(t.as_bytes())));
     }
+    // A large JSON is formatted on the cores the program was read on.
+    let json_threads = threads_of_the_process(a.threads);
     if let Some(o) = json_out {
-        writes.push((o, Box::new(|w| results.write_json(w))));
+        let results = &results;
+        writes.push((o, Box::new(move |w| results.write_json_on(w, json_threads))));
     }
     if let (Some(o), Some(t)) = (links_out, &links_text) {
         writes.push((o, bytes(t.as_bytes())));
@@ -164,6 +167,16 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
     })
 }
 
+/// The threads this process reads a large program and writes a large JSON on: the run's
+/// (`--threads`), or every core for a serial run unless mpirun started several processes
+/// (which share the cores).
+fn threads_of_the_process(threads: Option<u32>) -> usize {
+    RecordOptions::read_threads_for(match threads {
+        None if crate::processes::launched() > 1 => Some(1),
+        t => t,
+    })
+}
+
 /// The program of `a`, read (recorded, parsed, streamed) with `a`'s options, and its
 /// schedule text when `--schedule-out` asks for it; the job layout applied after the text
 /// is made (the text is the program as read, without jobs).
@@ -181,10 +194,7 @@ fn read_program(
         stream_traces: a.schedule_out.is_none(),
         // A run on threads reads a large schedule on them too; a serial run on every core,
         // unless mpirun started several processes (which share the cores).
-        read_threads: RecordOptions::read_threads_for(match a.threads {
-            None if crate::processes::launched() > 1 => Some(1),
-            t => t,
-        }),
+        read_threads: threads_of_the_process(a.threads),
     };
     let args = crate::inputs::program_args(&a.program, &a.params, &a.args)?;
     if a.schedule_out.is_some()

@@ -3,11 +3,12 @@
 //!
 //! `collect` builds [`Results`] (`report`) from the runtime and the network at the end of a
 //! run, a concept a file: `ranks`, `operations`, `regions`, `collectives`, `links`, `nics`,
-//! `topology`, `partitions`. What is written from them: the JSON (`report`), the human `summary`, the
+//! `topology`, `partitions`. What is written from them: the JSON (`report`; on threads, `json_threads`), the human `summary`, the
 //! per-link `tables` and the `timeline`.
 
 pub mod collect;
 pub mod collectives;
+mod json_threads;
 pub mod links;
 pub mod nics;
 pub mod operations;

@@ -10,8 +10,6 @@ use crate::network::link_kinds::link_kinds;
 use crate::network::models::Model;
 use crate::network::partition::{partition, Partitioning};
 use crate::units::Ps;
-use crate::zero_pages::ZeroPages;
-use std::collections::HashMap;
 
 impl PacketNetwork {
     /// How `parts` partitions split `topo` on `machine`: what `Network::partition` of a
@@ -24,6 +22,29 @@ impl PacketNetwork {
         source: &str,
     ) -> crate::error::Result<Partitioning> {
         split_topology(topo, &link_kinds(machine), parts, source)
+    }
+
+    /// What only a running network needs (packets, messages, input FIFOs, links' queues),
+    /// taken out once the run is over: `release_run_state` frees it at once, a parallel
+    /// run's end on another thread.
+    pub fn take_run_state(&mut self) -> impl Send + 'static {
+        (
+            (
+                std::mem::take(&mut self.packets),
+                std::mem::take(&mut self.free_packets),
+                std::mem::take(&mut self.messages),
+                std::mem::take(&mut self.free_messages),
+                std::mem::take(&mut self.fifos),
+                std::mem::take(&mut self.long_crossings),
+            ),
+            (
+                std::mem::take(&mut self.inputs),
+                std::mem::take(&mut self.links),
+                std::mem::take(&mut self.notices),
+                std::mem::take(&mut self.pending_credits),
+                std::mem::take(&mut self.free_pending_credits),
+            ),
+        )
     }
 }
 
@@ -187,17 +208,7 @@ impl Network for PacketNetwork {
     /// run is over, so that collecting the results does not add to it: the peak memory
     /// of large runs is at the end.
     fn release_run_state(&mut self) {
-        self.packets = Vec::new();
-        self.free_packets = Vec::new();
-        self.messages = Vec::new();
-        self.free_messages = Vec::new();
-        self.fifos = Vec::new();
-        self.long_crossings = HashMap::new();
-        self.inputs = ZeroPages::default();
-        self.links = ZeroPages::default();
-        self.notices = Vec::new();
-        self.pending_credits = Vec::new();
-        self.free_pending_credits = Vec::new();
+        drop(self.take_run_state());
     }
 
     fn stats(&self) -> &NetStats {
