@@ -222,27 +222,20 @@ pub(super) fn partitions(
     (blocks, only): (u32, Option<std::ops::Range<u32>>),
     options: &Options,
 ) -> Result<(Vec<ProgramPart<PacketNetwork>>, Split)> {
+    let Whole {
+        machine,
+        program,
+        comms,
+        topo,
+        placement,
+    } = whole;
     let source = if only.is_some() {
         "mpirun -np"
     } else {
         "--threads"
     };
-    let of_router = split_machine(&whole.topo, whole.machine, blocks, source)?;
-    let mine = only.unwrap_or(0..blocks);
-    let first = mine.start;
-    let nets = build_networks(&whole.topo, whole.machine, &of_router, mine, options)?;
-    start_partitions(whole, of_router, (nets, first), blocks, options)
-}
-
-/// The partition of every router of `topo` split in `blocks`, or why it cannot be split.
-pub(super) fn split_machine(
-    topo: &Topology,
-    machine: &Machine,
-    blocks: u32,
-    source: &str,
-) -> Result<Arc<Vec<u32>>> {
-    let split = PacketNetwork::partition_machine(topo, machine, blocks, source)?;
-    let of_router = split.of_router;
+    let split = PacketNetwork::partition_machine(&topo, machine, blocks, source)?;
+    let of_router = Arc::new(split.of_router);
     let node_part =
         |node: u32, nic: u32| of_router[topo.nic_router(topo.node_nic(node, nic)) as usize];
     // A node's NICs share its memory and its ranks: they live in one partition.
@@ -255,70 +248,17 @@ pub(super) fn split_machine(
             format!("node {node} has NICs on routers of different partitions, so the machine cannot be split in {blocks}: use one thread and one process"),
         ));
     }
-    Ok(Arc::new(of_router))
-}
-
-/// The networks of partitions `mine`, each built on a thread of its own.
-pub(super) fn build_networks(
-    topo: &Topology,
-    machine: &Machine,
-    of_router: &Arc<Vec<u32>>,
-    mine: std::ops::Range<u32>,
-    options: &Options,
-) -> Result<Vec<PacketNetwork>> {
+    let of_rank: Arc<Vec<u32>> =
+        Arc::new(placement.node.iter().map(|&n| node_part(n, 0)).collect());
+    let params = RtParams::from_config(machine);
+    let program = Arc::new(program);
+    let parts = blocks as usize;
+    // Each partition's network and runtime are built on a thread of their own.
     let build = |me: u32| {
         let mut net = PacketNetwork::new_partition(topo.clone(), machine, me, of_router.clone());
         if options.every_credit_an_event {
             net.every_credit_an_event();
         }
-        net
-    };
-    std::thread::scope(|s| {
-        let others: Vec<_> = mine
-            .clone()
-            .skip(1)
-            .map(|me| s.spawn(move || build(me)))
-            .collect();
-        let mut all = vec![build(mine.start)];
-        for h in others {
-            all.push(
-                h.join()
-                    .map_err(|_| Error::Internal("building a partition failed".into()))?,
-            );
-        }
-        Ok(all)
-    })
-}
-
-/// The partitions of `whole` on their networks `nets` (partitions `first`, `first + 1`,
-/// ... of `blocks`): each partition's runtime, its ranks started, built on a thread of its
-/// own.
-pub(super) fn start_partitions(
-    whole: Whole<'_>,
-    of_router: Arc<Vec<u32>>,
-    (nets, first): (Vec<PacketNetwork>, u32),
-    blocks: u32,
-    options: &Options,
-) -> Result<(Vec<ProgramPart<PacketNetwork>>, Split)> {
-    let Whole {
-        machine,
-        program,
-        comms,
-        topo,
-        placement,
-    } = whole;
-    let of_rank: Arc<Vec<u32>> = Arc::new(
-        placement
-            .node
-            .iter()
-            .map(|&n| of_router[topo.nic_router(topo.node_nic(n, 0)) as usize])
-            .collect(),
-    );
-    drop(topo);
-    let params = RtParams::from_config(machine);
-    let program = Arc::new(program);
-    let parts = blocks as usize;
-    let start = |me: u32, mut net: PacketNetwork| {
         let mut rt = Runtime::partition_of(
             program.clone(),
             params.clone(),
@@ -333,14 +273,14 @@ pub(super) fn start_partitions(
         part.interrupt = options.interrupt.clone();
         part
     };
+    let mine = only.unwrap_or(0..blocks);
     let built = std::thread::scope(|s| {
-        let mut nets = (first..).zip(nets);
-        let mine = nets.next();
-        let others: Vec<_> = nets
-            .map(|(me, net)| s.spawn(move || start(me, net)))
+        let others: Vec<_> = mine
+            .clone()
+            .skip(1)
+            .map(|me| s.spawn(move || build(me)))
             .collect();
-        let mut all = Vec::new();
-        all.extend(mine.map(|(me, net)| start(me, net)));
+        let mut all = vec![build(mine.start)];
         for h in others {
             all.push(
                 h.join()
