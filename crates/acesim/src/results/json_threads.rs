@@ -8,8 +8,8 @@
 //! spliced into it where the lists open.
 
 use super::report::Results;
+use super::skeleton;
 use serde::Serialize;
-use std::cell::Cell;
 use std::io::Write;
 use std::sync::mpsc::{sync_channel, Receiver};
 
@@ -22,28 +22,6 @@ const ROW_INDENT: &[u8] = b"    ";
 
 /// A serializer of one row into a chunk's text.
 type Row<'a> = serde_json::Serializer<&'a mut Vec<u8>, Nested>;
-
-thread_local! {
-    /// Set while the skeleton is formatted: the long lists write themselves empty.
-    static SKELETON: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Whether a long list is being written as part of the skeleton (it writes `[]`).
-pub(crate) fn in_skeleton() -> bool {
-    SKELETON.with(Cell::get)
-}
-
-/// `items` as a JSON list, or an empty one in the skeleton (`per_rank`'s serializer).
-pub(crate) fn long_list<T: Serialize, S: serde::Serializer>(
-    items: &[T],
-    s: S,
-) -> Result<S::Ok, S::Error> {
-    if in_skeleton() {
-        s.collect_seq(std::iter::empty::<&T>())
-    } else {
-        s.collect_seq(items)
-    }
-}
 
 /// One long list: its key at the top level, its length, and how to write its row `i`.
 struct List<'a> {
@@ -72,10 +50,8 @@ impl Results {
         if threads <= 1 || rows < from {
             return self.write_json(w);
         }
-        SKELETON.with(|s| s.set(true));
-        let skeleton = serde_json::to_vec_pretty(self);
-        SKELETON.with(|s| s.set(false));
-        let skeleton = skeleton.map_err(std::io::Error::other)?;
+        let skeleton = skeleton::formatting(|| serde_json::to_vec_pretty(self))
+            .map_err(std::io::Error::other)?;
         let per_rank = |i: usize, w: &mut Row<'_>| self.per_rank[i].serialize(w);
         let operations = |i: usize, w: &mut Row<'_>| self.operations.row(i).serialize(w);
         let receives = |i: usize, w: &mut Row<'_>| self.receives.row(i).serialize(w);

@@ -17,6 +17,7 @@ pub mod provenance;
 pub mod ranks;
 pub mod regions;
 pub mod report;
+mod skeleton;
 pub mod summary;
 pub mod tables;
 pub mod timeline;

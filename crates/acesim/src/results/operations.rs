@@ -256,7 +256,7 @@ where
 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         // Empty in the skeleton of a JSON written on threads (`json_threads`).
-        if super::json_threads::in_skeleton() {
+        if super::skeleton::in_skeleton() {
             return s.collect_seq(std::iter::empty::<T::Row>());
         }
         s.collect_seq(self.iter())

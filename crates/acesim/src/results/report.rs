@@ -76,7 +76,7 @@ pub struct Results {
     /// byte-identical for the same inputs.
     #[serde(skip)]
     pub wall_seconds: f64,
-    #[serde(serialize_with = "crate::results::json_threads::long_list")]
+    #[serde(serialize_with = "crate::results::skeleton::long_list")]
     pub per_rank: Vec<RankResult>,
     /// The program's own transfers (puts, gets, messages; collective steps excluded) that
     /// were issued, also when their records were not kept.
