@@ -105,7 +105,9 @@ fn write_rows(
             .map(|k| {
                 // One chunk ahead a worker: the text held at once stays a few chunks.
                 let (send, receive) = sync_channel(1);
-                s.spawn(move || {
+                // A worker the system cannot start leaves its channel closed: the writer
+                // reports it.
+                let _ = std::thread::Builder::new().spawn_scoped(s, move || {
                     for c in (k..chunks).step_by(threads) {
                         let text = format_chunk(list, c * chunk..((c + 1) * chunk).min(list.len));
                         // A closed channel: the writer stopped on an error.

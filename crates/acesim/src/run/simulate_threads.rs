@@ -438,7 +438,8 @@ pub(super) fn finish(
 /// the rest back.)
 fn free_aside<T: Send + 'static>(value: T, aside: bool) {
     if aside {
-        std::thread::spawn(move || drop(value));
+        // A thread the system cannot start drops its closure, and `value` with it, here.
+        let _ = std::thread::Builder::new().spawn(move || drop(value));
     } else {
         drop(value);
     }

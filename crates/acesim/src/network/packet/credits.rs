@@ -154,10 +154,10 @@ impl PacketNetwork {
     }
 
     /// Counts every credit still pending (the run is over) and returns the time of the
-    /// latest, 0 if none: the run's last event would have been that credit's.
-    /// The run is over, so the counted credits' slots are not listed for reuse: a
+    /// latest, 0 if none: the run's last event would have been that credit's. The counted
+    /// slots are not listed for reuse, as `count_credits_before` lists them: a
     /// million-router run has millions pending, and listing them faulted in fresh pages on
-    /// every partition's thread at its end. Every slot is counted, and then all are let go.
+    /// every partition's thread at its end. All are let go at once.
     pub(super) fn settle_all_credits(&mut self) -> Ps {
         let mut latest = 0;
         for link in 0..self.links.len() as u32 {

@@ -27,7 +27,7 @@ impl PacketNetwork {
     /// What only a running network needs (packets, messages, input FIFOs, links' queues),
     /// taken out once the run is over: `release_run_state` frees it at once, a parallel
     /// run's end on another thread.
-    pub fn take_run_state(&mut self) -> impl Send + 'static {
+    pub(crate) fn take_run_state(&mut self) -> impl Send + 'static {
         (
             (
                 std::mem::take(&mut self.packets),
