@@ -125,19 +125,18 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
         phases.lap("draw timeline");
     }
     // Outputs are written only after the run succeeded, all or nothing.
-    let links_text = links_out.as_ref().map(|_| results.links_csv());
     let mut writes: Vec<(Output, Producer)> = Vec::new();
     if let (Some(o), Some(t)) = (schedule_out, &schedule_text) {
         writes.push((o, bytes(t.as_bytes())));
     }
-    // A large JSON is formatted on the cores the program was read on.
-    let json_threads = threads_of_the_process(a.threads);
+    // A large JSON or links table is formatted on the cores the program was read on.
+    let threads = threads_of_the_process(a.threads);
+    let results = &results;
     if let Some(o) = json_out {
-        let results = &results;
-        writes.push((o, Box::new(move |w| results.write_json_on(w, json_threads))));
+        writes.push((o, Box::new(move |w| results.write_json_on(w, threads))));
     }
-    if let (Some(o), Some(t)) = (links_out, &links_text) {
-        writes.push((o, bytes(t.as_bytes())));
+    if let Some(o) = links_out {
+        writes.push((o, Box::new(move |w| results.write_links_csv(w, threads))));
     }
     if let (Some(o), Some(t)) = (timeline_out, &timeline) {
         writes.push((o, bytes(t.as_bytes())));
@@ -145,7 +144,7 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
     write_all(writes)?;
     phases.lap("write outputs");
     if let (Some(dir), Some(parent)) = (&a.parquet, &parquet_parent) {
-        crate::parquet::write(&results, dir, parent)?;
+        crate::parquet::write(results, dir, parent)?;
         phases.lap("write parquet");
     }
     if !a.quiet {

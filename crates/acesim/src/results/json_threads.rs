@@ -7,11 +7,11 @@
 //! the long lists written empty) is formatted by serde_json as it is, and the rows are
 //! spliced into it where the lists open.
 
+use super::chunks::write_in_chunks;
 use super::report::Results;
 use super::skeleton;
 use serde::Serialize;
 use std::io::Write;
-use std::sync::mpsc::{sync_channel, Receiver};
 
 /// Rows of the long lists below which one thread writes it all.
 const THREADS_FROM: usize = 1 << 16;
@@ -82,51 +82,14 @@ impl Results {
             })? + marker.len();
             w.write_all(&rest[..at])?;
             w.write_all(b"\n")?;
-            write_rows(&mut w, list, threads, chunk)?;
+            let format = |range| format_chunk(list, range);
+            write_in_chunks(&mut w, list.len, (threads, chunk), &format)?;
             w.write_all(b"  ")?;
             rest = &rest[at..];
         }
         w.write_all(rest)?;
         w.flush()
     }
-}
-
-/// The rows of `list`, each on its lines, a comma after all but the last: chunks formatted
-/// by `threads` workers (worker `k` takes chunks `k`, `k + threads`, ...), written in order.
-fn write_rows(
-    w: &mut impl Write,
-    list: &List<'_>,
-    threads: usize,
-    chunk: usize,
-) -> std::io::Result<()> {
-    let chunks = list.len.div_ceil(chunk);
-    std::thread::scope(|s| {
-        let receivers: Vec<Receiver<std::io::Result<Vec<u8>>>> = (0..threads.min(chunks))
-            .map(|k| {
-                // One chunk ahead a worker: the text held at once stays a few chunks.
-                let (send, receive) = sync_channel(1);
-                // A worker the system cannot start leaves its channel closed: the writer
-                // reports it.
-                let _ = std::thread::Builder::new().spawn_scoped(s, move || {
-                    for c in (k..chunks).step_by(threads) {
-                        let text = format_chunk(list, c * chunk..((c + 1) * chunk).min(list.len));
-                        // A closed channel: the writer stopped on an error.
-                        if send.send(text).is_err() {
-                            return;
-                        }
-                    }
-                });
-                receive
-            })
-            .collect();
-        for c in 0..chunks {
-            let text = receivers[c % receivers.len()]
-                .recv()
-                .map_err(|_| std::io::Error::other("a worker formatting the JSON stopped"))??;
-            w.write_all(&text)?;
-        }
-        Ok(())
-    })
 }
 
 /// Rows `range` of `list`, as they stand in the document.

@@ -93,6 +93,11 @@ impl LinkTable {
         self.rows.iter().map(|r| self.result(r))
     }
 
+    /// The `i`-th row (in link order); panics past the end, like indexing.
+    pub fn row_at(&self, i: usize) -> LinkResult {
+        self.result(&self.rows[i])
+    }
+
     /// Link `link` (by its id), if it is wired.
     pub fn by_id(&self, link: u32) -> Option<LinkResult> {
         let i = self.rows.binary_search_by_key(&link, |r| r.link).ok()?;

@@ -6,6 +6,7 @@
 //! `topology`, `partitions`. What is written from them: the JSON (`report`; on threads, `json_threads`), the human `summary`, the
 //! per-link `tables` and the `timeline`.
 
+mod chunks;
 pub mod collect;
 pub mod collectives;
 mod json_threads;
