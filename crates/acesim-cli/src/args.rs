@@ -312,10 +312,9 @@ pub(crate) struct RunArgs {
     /// The results are the same on any number of threads; on more than one, --max-events
     /// stops at the end of the window in which the count is passed. Under `mpirun -np P`:
     /// N threads in each process, the machine split into P x N blocks. A large schedule is
-    /// read, and a large --json or --links-csv formatted, on the run's threads (on every core when
-    /// --threads is not given); a run not
-    /// given --threads also has the pages its records are about to fill mapped on another
-    /// core.
+    /// read, and a large --json or --links-csv formatted, on the run's threads (on every
+    /// core when --threads is not given); a run not given --threads also has the pages its
+    /// records are about to fill mapped on another core.
     #[arg(long, value_name = "N")]
     pub(crate) threads: Option<u32>,
     /// Stop recording a C or Python program when a rank makes no MGEN call (records no
