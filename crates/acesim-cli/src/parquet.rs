@@ -27,8 +27,14 @@ pub(crate) fn check(dir: &Path) -> acesim::Result<PathBuf> {
     Ok(parent)
 }
 
-/// Writes the tables of `results` into `dir` (whose parent `check` returned).
-pub(crate) fn write(results: &Results, dir: &Path, parent: &Path) -> acesim::Result<()> {
+/// Writes the tables of `results` into `dir` (whose parent `check` returned), its JSON
+/// formatted on `threads` threads.
+pub(crate) fn write(
+    results: &Results,
+    dir: &Path,
+    parent: &Path,
+    threads: usize,
+) -> acesim::Result<()> {
     let name = dir.file_name().map_or_else(
         || "tables".to_string(),
         |n| n.to_string_lossy().into_owned(),
@@ -39,7 +45,7 @@ pub(crate) fn write(results: &Results, dir: &Path, parent: &Path) -> acesim::Res
             std::fs::File::create(&tmp).map_err(|e| Error::io(tmp.display().to_string(), e))?;
         let mut w = std::io::BufWriter::new(file);
         results
-            .write_json(&mut w)
+            .write_json_on(&mut w, threads)
             .and_then(|()| std::io::Write::flush(&mut w))
             .map_err(|e| Error::io(tmp.display().to_string(), e))?;
         let args = [

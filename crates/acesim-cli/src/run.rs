@@ -144,7 +144,7 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
     write_all(writes)?;
     phases.lap("write outputs");
     if let (Some(dir), Some(parent)) = (&a.parquet, &parquet_parent) {
-        crate::parquet::write(results, dir, parent)?;
+        crate::parquet::write(results, dir, parent, threads)?;
         phases.lap("write parquet");
     }
     if !a.quiet {
