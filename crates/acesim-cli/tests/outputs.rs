@@ -515,3 +515,43 @@ fn report_on_a_bad_result_is_located_and_leaves_no_folder() {
     );
     assert_eq!(names(d), ["bad.json", "other.json", "r.sched"]);
 }
+
+/// A JSON of more than 65,536 rows is formatted on every core (a run not given
+/// `--threads`) and on one (`--threads 1`): the same bytes either way.
+#[test]
+fn a_large_json_is_the_same_bytes_on_every_core_and_on_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let ranks = 1024;
+    let mut text = format!("ranks {ranks}\n");
+    for r in 0..ranks {
+        text += &format!("rank {r}\n");
+        text += &format!("put {} 8 tag=1\n", (r + 1) % ranks).repeat(64);
+        text += &"poll 1\n".repeat(64);
+    }
+    std::fs::write(dir.path().join("big.sched"), text).unwrap();
+    std::fs::write(
+        dir.path().join("x.toml"),
+        "[topology]\nkind = \"crossbar\"\n",
+    )
+    .unwrap();
+    let run = |json: &str, extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "big.sched",
+            "--machine",
+            "x.toml",
+            "--json",
+            json,
+            "-q",
+        ];
+        args.extend_from_slice(extra);
+        ok(&acesim(&args, dir.path()));
+        std::fs::read(dir.path().join(json)).unwrap()
+    };
+    let every = run("every.json", &[]);
+    let one = run("one.json", &["--threads", "1"]);
+    assert!(every == one, "the JSON differs between every core and one");
+    let v: serde_json::Value = serde_json::from_slice(&every).unwrap();
+    assert_eq!(v["operations"].as_array().unwrap().len(), 64 * ranks);
+    assert_eq!(v["per_rank"].as_array().unwrap().len(), ranks);
+}
