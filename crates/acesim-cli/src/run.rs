@@ -101,26 +101,7 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
     let Some(results) = results? else {
         return Ok(0); // another process than the first: process 0 writes
     };
-    let timeline = match &a.timeline {
-        Some(_) => {
-            let spec = if a.timeline_links.is_empty() {
-                vec!["busiest:4".to_string()]
-            } else {
-                a.timeline_links.clone()
-            };
-            let links = acesim::results::timeline::select_links(&results, &spec).map_err(|m| {
-                Error::input(
-                    Location::file("command line").with_field("timeline-links"),
-                    m,
-                )
-            })?;
-            Some(
-                acesim::results::timeline::chrome_trace(&results, &links)
-                    .map_err(Error::Internal)?,
-            )
-        }
-        None => None,
-    };
+    let timeline = draw_timeline(&a, &results)?;
     if timeline.is_some() {
         phases.lap("draw timeline");
     }
@@ -166,9 +147,31 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
     })
 }
 
-/// The threads this process reads a large program and writes a large JSON on: the run's
-/// (`--threads`), or every core for a serial run unless mpirun started several processes
-/// (which share the cores).
+/// The Chrome trace `--timeline` asks for (`None` without it): the links
+/// `--timeline-links` chooses, the four busiest by default.
+fn draw_timeline(a: &RunArgs, results: &acesim::Results) -> acesim::Result<Option<String>> {
+    if a.timeline.is_none() {
+        return Ok(None);
+    }
+    let spec = if a.timeline_links.is_empty() {
+        vec!["busiest:4".to_string()]
+    } else {
+        a.timeline_links.clone()
+    };
+    let links = acesim::results::timeline::select_links(results, &spec).map_err(|m| {
+        Error::input(
+            Location::file("command line").with_field("timeline-links"),
+            m,
+        )
+    })?;
+    acesim::results::timeline::chrome_trace(results, &links)
+        .map(Some)
+        .map_err(Error::Internal)
+}
+
+/// The threads this process reads a large program and formats a large JSON or links table
+/// on: the run's (`--threads`), or every core for a serial run unless mpirun started
+/// several processes (which share the cores).
 fn threads_of_the_process(threads: Option<u32>) -> usize {
     RecordOptions::read_threads_for(match threads {
         None if crate::processes::launched() > 1 => Some(1),
