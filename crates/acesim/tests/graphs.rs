@@ -118,6 +118,22 @@ fn links_with_their_own_timing_are_timed_by_it() {
             "{model:?} {t}"
         );
         assert!(f.predicted_time_ps * 2 < t, "{model:?}");
+        // The links table gives each link its own bandwidth: the slow link's two ways at
+        // 1 GB/s, every other network link at the [link] default (4 GB/s), whichever
+        // link of the class comes last.
+        for l in m.all_links.iter().filter(|l| l.class == "network") {
+            let slow = matches!(l.name.as_str(), "r1.p1->r2" | "r2.p0->r1");
+            let want = if slow { 1_000_000_000 } else { 4_000_000_000 };
+            assert_eq!(l.bandwidth_bytes_per_s, want, "{model:?} {}", l.name);
+        }
+        assert_eq!(
+            m.all_links
+                .iter()
+                .filter(|l| l.bandwidth_bytes_per_s == 1_000_000_000)
+                .count(),
+            2,
+            "{model:?}"
+        );
         let (m, f) = (run(&mixed, beside, model), run(&fast, beside, model));
         assert_eq!(m.predicted_time_ps, f.predicted_time_ps, "{model:?}");
     }

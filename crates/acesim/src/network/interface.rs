@@ -431,8 +431,9 @@ pub trait Network {
     /// Frees what only a running network needs, before the results are collected.
     fn release_run_state(&mut self);
 
-    /// Rate of directed link `link` in bytes/s.
-    fn link_rate(&self, link: u32) -> u64;
+    /// The rate in bytes/s of each kind of link (`Topology::link_kind`): a link class's,
+    /// or a graph link's own.
+    fn kind_rates(&self) -> Vec<u64>;
 
     /// Everything the model counted.
     fn stats(&self) -> &NetStats;

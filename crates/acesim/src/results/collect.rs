@@ -14,19 +14,21 @@ use crate::units::format_time;
 
 /// The results of a run that processed `events` events in `wall` seconds; `partial` says
 /// where and why it stopped, when it stopped early. The runtime's transfer records move
-/// into the results.
+/// into the results. A large run's per-rank and per-link rows are made on up to `threads`
+/// threads.
 pub fn collect(
     net: &mut impl Network,
     rt: &mut Runtime,
     events: u64,
     wall: f64,
     partial: Option<Partial>,
+    threads: usize,
 ) -> Results {
     // A stopped run's time is where it stopped: a lower bound of the full run's.
     let predicted = partial
         .as_ref()
         .map_or(rt.last_activity, |p| p.stopped_at_ps);
-    let all_links = LinkTable::new(net, predicted);
+    let all_links = LinkTable::new(net, predicted, threads);
     let topo = net.topology();
     let links_omitted = all_links.len() > MAX_JSON_LINKS;
     let nic_stats = net.nic_stats();
@@ -58,7 +60,7 @@ pub fn collect(
         packet_hops: net.counters().packet_hops,
         bytes_injected: net.counters().bytes_injected,
         wall_seconds: wall,
-        per_rank: per_rank(rt, predicted),
+        per_rank: per_rank(rt, predicted, threads),
         operation_count: rt.program_transfers,
         operations: match merged {
             _ if !keeps => Operations::default(),

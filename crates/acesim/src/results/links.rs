@@ -8,6 +8,7 @@
 use crate::machine::topology::{LinkClass, LinkEnd, Peer, Topology};
 use crate::network::interface::LinkTotals;
 use crate::network::Network;
+use crate::results::rows::rows_on;
 use crate::units::Ps;
 use compact_str::{format_compact, CompactString};
 use serde::Serialize;
@@ -40,6 +41,8 @@ pub struct LinkResult {
 pub struct LinkRow {
     link: u32,
     class: LinkClass,
+    /// Its kind (`Topology::link_kind`), which sets its bandwidth.
+    kind: u8,
     /// Injection: the NIC and its router. Ejection: the router, its port (counted from
     /// the router's first) and the NIC. Router to router: the two routers and the port.
     from: u32,
@@ -53,29 +56,33 @@ pub struct LinkTable {
     rows: Vec<LinkRow>,
     /// Every link's counts, by link id (wired or not), as the network kept them.
     stats: LinkTotals,
-    /// Bandwidth per link class (`LinkClass as usize`).
-    rates: [u64; 5],
+    /// Bandwidth per link kind (`Topology::link_kind`): a graph's links of one class may
+    /// each have their own.
+    rates: Vec<u64>,
     /// The run's length, for utilizations.
     elapsed: Ps,
 }
 
 impl LinkTable {
-    /// The links of `net` over a run of `elapsed`; their counts move out of `net`.
-    pub fn new(net: &mut impl Network, elapsed: Ps) -> LinkTable {
+    /// The links of `net` over a run of `elapsed`; their counts move out of `net`. A
+    /// large table's rows are made on up to `threads` threads.
+    pub fn new(net: &mut impl Network, elapsed: Ps, threads: usize) -> LinkTable {
         let topo = net.topology();
-        let mut rates = [0; 5];
-        let rows = (0..topo.num_links())
-            .filter(|&l| l >= topo.num_ports() || topo.ports.peer[l as usize] != Peer::None)
-            .map(|l| {
-                let class = topo.link_class(l);
-                rates[class as usize] = net.link_rate(l);
-                row(topo, l, class)
+        let wired = |l: u32| l >= topo.num_ports() || topo.ports.peer[l as usize] != Peer::None;
+        let rows: Vec<LinkRow> = if (0..topo.num_ports()).all(wired) {
+            rows_on(topo.num_links() as usize, threads, |l| {
+                row(topo, l as u32, topo.link_class(l as u32))
             })
-            .collect();
+        } else {
+            (0..topo.num_links())
+                .filter(|&l| wired(l))
+                .map(|l| row(topo, l, topo.link_class(l)))
+                .collect()
+        };
         LinkTable {
             rows,
             stats: net.take_link_stats(),
-            rates,
+            rates: net.kind_rates(),
             elapsed,
         }
     }
@@ -156,7 +163,7 @@ impl LinkTable {
             link: r.link,
             name: row_name(r),
             class: r.class.name(),
-            bandwidth_bytes_per_s: self.rates[r.class as usize],
+            bandwidth_bytes_per_s: self.rates[r.kind as usize],
             bytes: s.bytes,
             packets: s.packets,
             busy_ps: s.busy_ps,
@@ -195,6 +202,7 @@ fn row(topo: &Topology, l: u32, class: LinkClass) -> LinkRow {
     LinkRow {
         link: l,
         class,
+        kind: topo.link_kind(l),
         from,
         port,
         to,

@@ -18,6 +18,7 @@ pub mod provenance;
 pub mod ranks;
 pub mod regions;
 pub mod report;
+mod rows;
 mod skeleton;
 pub mod summary;
 pub mod tables;

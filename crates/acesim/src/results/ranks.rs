@@ -1,6 +1,7 @@
 //! What each rank did: its time by kind, the requests it left pending, and (when traced)
 //! its intervals.
 
+use crate::results::rows::rows_on;
 use crate::runtime::{Runtime, TraceKind, CATEGORIES};
 use crate::units::Ps;
 use serde::ser::SerializeMap;
@@ -134,26 +135,24 @@ pub struct TraceEntry {
     pub end_ps: Ps,
 }
 
-/// Every rank's times; a rank that did not finish finishes at `predicted`.
-pub fn per_rank(rt: &Runtime, predicted: Ps) -> Vec<RankResult> {
-    (0..rt.program.ranks)
-        .map(|r| {
-            let st = rt.rank_stats(r);
-            RankResult {
-                rank: r,
-                node: rt.placement.node[r as usize],
-                finish_ps: rt.rank_finish(r).unwrap_or(predicted),
-                compute_ps: st.compute_ps,
-                overhead_ps: st.overhead_ps,
-                blocked_ps: BlockedTimes::new(st.blocked_ps),
-                traced_ps: rt
-                    .program
-                    .traced_windows
-                    .as_ref()
-                    .and_then(|w| w.get(r as usize).copied()),
-            }
-        })
-        .collect()
+/// Every rank's times, made on up to `threads` threads; a rank that did not finish
+/// finishes at `predicted`.
+pub fn per_rank(rt: &Runtime, predicted: Ps, threads: usize) -> Vec<RankResult> {
+    let (ends, node) = (rt.rank_ends(), &rt.placement.node);
+    let windows = rt.program.traced_windows.as_deref();
+    rows_on(rt.program.ranks as usize, threads, |r| {
+        let r = r as u32;
+        let (finish, st) = ends(r);
+        RankResult {
+            rank: r,
+            node: node[r as usize],
+            finish_ps: finish.unwrap_or(predicted),
+            compute_ps: st.compute_ps,
+            overhead_ps: st.overhead_ps,
+            blocked_ps: BlockedTimes::new(st.blocked_ps),
+            traced_ps: windows.and_then(|w| w.get(r as usize).copied()),
+        }
+    })
 }
 
 /// The ranks that finished with requests pending, by rank (the order of a run on any

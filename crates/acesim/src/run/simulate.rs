@@ -163,8 +163,10 @@ fn drive<N: Network>(
     options: &Options,
     started: std::time::Instant,
 ) -> Result<Results> {
-    // The other cores map the pages the run's records are about to fill.
+    // The other cores map the pages the run's records are about to fill, and make the
+    // results' rows, as they read the program (`--threads 1` keeps to one core).
     let _prefault = crate::prefault::Prefault::while_serial(options.threads);
+    let rows = crate::frontends::record::RecordOptions::read_threads_for(options.threads);
     prepare(&mut net, &mut rt, options);
     let phases = &options.phases;
     phases.lap("build network");
@@ -240,7 +242,7 @@ fn drive<N: Network>(
         };
         drop(q);
         net.release_run_state();
-        let mut r = results::collect(&mut net, &mut rt, events, wall, Some(partial));
+        let mut r = results::collect(&mut net, &mut rt, events, wall, Some(partial), rows);
         r.partitions = counter.map(PartitionCounter::finish);
         r.coupling = net.coupling();
         phases.lap("collect results");
@@ -257,7 +259,7 @@ fn drive<N: Network>(
         .map_err(|v| Error::Internal(format!("model invariant broken: {v}")))?;
     drop(q);
     net.release_run_state();
-    let mut r = results::collect(&mut net, &mut rt, events, wall, None);
+    let mut r = results::collect(&mut net, &mut rt, events, wall, None, rows);
     r.partitions = counter.map(PartitionCounter::finish);
     r.coupling = net.coupling();
     phases.lap("collect results");

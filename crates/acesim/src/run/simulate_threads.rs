@@ -423,7 +423,14 @@ pub(super) fn finish(
             None
         }
     };
-    let mut r = results::collect(&mut net, &mut rt, events, wall, partial);
+    let mut r = results::collect(
+        &mut net,
+        &mut rt,
+        events,
+        wall,
+        partial,
+        parallel.threads as usize,
+    );
     r.parallel = Some(parallel);
     // What is left of the network and the runtime: the program's operations, the ranks'
     // states.

@@ -677,6 +677,16 @@ impl Runtime {
     pub fn rank_stats(&self, rank: u32) -> &RankStats {
         &self.ranks[rank as usize].stats
     }
+
+    /// A rank's finish and statistics, read from any thread (the runtime as a whole
+    /// holds what only one may).
+    pub fn rank_ends<'a>(&'a self) -> impl Fn(u32) -> (Option<Ps>, &'a RankStats) + Sync + 'a {
+        let ranks = &self.ranks;
+        move |rank| {
+            let state = &ranks[rank as usize];
+            (state.finish, &state.stats)
+        }
+    }
 }
 
 /// The state of rank `r` of `program` before it starts.

@@ -219,7 +219,7 @@ impl Network for PacketNetwork {
         LinkTotals::Waited(std::mem::take(&mut self.stats.links))
     }
 
-    fn link_rate(&self, link: u32) -> u64 {
-        self.kinds[self.topo.link_kind(link) as usize].rate
+    fn kind_rates(&self) -> Vec<u64> {
+        self.kinds.iter().map(|k| k.rate).collect()
     }
 }

@@ -189,7 +189,12 @@ impl<'p> Creating<'p> {
         let creations = prog
             .ops
             .iter()
-            .map(|ops| {
+            .zip(&prog.comm_handles)
+            .map(|(ops, &handles)| {
+                // Each creation makes a handle: a rank with only the world's made none.
+                if handles <= 1 {
+                    return Vec::new();
+                }
                 ops.iter()
                     .enumerate()
                     .filter(|(_, o)| {

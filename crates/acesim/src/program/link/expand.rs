@@ -10,8 +10,12 @@ use crate::program::ops::{OpKind, Program, NONE};
 /// collective: a member's call number `seq` on communicator `c` is collective
 /// `matched.first[c] + seq`.
 pub fn expand(prog: &mut Program, comms: &Communicators, calls: &CallsByComm, matched: &Matched) {
+    // The ranks that made a call: only their operations can hold one (a million-rank
+    // exchange with no collective is not read through again).
+    let mut calling = vec![false; prog.ops.len()];
     for (c, per_rank) in calls.iter().enumerate() {
         for (r, rank_calls) in per_rank.iter().enumerate() {
+            calling[r] |= !rank_calls.is_empty();
             for (seq, at) in rank_calls.iter().enumerate() {
                 let op = &mut prog.ops[r][at.op_index];
                 let call = match op.kind {
@@ -34,7 +38,7 @@ pub fn expand(prog: &mut Program, comms: &Communicators, calls: &CallsByComm, ma
             OpKind::Coll { .. } | OpKind::CommSplit { .. } | OpKind::CommDup { .. }
         )
     };
-    for ops in &mut prog.ops {
+    for (ops, _) in prog.ops.iter_mut().zip(calling).filter(|(_, calls)| *calls) {
         if ops.iter().any(|o| unlinked(&o.kind)) {
             ops.retain(|o| !unlinked(&o.kind));
         }
