@@ -109,6 +109,23 @@ pub fn populate<T>(items: &mut [T]) {
     }
 }
 
+/// `populate` for each run of the items whose index `keep` accepts (a partition's own
+/// links, which lie in runs of consecutive ids).
+pub fn populate_where<T>(items: &mut [T], keep: impl Fn(usize) -> bool) {
+    let mut i = 0;
+    while i < items.len() {
+        if !keep(i) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < items.len() && keep(i) {
+            i += 1;
+        }
+        populate(&mut items[start..i]);
+    }
+}
+
 /// The helper thread, or none when it cannot be started.
 fn start() -> Option<mpsc::Sender<(usize, usize)>> {
     let (tx, rx) = mpsc::channel::<(usize, usize)>();

@@ -37,19 +37,9 @@ impl PacketNetwork {
     /// which counting reads before it writes, and on threads each such page cost a second
     /// fault and a message to the other cores.
     pub(super) fn map_own_counts(&mut self) {
-        let links = self.topo.num_links();
-        let mut l = 0;
-        while l < links {
-            if !self.sends_on(l) {
-                l += 1;
-                continue;
-            }
-            let start = l;
-            while l < links && self.sends_on(l) {
-                l += 1;
-            }
-            crate::prefault::populate(&mut self.stats.links[start as usize..l as usize]);
-        }
+        let mut counts = std::mem::take(&mut self.stats.links);
+        crate::prefault::populate_where(&mut counts, |l| self.sends_on(l as u32));
+        self.stats.links = counts;
     }
 
     /// What the windows of a run on this network end on (`engine::windows`): the
