@@ -555,3 +555,60 @@ fn a_large_json_is_the_same_bytes_on_every_core_and_on_one() {
     assert_eq!(v["operations"].as_array().unwrap().len(), 64 * ranks);
     assert_eq!(v["per_rank"].as_array().unwrap().len(), ranks);
 }
+
+/// Rows of 65,536 ranks or links and more are made on every core (`results::rows`): a run
+/// of 70,000 ranks on a crossbar gives the same JSON and links table as on one core.
+#[test]
+fn many_ranks_and_links_give_the_same_rows_on_every_core_and_on_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let ranks = 70_000;
+    let mut text = format!("ranks {ranks}\n");
+    for r in 0..ranks {
+        text += &format!("rank {r}\ncompute {}ns\n", r % 7);
+    }
+    std::fs::write(dir.path().join("many.sched"), text).unwrap();
+    std::fs::write(
+        dir.path().join("x.toml"),
+        "[topology]\nkind = \"crossbar\"\n",
+    )
+    .unwrap();
+    let run = |name: &str, extra: &[&str]| {
+        let (json, csv) = (format!("{name}.json"), format!("{name}.csv"));
+        let mut args = vec![
+            "run",
+            "many.sched",
+            "--machine",
+            "x.toml",
+            "--json",
+            &json,
+            "--links-csv",
+            &csv,
+            "-q",
+        ];
+        args.extend_from_slice(extra);
+        ok(&acesim(&args, dir.path()));
+        let read = |f: &str| std::fs::read(dir.path().join(f)).unwrap();
+        (read(&json), read(&csv))
+    };
+    let every = run("every", &[]);
+    let one = run("one", &["--threads", "1"]);
+    assert!(
+        every.0 == one.0,
+        "the JSON differs between every core and one"
+    );
+    assert!(
+        every.1 == one.1,
+        "the links table differs between every core and one"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&every.0).unwrap();
+    let rows = v["per_rank"].as_array().unwrap();
+    assert_eq!(rows.len(), ranks);
+    // Each row is its own rank's, in rank order.
+    for r in [0, 1, 6, 65_535, 65_536, ranks - 1] {
+        assert_eq!(rows[r]["rank"], r);
+        assert_eq!(rows[r]["compute_ps"], (r % 7) as u64 * 1000);
+    }
+    // A link each way between the crossbar and every node, and a line of header.
+    let lines = every.1.iter().filter(|&&b| b == b'\n').count();
+    assert_eq!(lines, 2 * ranks + 1);
+}

@@ -80,7 +80,7 @@ impl PacketNetwork {
         };
         let mut links = ZeroPages::<Link>::new(nl as usize);
         // A whole network writes every row now: mapped at once, they cost less than a
-        // fault a page (`prefault::populate`; 0.65–0.72 s against 0.77–0.83 s for
+        // fault a page (`prefault::populate`; 0.64–0.72 s against 0.75–0.83 s for
         // `nn-1m`'s network). Partitions building side by side on threads took longer
         // so (0.81–0.90 s against 0.67 s): they fault their halves in as they write.
         if part.is_none() {
