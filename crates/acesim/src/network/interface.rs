@@ -22,7 +22,7 @@ pub enum Notice {
 }
 
 /// Counters of one NIC.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, bytemuck::Zeroable)]
 pub struct NicStats {
     pub injected_packets: u64,
     pub ejected_packets: u64,
@@ -300,7 +300,8 @@ impl NetStats {
         NetStats {
             // Zero pages until counted: a partition of a parallel run counts only its links.
             links: bytemuck::zeroed_vec(links),
-            nics: vec![NicStats::default(); nics],
+            // Zero pages too: a partition counts only its own NICs.
+            nics: bytemuck::zeroed_vec(nics),
             ..Default::default()
         }
     }
