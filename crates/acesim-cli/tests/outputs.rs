@@ -516,11 +516,39 @@ fn report_on_a_bad_result_is_located_and_leaves_no_folder() {
     assert_eq!(names(d), ["bad.json", "other.json", "r.sched"]);
 }
 
+/// Runs `schedule` on a crossbar on every core (no `--threads`) and on one (`--threads
+/// 1`), writing each of `outputs` (`--json`, `--links-csv`): each output's bytes, every
+/// core's and one's.
+fn on_every_core_and_one(schedule: &str, outputs: &[&str]) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("p.sched"), schedule).unwrap();
+    std::fs::write(
+        dir.path().join("x.toml"),
+        "[topology]\nkind = \"crossbar\"\n",
+    )
+    .unwrap();
+    let run = |name: &str, extra: &[&str]| -> Vec<Vec<u8>> {
+        let files: Vec<String> = (0..outputs.len()).map(|i| format!("{name}.{i}")).collect();
+        let mut args = vec!["run", "p.sched", "--machine", "x.toml", "-q"];
+        for (flag, file) in outputs.iter().zip(&files) {
+            args.extend_from_slice(&[flag, file]);
+        }
+        args.extend_from_slice(extra);
+        ok(&acesim(&args, dir.path()));
+        files
+            .iter()
+            .map(|f| std::fs::read(dir.path().join(f)).unwrap())
+            .collect()
+    };
+    let every = run("every", &[]);
+    let one = run("one", &["--threads", "1"]);
+    every.into_iter().zip(one).collect()
+}
+
 /// A JSON of more than 65,536 rows is formatted on every core (a run not given
 /// `--threads`) and on one (`--threads 1`): the same bytes either way.
 #[test]
 fn a_large_json_is_the_same_bytes_on_every_core_and_on_one() {
-    let dir = tempfile::tempdir().unwrap();
     let ranks = 1024;
     let mut text = format!("ranks {ranks}\n");
     for r in 0..ranks {
@@ -528,30 +556,11 @@ fn a_large_json_is_the_same_bytes_on_every_core_and_on_one() {
         text += &format!("put {} 8 tag=1\n", (r + 1) % ranks).repeat(64);
         text += &"poll 1\n".repeat(64);
     }
-    std::fs::write(dir.path().join("big.sched"), text).unwrap();
-    std::fs::write(
-        dir.path().join("x.toml"),
-        "[topology]\nkind = \"crossbar\"\n",
-    )
-    .unwrap();
-    let run = |json: &str, extra: &[&str]| {
-        let mut args = vec![
-            "run",
-            "big.sched",
-            "--machine",
-            "x.toml",
-            "--json",
-            json,
-            "-q",
-        ];
-        args.extend_from_slice(extra);
-        ok(&acesim(&args, dir.path()));
-        std::fs::read(dir.path().join(json)).unwrap()
+    let [(every, one)] = &on_every_core_and_one(&text, &["--json"])[..] else {
+        panic!("one output")
     };
-    let every = run("every.json", &[]);
-    let one = run("one.json", &["--threads", "1"]);
     assert!(every == one, "the JSON differs between every core and one");
-    let v: serde_json::Value = serde_json::from_slice(&every).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(every).unwrap();
     assert_eq!(v["operations"].as_array().unwrap().len(), 64 * ranks);
     assert_eq!(v["per_rank"].as_array().unwrap().len(), ranks);
 }
@@ -560,47 +569,25 @@ fn a_large_json_is_the_same_bytes_on_every_core_and_on_one() {
 /// of 70,000 ranks on a crossbar gives the same JSON and links table as on one core.
 #[test]
 fn many_ranks_and_links_give_the_same_rows_on_every_core_and_on_one() {
-    let dir = tempfile::tempdir().unwrap();
     let ranks = 70_000;
     let mut text = format!("ranks {ranks}\n");
     for r in 0..ranks {
         text += &format!("rank {r}\ncompute {}ns\n", r % 7);
     }
-    std::fs::write(dir.path().join("many.sched"), text).unwrap();
-    std::fs::write(
-        dir.path().join("x.toml"),
-        "[topology]\nkind = \"crossbar\"\n",
-    )
-    .unwrap();
-    let run = |name: &str, extra: &[&str]| {
-        let (json, csv) = (format!("{name}.json"), format!("{name}.csv"));
-        let mut args = vec![
-            "run",
-            "many.sched",
-            "--machine",
-            "x.toml",
-            "--json",
-            &json,
-            "--links-csv",
-            &csv,
-            "-q",
-        ];
-        args.extend_from_slice(extra);
-        ok(&acesim(&args, dir.path()));
-        let read = |f: &str| std::fs::read(dir.path().join(f)).unwrap();
-        (read(&json), read(&csv))
+    let [(json, json_one), (csv, csv_one)] =
+        &on_every_core_and_one(&text, &["--json", "--links-csv"])[..]
+    else {
+        panic!("two outputs")
     };
-    let every = run("every", &[]);
-    let one = run("one", &["--threads", "1"]);
     assert!(
-        every.0 == one.0,
+        json == json_one,
         "the JSON differs between every core and one"
     );
     assert!(
-        every.1 == one.1,
+        csv == csv_one,
         "the links table differs between every core and one"
     );
-    let v: serde_json::Value = serde_json::from_slice(&every.0).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(json).unwrap();
     let rows = v["per_rank"].as_array().unwrap();
     assert_eq!(rows.len(), ranks);
     // Each row is its own rank's, in rank order.
@@ -609,6 +596,6 @@ fn many_ranks_and_links_give_the_same_rows_on_every_core_and_on_one() {
         assert_eq!(rows[r]["compute_ps"], (r % 7) as u64 * 1000);
     }
     // A link each way between the crossbar and every node, and a line of header.
-    let lines = every.1.iter().filter(|&&b| b == b'\n').count();
+    let lines = csv.iter().filter(|&&b| b == b'\n').count();
     assert_eq!(lines, 2 * ranks + 1);
 }
