@@ -670,16 +670,8 @@ impl Runtime {
         self.finished
     }
 
-    pub fn rank_finish(&self, rank: u32) -> Option<Ps> {
-        self.ranks[rank as usize].finish
-    }
-
-    pub fn rank_stats(&self, rank: u32) -> &RankStats {
-        &self.ranks[rank as usize].stats
-    }
-
     /// A rank's finish and statistics, read from any thread (the runtime as a whole
-    /// holds what only one may).
+    /// holds what only one may): the per-rank results are made on the run's threads.
     pub fn rank_ends<'a>(&'a self) -> impl Fn(u32) -> (Option<Ps>, &'a RankStats) + Sync + 'a {
         let ranks = &self.ranks;
         move |rank| {
