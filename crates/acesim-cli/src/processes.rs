@@ -59,8 +59,13 @@ fn start_mpi(n: usize) -> Result<Option<Box<dyn Exchange>>> {
             "the launcher says {n} processes but MPI has {size}"
         )));
     }
+    // The processes that share this one's memory: its machine.
+    let on_this_machine =
+        mpi::traits::Communicator::size(&mpi::topology::Communicator::split_shared(&world, 0))
+            as usize;
     Ok(Some(Box::new(Mpi {
         world,
+        on_this_machine,
         _universe: universe,
     })))
 }
@@ -69,6 +74,7 @@ fn start_mpi(n: usize) -> Result<Option<Box<dyn Exchange>>> {
 #[cfg(feature = "mpi")]
 struct Mpi {
     world: mpi::topology::SimpleCommunicator,
+    on_this_machine: usize,
     _universe: mpi::environment::Universe,
 }
 
@@ -128,6 +134,10 @@ impl Exchange for Mpi {
             .process_at_rank(from as i32)
             .receive_vec::<u8>()
             .0
+    }
+
+    fn on_this_machine(&self) -> usize {
+        self.on_this_machine
     }
 }
 

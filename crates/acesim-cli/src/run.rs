@@ -110,8 +110,11 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
     if let (Some(o), Some(t)) = (schedule_out, &schedule_text) {
         writes.push((o, bytes(t.as_bytes())));
     }
-    // A large JSON or links table is formatted on the cores the program was read on.
-    let threads = threads_of_the_process(a.threads);
+    // A large JSON or links table is formatted on the cores the program was read on, and
+    // under mpirun on those of every process of process 0's machine: they have sent their
+    // shares and wait.
+    let threads =
+        threads_of_the_process(a.threads) * processes.as_ref().map_or(1, |p| p.on_this_machine());
     let results = &results;
     if let Some(o) = json_out {
         writes.push((o, Box::new(move |w| results.write_json_on(w, threads))));

@@ -199,6 +199,53 @@ fn a_program_on_two_processes_writes_the_files_of_one() {
     assert!(stderr(&o).starts_with(&stderr(&single)), "{}", stderr(&o));
 }
 
+/// A JSON long enough to be formatted in chunks (over 65,536 rows): process 0 formats it on
+/// the threads of both processes of its machine, and writes the bytes of one thread.
+#[cfg(feature = "mpi")]
+#[test]
+fn a_long_json_formatted_on_the_machines_cores_is_the_same_bytes() {
+    let Some(mut mpi) = mpirun() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (ranks, puts) = (16, 4200);
+    let mut text = format!("ranks {ranks}\n");
+    for r in 0..ranks {
+        text += &format!("rank {r}\n");
+        text += &format!("put {} 8 tag=1\n", (r + 1) % ranks).repeat(puts);
+        text += &"poll 1\n".repeat(puts);
+    }
+    let sched = dir.path().join("many.sched");
+    std::fs::write(&sched, text).unwrap();
+    let torus = repo().join("examples/machines/torus-4x4.toml");
+    let args = |json: &Path| {
+        let mut a: Vec<String> = vec!["run".into(), sched.display().to_string()];
+        a.extend(["-m".into(), torus.display().to_string(), "-q".into()]);
+        a.extend(["--json".into(), json.display().to_string()]);
+        a
+    };
+    let (one, two) = (dir.path().join("one.json"), dir.path().join("two.json"));
+    let o = Command::new(ACESIM)
+        .args(args(&one))
+        .args(["--threads", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = mpi
+        .args(["-np", "2", ACESIM])
+        .args(args(&two))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let a = std::fs::read_to_string(&one).unwrap();
+    assert!(
+        a.matches("\"rank\":").count() > 1 << 16,
+        "too few rows to chunk"
+    );
+    assert!(
+        a.as_bytes() == std::fs::read(&two).unwrap(),
+        "formatting on the machine's cores changed the JSON"
+    );
+}
+
 #[cfg(feature = "mpi")]
 #[test]
 fn processes_given_different_inputs_are_refused() {

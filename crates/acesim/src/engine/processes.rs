@@ -30,6 +30,11 @@ pub trait Exchange {
     fn send(&self, to: usize, bytes: &[u8]);
     /// The next bytes process `from` sent this one with `send`.
     fn receive(&self, from: usize) -> Vec<u8>;
+    /// How many processes of the run (this one included) share this one's machine, and
+    /// so its cores.
+    fn on_this_machine(&self) -> usize {
+        1
+    }
 }
 
 // Integers as varints: most counts and times sent are far below their type's range.
