@@ -56,7 +56,7 @@ impl<E> Ord for Early<E> {
 /// picosecond with millions of events (a million ranks starting at once) does not move
 /// the list at every insertion.
 #[cfg(not(test))]
-const INSERT_WITHIN: usize = 64;
+const INSERT_WITHIN: usize = 256;
 /// Tests: both ways are taken on small lists.
 #[cfg(test)]
 const INSERT_WITHIN: usize = 2;
