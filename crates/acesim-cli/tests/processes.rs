@@ -42,6 +42,14 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// Runs `cmd`, which must succeed.
+#[cfg(feature = "mpi")]
+fn succeeds(cmd: &mut Command) -> Output {
+    let o = cmd.output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    o
+}
+
 #[cfg(feature = "mpi")]
 fn mpirun() -> Option<Command> {
     let found = Command::new("mpirun").arg("--version").output().is_ok();
@@ -63,17 +71,8 @@ fn two_processes_give_the_bytes_of_one() {
     let Some(mut mpi) = mpirun() else { return };
     let dir = tempfile::tempdir().unwrap();
     let (one, two) = (dir.path().join("one.json"), dir.path().join("two.json"));
-    let o = Command::new(ACESIM)
-        .args(traffic_args(&one))
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let o = mpi
-        .args(["-np", "2", ACESIM])
-        .args(traffic_args(&two))
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    succeeds(Command::new(ACESIM).args(traffic_args(&one)));
+    let o = succeeds(mpi.args(["-np", "2", ACESIM]).args(traffic_args(&two)));
     let out = String::from_utf8_lossy(&o.stdout);
     // Process 0 alone prints: one table, and how the run went.
     assert_eq!(out.matches("load  offered").count(), 1, "{out}");
@@ -83,13 +82,11 @@ fn two_processes_give_the_bytes_of_one() {
     // Two processes of two threads each.
     let Some(mut mpi) = mpirun() else { return };
     let four = dir.path().join("four.json");
-    let o = mpi
-        .args(["-np", "2", ACESIM])
-        .args(traffic_args(&four))
-        .args(["--threads", "2"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = succeeds(
+        mpi.args(["-np", "2", ACESIM])
+            .args(traffic_args(&four))
+            .args(["--threads", "2"]),
+    );
     assert!(String::from_utf8_lossy(&o.stdout).contains("2 processes of 2 threads"));
     assert!(
         std::fs::read(&four).unwrap() == a,
@@ -132,19 +129,12 @@ fn a_program_on_two_processes_writes_the_files_of_one() {
         a
     };
     let (one, two) = (files("one"), files("two"));
-    let o = Command::new(ACESIM)
-        .args(args(&one))
-        .current_dir(repo())
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let o = mpi
-        .args(["-np", "2", ACESIM])
-        .args(args(&two))
-        .current_dir(repo())
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    succeeds(Command::new(ACESIM).args(args(&one)).current_dir(repo()));
+    let o = succeeds(
+        mpi.args(["-np", "2", ACESIM])
+            .args(args(&two))
+            .current_dir(repo()),
+    );
     let out = String::from_utf8_lossy(&o.stdout);
     // Process 0 alone prints the summary, and how the run went.
     assert_eq!(out.matches("predicted execution time").count(), 1, "{out}");
@@ -156,14 +146,12 @@ fn a_program_on_two_processes_writes_the_files_of_one() {
     // Two processes of two threads each: the same files again.
     let Some(mut mpi) = mpirun() else { return };
     let four = files("four");
-    let o = mpi
-        .args(["-np", "2", ACESIM])
-        .args(args(&four))
-        .args(["--threads", "2"])
-        .current_dir(repo())
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = succeeds(
+        mpi.args(["-np", "2", ACESIM])
+            .args(args(&four))
+            .args(["--threads", "2"])
+            .current_dir(repo()),
+    );
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("2 processes of 2 threads"), "{out}");
     for (a, b) in one.iter().zip(&four) {
@@ -223,18 +211,12 @@ fn a_long_json_formatted_on_the_machines_cores_is_the_same_bytes() {
         a
     };
     let (one, two) = (dir.path().join("one.json"), dir.path().join("two.json"));
-    let o = Command::new(ACESIM)
-        .args(args(&one))
-        .args(["--threads", "1"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let o = mpi
-        .args(["-np", "2", ACESIM])
-        .args(args(&two))
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    succeeds(
+        Command::new(ACESIM)
+            .args(args(&one))
+            .args(["--threads", "1"]),
+    );
+    succeeds(mpi.args(["-np", "2", ACESIM]).args(args(&two)));
     let a = std::fs::read_to_string(&one).unwrap();
     assert!(
         a.matches("\"rank\":").count() > 1 << 16,
