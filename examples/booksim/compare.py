@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """acesim next to BookSim2 on BookSim2's own networks: fidelity and speed.
 
-    examples/booksim/compare.py [--booksim PATH] [--reps N] [--out docs/traffic.md]
+    examples/booksim/compare.py [--booksim PATH] [--reps N] [--only PARTS] [--out docs/traffic.md]
 
 Fidelity: acesim runs BookSim2's reference configurations (../shared/peers/booksim2.md:
 input-queued routers, 0/1/1/1-cycle routing, VC allocation, switch allocation and
@@ -22,6 +22,10 @@ process) of each counts. Packets per CPU second: acesim's packets delivered over
 run; BookSim2's injected packet rate times nodes times the cycles it ran. Without a binary
 the speed columns are left out (they need one: a ratio of times taken on different
 occasions means little).
+
+`--only speed` (or `fidelity`, `saturation`, comma-separated) runs those parts alone and,
+with `--out`, replaces only their tables: the speed part takes a few minutes, the whole
+script about ten.
 """
 import argparse
 import csv
@@ -172,6 +176,20 @@ def booksim_run(booksim: str, tmp: str, net: str, settings: str) -> tuple[float,
                  "packet_rate": num("Injected packet rate average"), "cycles": cycles}
 
 
+def missing_markers(path: str, markers: list[str]) -> str | None:
+    """Why `path` cannot take the tables of `markers`, or None if it can."""
+    try:
+        with open(path) as f:
+            doc = f.read()
+    except OSError as e:
+        return f"--out {path}: {e.strerror}"
+    for marker in markers:
+        start, end = f"<!-- {marker} -->", f"<!-- /{marker} -->"
+        if start not in doc or end not in doc or doc.index(start) > doc.index(end):
+            return f"--out {path}: no '{start}' ... '{end}' block to replace"
+    return None
+
+
 def replace_block(path: str, marker: str, table: str) -> None:
     with open(path) as f:
         doc = f.read()
@@ -181,64 +199,102 @@ def replace_block(path: str, marker: str, table: str) -> None:
         f.write(doc[:i] + "\n" + table + doc[j:])
 
 
+PARTS = ("fidelity", "saturation", "speed")
+# Each part's table in docs/traffic.md, between `<!-- name -->` and `<!-- /name -->`.
+MARKERS = {"fidelity": "booksim-table", "saturation": "booksim-past-saturation", "speed": "booksim-speed"}
+
+
+def parts(text: str) -> tuple[str, ...]:
+    """The parts named in `--only` (comma-separated), checked."""
+    named = tuple(p.strip() for p in text.split(",") if p.strip())
+    unknown = [p for p in named if p not in PARTS]
+    if unknown or not named:
+        raise argparse.ArgumentTypeError(f"unknown part {', '.join(map(repr, unknown)) or repr(text)}: choose from {', '.join(PARTS)}")
+    return named
+
+
+def positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return n
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--booksim", default=os.environ.get("BOOKSIM"), help="BookSim2 binary built outside the repository")
-    ap.add_argument("--reps", type=int, default=3, help="timed repetitions of each speed case (least CPU counts)")
+    ap.add_argument("--reps", type=positive, default=3, help="timed repetitions of each speed case (least CPU counts)")
+    ap.add_argument("--only", type=parts, help=f"run only these parts, comma-separated: {', '.join(PARTS)} (default: all)")
     ap.add_argument("--out", help="replace the tables of this Markdown file (docs/traffic.md)")
     args = ap.parse_args()
+    run = set(args.only or PARTS)
     if not os.path.exists(BIN):
         subprocess.run([os.path.join(ROOT, "scripts", "setup")], check=True)
     booksim = args.booksim
     if booksim and not (os.path.isfile(booksim) and os.access(booksim, os.X_OK)):
         print(f"--booksim {booksim}: not an executable file", file=sys.stderr)
         return 2
+    if not booksim and args.only and "speed" in run:
+        print("--only speed: the speed part needs a BookSim2 binary (--booksim PATH or $BOOKSIM)", file=sys.stderr)
+        return 2
+    if args.out:
+        # Checked before minutes of runs, not after.
+        wanted = [MARKERS[p] for p in PARTS if p in run and (p != "speed" or booksim)]
+        problem = missing_markers(args.out, wanted)
+        if problem:
+            print(problem, file=sys.stderr)
+            return 2
     if not booksim:
         print("no BookSim2 binary (--booksim PATH or $BOOKSIM): the speed columns need one; BookSim2's "
               "past-saturation figures are its reference ones", file=sys.stderr)
     tables = {}
     with tempfile.TemporaryDirectory() as tmp:
         # Fidelity.
-        lines = ["| config | zero-load latency, cycles (BookSim2 / acesim) | last stable load | accepted at offered 1.0 |",
-                 "|---|---|---|---|"]
-        for name, net, routing, pflits, b_zero, b_stable, b_acc in FIDELITY:
-            m = machine_file(tmp, net, pflits, routing)
-            zero = traffic(m, "0.05", pflits)[0]
-            sweep = traffic(m, "0.05:1.0:0.05", pflits, all_loads=False)
-            stable = max((p["load"] for p in sweep if not p["saturated"]), default=0.0)
-            full = traffic(m, "1.0", pflits)[0]
-            lines.append(f"| {name} | {b_zero:.1f} / {zero['latency_mean_ns']:.1f} | {b_stable:.2f} / {stable:.2f} | "
-                         f"{b_acc:.3f} / {full['accepted']:.3f} |")
-            print(f"{name}: done", file=sys.stderr)
-        tables["booksim-table"] = "\n".join(lines) + "\n"
+        if "fidelity" in run:
+            lines = ["| config | zero-load latency, cycles (BookSim2 / acesim) | last stable load | accepted at offered 1.0 |",
+                     "|---|---|---|---|"]
+            for name, net, routing, pflits, b_zero, b_stable, b_acc in FIDELITY:
+                m = machine_file(tmp, net, pflits, routing)
+                zero = traffic(m, "0.05", pflits)[0]
+                sweep = traffic(m, "0.05:1.0:0.05", pflits, all_loads=False)
+                stable = max((p["load"] for p in sweep if not p["saturated"]), default=0.0)
+                full = traffic(m, "1.0", pflits)[0]
+                lines.append(f"| {name} | {b_zero:.1f} / {zero['latency_mean_ns']:.1f} | {b_stable:.2f} / {stable:.2f} | "
+                             f"{b_acc:.3f} / {full['accepted']:.3f} |")
+                print(f"{name}: done", file=sys.stderr)
+            tables[MARKERS["fidelity"]] = "\n".join(lines) + "\n"
 
         # Past saturation.
-        src = "run here" if booksim else "reference"
-        lines = [f"| case, offered load | BookSim2 ({src}) | acesim, dateline `route` | acesim, dateline `crossing` (default) |",
-                 "|---|---:|---:|---:|"]
-        for case, net, pattern, load, b_ref in PAST:
-            loads = LOADS_BEST if load is None else [load]
-            if booksim:
-                b = max(booksim_run(booksim, tmp, net, f"traffic = {pattern}; injection_rate = {x}; sim_type = throughput;")[1]["accepted"]
-                        for x in loads)
-            else:
-                b = b_ref
-            cells = []
-            variants = [None, 'dateline = "crossing"'] if net.startswith("torus") else [None]
-            for extra in variants:
-                m = machine_file(tmp, net, 1, router_extra=extra)
-                pts = traffic(m, ",".join(str(x) for x in loads), 1, pattern)
-                best = max(pts, key=lambda p: p["accepted"])
-                state = "saturated" if best["saturated"] else "stable"
-                cells.append(f"{best['accepted']:.3f} ({best['accepted'] / b:.2f}x, {state})")
-            if len(cells) == 1:
-                cells.append("—")
-            lines.append(f"| {case} | {b:.3f} | {cells[0]} | {cells[1]} |")
-            print(f"{case}: done", file=sys.stderr)
-        tables["booksim-past-saturation"] = "\n".join(lines) + "\n"
+        if "saturation" in run:
+            src = "run here" if booksim else "reference"
+            lines = [f"| case, offered load | BookSim2 ({src}) | acesim, dateline `route` | acesim, dateline `crossing` (default) |",
+                     "|---|---:|---:|---:|"]
+            for case, net, pattern, load, b_ref in PAST:
+                loads = LOADS_BEST if load is None else [load]
+                if booksim:
+                    b = max(booksim_run(booksim, tmp, net, f"traffic = {pattern}; injection_rate = {x}; sim_type = throughput;")[1]["accepted"]
+                            for x in loads)
+                else:
+                    b = b_ref
+                cells = []
+                variants = [None, 'dateline = "crossing"'] if net.startswith("torus") else [None]
+                for extra in variants:
+                    m = machine_file(tmp, net, 1, router_extra=extra)
+                    pts = traffic(m, ",".join(str(x) for x in loads), 1, pattern)
+                    best = max(pts, key=lambda p: p["accepted"])
+                    state = "saturated" if best["saturated"] else "stable"
+                    cells.append(f"{best['accepted']:.3f} ({best['accepted'] / b:.2f}x, {state})")
+                if len(cells) == 1:
+                    cells.append("—")
+                lines.append(f"| {case} | {b:.3f} | {cells[0]} | {cells[1]} |")
+                print(f"{case}: done", file=sys.stderr)
+            tables[MARKERS["saturation"]] = "\n".join(lines) + "\n"
 
         # Speed, interleaved, least CPU of N.
-        if booksim:
+        if booksim and "speed" in run:
             lines = ["| case | BookSim2 CPU s | BookSim2 packets/s | acesim CPU s | acesim packets/s | ratio |",
                      "|---|---:|---:|---:|---:|---:|"]
             for case, net, load in SPEED:
@@ -253,11 +309,12 @@ def main() -> int:
                                          "--all-loads", "--json", "/dev/stdout", "-q"])
                     packets_a = json.loads(out)[0]["packets_delivered"]
                     best_a = min(best_a or (cpu_a, packets_a), (cpu_a, packets_a))
-                rate_b, rate_a = best_b[1] / best_b[0], best_a[1] / best_a[0]
+                # A CPU time below the clock's tick reads 0: counted as one tick.
+                rate_b, rate_a = best_b[1] / max(best_b[0], 1e-3), best_a[1] / max(best_a[0], 1e-3)
                 lines.append(f"| {case} | {best_b[0]:.2f} | {rate_b / 1e3:.0f} k | {best_a[0]:.2f} | {rate_a / 1e3:.0f} k | "
                              f"{rate_a / rate_b:.1f}x |")
                 print(f"{case}: timed", file=sys.stderr)
-            tables["booksim-speed"] = "\n".join(lines) + "\n"
+            tables[MARKERS["speed"]] = "\n".join(lines) + "\n"
     for marker, table in tables.items():
         print(table)
         if args.out:
