@@ -154,11 +154,17 @@ def cpu_of(args: list[str], **kw) -> tuple[float, str]:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), out
 
 
-def traffic(machine: str, loads: str, packet_flits: int, pattern: str = "uniform", all_loads: bool = True) -> list[dict]:
+def traffic_args(machine: str, loads: str, packet_flits: int, pattern: str = "uniform", all_loads: bool = True) -> list[str]:
+    """acesim's command for BookSim2's measurement: 3 µs warm-up, 5 µs window, drain; JSON on stdout."""
     args = [BIN, "traffic", "-m", machine, "--pattern", pattern, "--load", loads, "--packet", f"{packet_flits * FLIT}B",
             "--flit", f"{FLIT}B", "--warmup", "3us", "--measure", "5us", "--drain", "50us", "--json", "/dev/stdout", "-q"]
     if all_loads:
         args.append("--all-loads")
+    return args
+
+
+def traffic(machine: str, loads: str, packet_flits: int, pattern: str = "uniform", all_loads: bool = True) -> list[dict]:
+    args = traffic_args(machine, loads, packet_flits, pattern, all_loads)
     return json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
 
 
@@ -304,9 +310,7 @@ def main() -> int:
                     cpu_b, b = booksim_run(booksim, tmp, net, f"traffic = uniform; injection_rate = {load}; sim_type = latency;")
                     packets_b = b["packet_rate"] * NETS[net][7] * b["cycles"]
                     best_b = min(best_b or (cpu_b, packets_b), (cpu_b, packets_b))
-                    cpu_a, out = cpu_of([BIN, "traffic", "-m", m, "--pattern", "uniform", "--load", str(load), "--packet", f"{FLIT}B",
-                                         "--flit", f"{FLIT}B", "--warmup", "3us", "--measure", "5us", "--drain", "50us",
-                                         "--all-loads", "--json", "/dev/stdout", "-q"])
+                    cpu_a, out = cpu_of(traffic_args(m, str(load), 1))
                     packets_a = json.loads(out)[0]["packets_delivered"]
                     best_a = min(best_a or (cpu_a, packets_a), (cpu_a, packets_a))
                 # A CPU time below the clock's tick reads 0: counted as one tick.
