@@ -1,9 +1,11 @@
 //! The discrete-event engine: a calendar queue of small `Copy` events keyed by (time,
-//! sequence), the `Schedule` interface through which models add events to it, and the
-//! windows in which the partitions of a parallel run advance together.
+//! sequence), the `Schedule` interface through which models add events to it, the hint that
+//! fetches the coming events' records early, and the windows in which the partitions of a
+//! parallel run advance together.
 
 pub mod group;
 pub mod local_exchange;
+pub mod prefetch;
 pub mod processes;
 pub mod queue;
 pub mod windows;

@@ -570,6 +570,15 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
+    /// The current picosecond's event `ahead` places after the next (0: the next one) as
+    /// its list holds them, if there is one. Events still in the heap (`early`) are not
+    /// looked at, so this is a hint of what comes, not the order: the event loop asks the
+    /// memory for what these events read before it handles them.
+    #[inline(always)]
+    pub fn upcoming(&self, ahead: usize) -> Option<&E> {
+        self.current.get(self.head + ahead).map(|e| &e.1)
+    }
+
     #[inline(always)]
     fn take_listed(&mut self) -> Entry<E> {
         let entry = self.current[self.head];
@@ -781,6 +790,21 @@ mod tests {
         assert_eq!(q.peek_time(), Some(900));
         q.pop();
         assert_eq!(q.peek_time(), Some(1 << 40));
+    }
+
+    #[test]
+    fn upcoming_names_the_current_times_next_events_without_taking_them() {
+        let mut q = EventQueue::default();
+        for (t, e) in [(5, 'a'), (5, 'b'), (5, 'c'), (9, 'd')] {
+            q.schedule(t, e);
+        }
+        assert_eq!(q.pop(), Some((5, 'a')));
+        assert_eq!((q.upcoming(0), q.upcoming(1)), (Some(&'b'), Some(&'c')));
+        // Only the current picosecond's list is looked at.
+        assert_eq!(q.upcoming(2), None);
+        assert_eq!(q.pop(), Some((5, 'b')));
+        assert_eq!(q.upcoming(0), Some(&'c'));
+        assert_eq!(q.processed(), 2);
     }
 
     #[test]

@@ -385,6 +385,13 @@ pub trait Network {
     /// Handles one of the model's own events.
     fn handle(&mut self, q: &mut impl Schedule<Self::Event>, now: Ps, ev: Self::Event);
 
+    /// Asks the memory for what `ev` will read, `ahead` (2 or 1) events before it is
+    /// handled: at 2 the first record it reads (a packet, a link), at 1 what that record
+    /// leads to, so that the handler does not wait on them. A hint only: it changes no
+    /// state and no result.
+    #[inline(always)]
+    fn prefetch(&self, _ev: &Self::Event, _ahead: usize) {}
+
     /// An event the model wants handled once every other event of the current picosecond
     /// is (the flow model solves its rates once for all of a picosecond's changes), or
     /// `None`. The driver hands it to `handle` when the picosecond's last event is done;

@@ -8,7 +8,7 @@ use crate::engine::windows::advance_clock;
 use crate::engine::{EventQueue, Partition};
 use crate::network::packet::{Crossing, PacketNetwork};
 use crate::network::Network;
-use crate::run::events::Event;
+use crate::run::events::{prefetch_upcoming, Event};
 use crate::run::options::Options;
 use crate::run::partition_report::PartitionCounter;
 use crate::runtime::{Mirror, RtEvent, Runtime};
@@ -71,6 +71,7 @@ impl<N: Network> ProgramPart<N> {
             let Some((now, ev)) = self.q.pop_before(end) else {
                 break;
             };
+            prefetch_upcoming(&self.q, &self.net);
             let origin = match ev {
                 Event::Net(e) => self.ranks + self.net.origin(e),
                 Event::Own(e) => self.rt.origin(e),

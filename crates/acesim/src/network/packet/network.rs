@@ -1,6 +1,7 @@
 //! The packet model behind the [`Network`] interface.
 
 use super::state::*;
+use crate::engine::prefetch::prefetch;
 use crate::engine::Schedule;
 use crate::machine::loaded::Machine;
 use crate::machine::topology::Topology;
@@ -151,6 +152,32 @@ impl Network for PacketNetwork {
             PacketEvent::NicTailArrive { pkt } => self.on_nic_tail_arrive(q, now, pkt),
             PacketEvent::TxDmaDone { nic } => self.on_tx_dma_done(q, now, nic),
             PacketEvent::RxDmaDone { pkt } => self.on_rx_dma_done(q, now, pkt),
+        }
+    }
+
+    /// Two ahead, the event's own record: its packet, link, input or NIC. One ahead, a
+    /// head's input (its packet, asked for the event before, names the port).
+    #[inline(always)]
+    fn prefetch(&self, ev: &PacketEvent, ahead: usize) {
+        if ahead == 1 {
+            if let PacketEvent::HeadArrive { pkt } = *ev {
+                if let Some(p) = self.packets.get(pkt as usize) {
+                    prefetch(&self.inputs, p.port);
+                }
+            }
+            return;
+        }
+        match *ev {
+            PacketEvent::HeadArrive { pkt }
+            | PacketEvent::RouteDone { pkt }
+            | PacketEvent::NicTailArrive { pkt }
+            | PacketEvent::RxDmaDone { pkt } => prefetch(&self.packets, pkt),
+            PacketEvent::LinkFree { link } | PacketEvent::Credit { link, .. } => {
+                prefetch(&self.links, link)
+            }
+            PacketEvent::InputFree { port } => prefetch(&self.inputs, port),
+            PacketEvent::TxDmaDone { nic } => prefetch(&self.nics, nic),
+            PacketEvent::BigCredit { .. } => {}
         }
     }
 

@@ -7,7 +7,7 @@ use crate::engine::windows::advance_clock;
 use crate::engine::{EventQueue, Partition};
 use crate::network::packet::{Crossing, PacketEvent, PacketNetwork};
 use crate::network::{Network, Notice};
-use crate::run::events::Event;
+use crate::run::events::{prefetch_upcoming, Event};
 use crate::run::partition_report::PartitionCounter;
 use crate::run::patterns::Traffic;
 use crate::run::traffic::injection::{Gen, Injector};
@@ -119,6 +119,7 @@ impl TrafficPart {
     #[inline(always)]
     fn handle_until(&mut self, end: Ps) {
         while let Some((now, ev)) = self.q.pop_before(end) {
+            prefetch_upcoming(&self.q, &self.net);
             let origin = match ev {
                 Event::Own(Gen { node }) => node,
                 Event::Net(e) => self.nodes + self.net.origin(e),
