@@ -2,7 +2,7 @@
 //!
 //! The event loop knows the current picosecond's next events before it handles them
 //! (`EventQueue::upcoming`). Each reads first a record among thousands (a packet, a link,
-//! a rank), mostly not in the core's cache: asked for an event or two before, it is there
+//! a router input), mostly not in the core's cache: asked for an event or two before, it is there
 //! when the handler reads it instead of the handler waiting for it
 //! (`Network::prefetch`, which the packet model implements). A hint only: nothing is read
 //! or changed.
