@@ -4,8 +4,8 @@
 //! A flow uses each of its resources with a weight (bytes of the resource per byte of the
 //! flow: a link carries headers, a DMA engine moves only the payload).
 //!
-//! A solve starts from the flows on the resources that changed since the last one and
-//! widens only as far as rates must move (see `solve`): a change in a network whose flows
+//! A solve starts from the flows that the resources changed since the last one held back
+//! (and new flows), and widens only as far as rates must move (see `solve`): a change in a network whose flows
 //! all share links end to end moves the rates of a few dozen flows, not of all of them.
 
 use smallvec::SmallVec;
@@ -268,7 +268,7 @@ impl MaxMin {
     ///
     /// Max-min rates are unique: every flow has a bottleneck, a full resource on which no
     /// flow is faster. So rather than the whole connected component, a solve starts from the
-    /// flows on the changed resources, fills them with every other flow's load held fixed,
+    /// flows the changed resources held back and new flows (`seed`), fills them with every other flow's load held fixed,
     /// and then checks the flows around them: a flow that lost its bottleneck, or that a
     /// solved flow needs slower, joins the solve, which runs again. It stops when every
     /// flow it touches has a bottleneck: the rates are then the max-min rates, and flows
@@ -298,14 +298,30 @@ impl MaxMin {
         }
     }
 
-    /// The flows on the changed resources (each resource once, in the order they changed,
-    /// and each flow once), into `flows`, marked as this solve's.
+    /// The flows on the changed resources that may move: those a changed resource held back
+    /// (their bottleneck) and new ones (rate 0), each once, in the order the resources
+    /// changed, into `flows`, marked as this solve's. A flow held back elsewhere keeps its
+    /// bottleneck and its rate unless the solve's flows need it slower, which `widen` finds:
+    /// starting from every flow on the changed resources solved 1.3 times as many flows a
+    /// change, in 18 % more instructions (`benches/maxmin.rs`), for the same rates.
     #[inline(never)]
     fn seed(&mut self, flows: &mut Vec<u32>) {
         self.visit = self.visit.wrapping_add(1);
         let visit = self.visit;
         for i in 0..self.dirty.len() {
-            self.join_flows_on(self.dirty[i], visit, flows);
+            let r = self.dirty[i];
+            let res = &mut self.resources[r as usize];
+            if res.seen == visit {
+                continue;
+            }
+            res.seen = visit;
+            for &(f, _) in &res.flows {
+                let flow = &mut self.flows[f as usize];
+                if flow.seen != self.solve && (flow.bottleneck == r || flow.rate == 0.0) {
+                    flow.seen = self.solve;
+                    flows.push(f);
+                }
+            }
         }
         self.dirty.clear();
     }
