@@ -825,6 +825,34 @@ mod tests {
         assert_eq!((m.rate(f1), m.rate(f3)), (4.0, 6.0));
     }
 
+    /// The solve starts from the new flow alone (g on link r is held back by link b, not
+    /// by r), and widening brings in the rest: g, faster than the new flow on the link they
+    /// now fill, and then h, whose link g leaves room on. Max-min by hand: r = 10 split
+    /// 5/5 between f and g, and h takes b's 16 less g's 5.
+    #[test]
+    fn a_flow_held_back_elsewhere_slows_when_a_new_flow_fills_its_link() {
+        let mut m = MaxMin::default();
+        let r = m.add_resource(10.0);
+        let b = m.add_resource(16.0);
+        let g = m.add_flow(&[(r, 1.0), (b, 1.0)]);
+        let h = m.add_flow(&[(b, 1.0)]);
+        let mut changed = Vec::new();
+        m.solve(&mut changed);
+        assert_eq!((m.rate(g), m.rate(h)), (8.0, 8.0));
+        let f = m.add_flow(&[(r, 1.0)]);
+        let before = m.rounds;
+        m.solve(&mut changed);
+        assert_eq!((m.rate(f), m.rate(g), m.rate(h)), (5.0, 5.0, 11.0));
+        // f, then g, then h.
+        assert_eq!(m.rounds - before, 3);
+        changed.sort_unstable();
+        assert_eq!(changed, vec![g, h, f]);
+        // The new flow ends: g and h go back to sharing b.
+        m.remove_flow(f);
+        m.solve(&mut changed);
+        assert_eq!((m.rate(g), m.rate(h)), (8.0, 8.0));
+    }
+
     #[test]
     fn a_lone_flow_gets_exactly_its_alone_rate() {
         let mut m = MaxMin::default();
