@@ -5,8 +5,9 @@
 //! flow: a link carries headers, a DMA engine moves only the payload).
 //!
 //! A solve starts from the flows that the resources changed since the last one held back
-//! (and new flows), and widens only as far as rates must move (see `solve`): a change in a network whose flows
-//! all share links end to end moves the rates of a few dozen flows, not of all of them.
+//! (and new flows), and widens only as far as rates must move (see `solve`): a change in a
+//! network whose flows all share links end to end moves the rates of a few dozen flows,
+//! not of all of them.
 
 use smallvec::SmallVec;
 
@@ -273,11 +274,11 @@ impl MaxMin {
     ///
     /// Max-min rates are unique: every flow has a bottleneck, a full resource on which no
     /// flow is faster. So rather than the whole connected component, a solve starts from the
-    /// flows the changed resources held back and new flows (`seed`), fills them with every other flow's load held fixed,
-    /// and then checks the flows around them: a flow that lost its bottleneck, or that a
-    /// solved flow needs slower, joins the solve, which runs again. It stops when every
-    /// flow it touches has a bottleneck: the rates are then the max-min rates, and flows
-    /// farther away keep theirs.
+    /// flows the changed resources held back and new flows (`seed`), fills them with every
+    /// other flow's load held fixed, and then checks the flows around them: a flow that
+    /// lost its bottleneck, or that a solved flow needs slower, joins the solve, which runs
+    /// again. It stops when every flow it touches has a bottleneck: the rates are then the
+    /// max-min rates, and flows farther away keep theirs.
     pub fn solve(&mut self, changed: &mut Vec<u32>) {
         changed.clear();
         self.solve = self.solve.wrapping_add(1);
@@ -317,38 +318,33 @@ impl MaxMin {
         let visit = self.visit;
         for i in 0..self.dirty.len() {
             let (r, added) = (self.dirty[i] & !ADDED, self.dirty[i] & ADDED != 0);
-            let res = &mut self.resources[r as usize];
-            if res.seen == visit {
-                continue;
-            }
-            res.seen = visit;
+            let res = &self.resources[r as usize];
             let share = res.capacity / res.flows.len() as f64;
-            for &(f, w) in &res.flows {
-                let flow = &mut self.flows[f as usize];
-                if flow.seen != self.solve
-                    && (flow.bottleneck == r
-                        || flow.rate == 0.0
-                        || (added && w * flow.rate > share))
-                {
-                    flow.seen = self.solve;
-                    flows.push(f);
-                }
-            }
+            self.join_flows_on(r, visit, flows, |flow, w| {
+                flow.bottleneck == r || flow.rate == 0.0 || (added && w * flow.rate > share)
+            });
         }
         self.dirty.clear();
     }
 
-    /// The flows on resource `r` join `flows` (each once a solve), unless `r` was visited
-    /// already (`visit`).
-    fn join_flows_on(&mut self, r: u32, visit: u32, flows: &mut Vec<u32>) {
+    /// The flows on resource `r` that `may_move` (given a flow and its weight there) join
+    /// `flows` (each once a solve), unless `r` was visited already (`visit`).
+    #[inline(always)]
+    fn join_flows_on(
+        &mut self,
+        r: u32,
+        visit: u32,
+        flows: &mut Vec<u32>,
+        may_move: impl Fn(&Flow, f64) -> bool,
+    ) {
         let res = &mut self.resources[r as usize];
         if res.seen == visit {
             return;
         }
         res.seen = visit;
-        for &(f, _) in &res.flows {
+        for &(f, w) in &res.flows {
             let flow = &mut self.flows[f as usize];
-            if flow.seen != self.solve {
+            if flow.seen != self.solve && may_move(flow, w) {
                 flow.seen = self.solve;
                 flows.push(f);
             }
@@ -367,7 +363,7 @@ impl MaxMin {
             for k in 0..self.routes[f].len() {
                 let r = self.routes[f][k].resource;
                 if self.resources[r as usize].flows.len() > 1 {
-                    self.join_flows_on(r, visit, flows);
+                    self.join_flows_on(r, visit, flows, |_, _| true);
                 }
             }
         }
