@@ -1,135 +1,29 @@
 //! Micro-benchmark of the flow model's max-min solver (issue 18: at least a million flow
-//! starts and ends per second): 10,000 flows in flight on a 16x16x24 torus (36,864 network
-//! links, an injection and an ejection link and a send and a receive DMA engine per node:
-//! 73,728 resources), each flow on its sender's DMA engine, its injection link, 2 to 8
-//! network links in dimension order, its ejection link and its receiver's DMA engine (4 to
-//! 10 links), the DMA engines at the payload's share of the wire bytes (weight 0.97). Each
-//! step ends a flow (remove_flow + solve) and starts one (add_flow + solve); throughput in
+//! starts and ends per second), on the churn of `support/torus_flows.rs`: throughput in
 //! starts and ends. `cargo bench -p acesim --bench maxmin`.
 
-use acesim::network::flow::MaxMin;
+#[path = "support/torus_flows.rs"]
+mod torus_flows;
+
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
-
-/// A small deterministic generator (the benches need no external randomness).
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        self.0 >> 33
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-const DIMS: [u64; 3] = [16, 16, 24];
-/// Bytes per picosecond: 4 GB/s links, DMA engines a little faster.
-const LINK: f64 = 0.004;
-const DMA: f64 = 0.0045;
-/// Payload share of the wire bytes (4 KiB packets with 128-byte headers).
-const PAYLOAD: f64 = 4096.0 / 4224.0;
-const IN_FLIGHT: usize = 10_000;
-
-/// The torus's resources: network links (router × 6 ports), then per node its injection
-/// and ejection links and its send and receive DMA engines.
-struct Net {
-    solver: MaxMin,
-    routers: u64,
-}
-
-impl Net {
-    fn new() -> Net {
-        let routers = DIMS.iter().product::<u64>();
-        let mut solver = MaxMin::default();
-        for _ in 0..routers * 8 {
-            solver.add_resource(LINK);
-        }
-        for _ in 0..routers * 2 {
-            solver.add_resource(DMA);
-        }
-        Net { solver, routers }
-    }
-
-    fn link(&self, router: u64, port: u64) -> u32 {
-        (router * 6 + port) as u32
-    }
-
-    /// A random flow's resources and weights.
-    fn route(&self, rng: &mut Lcg) -> Vec<(u32, f64)> {
-        let (n, links) = (self.routers, self.routers * 6);
-        let src = rng.below(n);
-        // Hops per dimension (2 to 8 in all, each in one direction), in dimension order.
-        let hops = 2 + rng.below(7);
-        let mut per_dim = [0u64; 3];
-        for _ in 0..hops {
-            per_dim[rng.below(3) as usize] += 1;
-        }
-        let mut uses = vec![
-            ((n * 8 + src) as u32, PAYLOAD), // send DMA
-            ((links + src) as u32, 1.0),     // injection link
-        ];
-        let mut coords = [src % 16, src / 16 % 16, src / 256];
-        for d in 0..3 {
-            let up = rng.below(2) == 0;
-            for _ in 0..per_dim[d] {
-                let here = coords[0] + coords[1] * 16 + coords[2] * 256;
-                uses.push((self.link(here, d as u64 * 2 + u64::from(!up)), 1.0));
-                coords[d] = if up {
-                    (coords[d] + 1) % DIMS[d]
-                } else {
-                    (coords[d] + DIMS[d] - 1) % DIMS[d]
-                };
-            }
-        }
-        let dst = coords[0] + coords[1] * 16 + coords[2] * 256;
-        uses.push(((links + n + dst) as u32, 1.0)); // ejection link
-        uses.push(((n * 9 + dst) as u32, PAYLOAD)); // receive DMA
-        uses.sort_unstable_by_key(|u| u.0);
-        uses
-    }
-}
+use torus_flows::{churn, in_flight, Lcg};
 
 /// Flows ending and starting with 10,000 in flight.
-fn churn(c: &mut Criterion) {
+fn churn_10k(c: &mut Criterion) {
     // The flows share links end to end (one component of ~9,700 flows), but a change moves
-    // the rates of about ten of them: a solve widens only that far (~17 µs a change).
+    // the rates of about ten of them: a solve widens only that far.
     const STEPS: u64 = 200;
-    let mut net = Net::new();
     let mut rng = Lcg(18);
-    let mut changed = Vec::new();
-    let mut flows: Vec<u32> = Vec::with_capacity(IN_FLIGHT);
-    for _ in 0..IN_FLIGHT {
-        let uses = net.route(&mut rng);
-        flows.push(net.solver.add_flow(&uses));
-    }
-    net.solver.solve(&mut changed);
+    let (mut net, mut flows) = in_flight(&mut rng);
     let mut g = c.benchmark_group("maxmin");
     g.sample_size(10);
     g.throughput(Throughput::Elements(2 * STEPS));
     g.bench_function("torus_10k_flows_start_end", |b| {
-        b.iter(|| {
-            let mut solved = 0usize;
-            for _ in 0..STEPS {
-                let i = rng.below(IN_FLIGHT as u64) as usize;
-                net.solver.remove_flow(flows[i]);
-                net.solver.solve(&mut changed);
-                solved += changed.len();
-                let uses = net.route(&mut rng);
-                flows[i] = net.solver.add_flow(&uses);
-                net.solver.solve(&mut changed);
-                solved += changed.len();
-            }
-            black_box(solved)
-        })
+        b.iter(|| black_box(churn(&mut net, &mut flows, &mut rng, STEPS)))
     });
     g.finish();
 }
 
-criterion_group!(benches, churn);
+criterion_group!(benches, churn_10k);
 criterion_main!(benches);
