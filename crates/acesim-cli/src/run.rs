@@ -72,6 +72,7 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
     let terminal = (!a.quiet && first)
         .then(acesim::run::progress::Terminal::on_stderr)
         .flatten();
+    let summary_only = json_out.is_none() && a.timeline.is_none() && a.parquet.is_none();
     let options = acesim::run::simulate::Options {
         progress: terminal.as_ref().map(|t| t.progress()),
         model,
@@ -86,7 +87,9 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
         threads: a.threads,
         phases: phases.clone(),
         // The summary counts operations; only the JSON and the timeline list them.
-        summary_only: json_out.is_none() && a.timeline.is_none() && a.parquet.is_none(),
+        summary_only,
+        // Nor does it read the per-rank, per-link or per-NIC tables.
+        no_tables: summary_only && links_out.is_none(),
         ..Default::default()
     };
     let results = match &processes {

@@ -521,3 +521,48 @@ proptest! {
         same_on_threads(&m, &parse(&messages_text(ranks, &msgs)), options(1));
     }
 }
+
+#[test]
+fn a_run_that_makes_no_tables_prints_the_summary_of_one_that_does() {
+    // Puts and a collective across the partitions' cut, inside a region.
+    let mut t = "ranks 16\n".to_string();
+    for r in 0..16u32 {
+        t += &format!(
+            "rank {r}\nregion_begin exchange\nput {} 9000 tag=1\npoll 1\nallreduce 1KiB\nregion_end exchange\n",
+            (r + 5) % 16,
+        );
+    }
+    let (m, p) = (load(TORUS), parse(&t));
+    let summary_only = Options {
+        summary_only: true,
+        ..options(1)
+    };
+    let bare = Options {
+        no_tables: true,
+        ..summary_only.clone()
+    };
+    let run = |o: &Options| {
+        let mut r = simulate_with(&m, p.clone(), o).expect("the run ends");
+        r.wall_seconds = 0.0;
+        r
+    };
+    for threads in [1, 2] {
+        let at = |o: &Options| Options {
+            threads: Some(threads),
+            ..o.clone()
+        };
+        let (with, without) = (run(&at(&summary_only)), run(&at(&bare)));
+        assert_eq!(with.summary(), without.summary(), "{threads} threads");
+        // The totals are still added up; the tables are not made.
+        assert_eq!(
+            (with.bytes_injected, with.packet_hops),
+            (without.bytes_injected, without.packet_hops)
+        );
+        assert!(!with.all_links.is_empty() && !with.per_rank.is_empty());
+        assert!(without.all_links.is_empty() && without.per_rank.is_empty());
+        assert!(without.nics.is_empty());
+    }
+    // Across threads and processes, whose shares then carry the totals alone.
+    let one = same_on_threads(&m, &p, bare);
+    assert!(one.contains("\"packet_hops\""), "{one}");
+}

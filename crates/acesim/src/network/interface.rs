@@ -274,6 +274,15 @@ impl NetStats {
         }
     }
 
+    /// The whole network's totals alone, without any link's or NIC's counts: what a
+    /// partition of a run that makes no tables (`Options::no_tables`) sends.
+    pub fn totals(&self) -> SparseStats {
+        SparseStats {
+            counters: self.counters,
+            ..Default::default()
+        }
+    }
+
     /// Adds another partition's counts (`add`, for sparse counts).
     pub fn add_sparse(&mut self, other: &SparseStats) {
         self.counters.add(&other.counters);

@@ -15,23 +15,26 @@ use crate::units::format_time;
 /// The results of a run that processed `events` events in `wall` seconds; `partial` says
 /// where and why it stopped, when it stopped early. The runtime's transfer records move
 /// into the results. A large run's per-rank and per-link rows are made on up to `threads`
-/// threads.
+/// threads; with `tables` off (`Options::no_tables`) none are made.
 pub fn collect(
     net: &mut impl Network,
     rt: &mut Runtime,
     events: u64,
     wall: f64,
     partial: Option<Partial>,
-    threads: usize,
+    (threads, tables): (usize, bool),
 ) -> Results {
     // A stopped run's time is where it stopped: a lower bound of the full run's.
     let predicted = partial
         .as_ref()
         .map_or(rt.last_activity, |p| p.stopped_at_ps);
-    let all_links = LinkTable::new(net, predicted, threads);
+    let all_links = match tables {
+        true => LinkTable::new(net, predicted, threads),
+        false => LinkTable::default(),
+    };
     let topo = net.topology();
     let links_omitted = all_links.len() > MAX_JSON_LINKS;
-    let nic_stats = net.nic_stats();
+    let nic_stats = if tables { net.nic_stats() } else { &[] };
     let (mean_hops, minimal_fraction) = nics::over_all(nic_stats);
     // The receives and collectives read the transfers' records; then the records of the
     // user's own transfers become the operations (moved, not copied).
@@ -60,7 +63,12 @@ pub fn collect(
         packet_hops: net.counters().packet_hops,
         bytes_injected: net.counters().bytes_injected,
         wall_seconds: wall,
-        per_rank: per_rank(rt, predicted, threads),
+        // The summary reads a replay's traced windows from the ranks' rows.
+        per_rank: if tables || rt.program.traced_windows.is_some() {
+            per_rank(rt, predicted, threads)
+        } else {
+            Vec::new()
+        },
         operation_count: rt.program_transfers,
         operations: match merged {
             _ if !keeps => Operations::default(),

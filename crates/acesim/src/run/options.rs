@@ -35,6 +35,11 @@ pub struct Options {
     /// a replayed trace holds the requests in flight rather than one record per message.
     /// For runs whose outputs do not show them (the command line without `--json`).
     pub summary_only: bool,
+    /// Make no per-rank, per-link or per-NIC tables: for runs whose outputs are the
+    /// summary alone (the command line without `--json`, `--links-csv`, `--parquet` or
+    /// `--timeline`). The network's totals are still added up; a run across processes
+    /// then sends process 0 no per-link counts.
+    pub no_tables: bool,
     /// Told where the run is every quarter of a second (`run::progress`).
     pub progress: Option<crate::run::progress::Progress>,
     /// Threads to run on (`run::simulate_threads`), 0 meaning every core (with enough

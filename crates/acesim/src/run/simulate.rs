@@ -167,6 +167,7 @@ fn drive<N: Network>(
     // results' rows, as they read the program (`--threads 1` keeps to one core).
     let _prefault = crate::prefault::Prefault::while_serial(options.threads);
     let rows = crate::frontends::record::RecordOptions::read_threads_for(options.threads);
+    let tables = (rows, !options.no_tables);
     prepare(&mut net, &mut rt, options);
     let phases = &options.phases;
     phases.lap("build network");
@@ -242,7 +243,7 @@ fn drive<N: Network>(
         };
         drop(q);
         net.release_run_state();
-        let mut r = results::collect(&mut net, &mut rt, events, wall, Some(partial), rows);
+        let mut r = results::collect(&mut net, &mut rt, events, wall, Some(partial), tables);
         r.partitions = counter.map(PartitionCounter::finish);
         r.coupling = net.coupling();
         phases.lap("collect results");
@@ -259,7 +260,7 @@ fn drive<N: Network>(
         .map_err(|v| Error::Internal(format!("model invariant broken: {v}")))?;
     drop(q);
     net.release_run_state();
-    let mut r = results::collect(&mut net, &mut rt, events, wall, None, rows);
+    let mut r = results::collect(&mut net, &mut rt, events, wall, None, tables);
     r.partitions = counter.map(PartitionCounter::finish);
     r.coupling = net.coupling();
     phases.lap("collect results");

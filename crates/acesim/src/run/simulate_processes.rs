@@ -74,7 +74,12 @@ pub fn simulate_across(
     for (i, p) in parts.into_iter().enumerate() {
         // Process 0's first network is the one the counts are added to.
         let keeps_counts = ex.me() == 0 && i == 0;
-        let (ended, net, rt) = Ended::of(p, end, stopped.is_none(), keeps_counts);
+        let (ended, net, rt) = Ended::of(
+            p,
+            end,
+            stopped.is_none(),
+            (keeps_counts, !options.no_tables),
+        );
         ends.push(ended);
         nets.push(net);
         runtimes.push(rt);
@@ -115,13 +120,7 @@ pub fn simulate_across(
         windows: count.windows,
         crossings: count.crossings,
     };
-    let mut results = finish(
-        net,
-        runtimes,
-        ends,
-        (stopped, parallel),
-        (started, &options.phases),
-    )?;
+    let mut results = finish(net, runtimes, ends, (stopped, parallel), (started, options))?;
     results.machine = Some(MachineId::of(machine, &machine.name.0));
     Ok(Some(results))
 }

@@ -15,7 +15,6 @@ use crate::program::Program;
 use crate::results::partitions::Parallel;
 use crate::results::{self, Results, StopReason};
 use crate::run::options::Options;
-use crate::run::phases::Phases;
 use crate::run::program_part::prepare;
 use crate::run::program_part::ProgramPart;
 use crate::run::progress::{Reporter, Status};
@@ -100,6 +99,7 @@ pub(super) fn simulate_threads(
     // thread, while the first adds them, before the runtimes are merged, which is when a
     // large run peaks.
     let complete = stopped.is_none();
+    let tables = !options.no_tables;
     let mut parts = parts.into_iter();
     let first = parts
         .next()
@@ -109,7 +109,7 @@ pub(super) fn simulate_threads(
             .map(|p| {
                 let (send, ended) = std::sync::mpsc::channel();
                 let freed = s.spawn(move || {
-                    let (ended, mut net, rt) = Ended::of(p, end, complete, true);
+                    let (ended, mut net, rt) = Ended::of(p, end, complete, (true, tables));
                     let counts = std::mem::take(&mut net.stats);
                     // A closed channel means the first partition's thread is gone.
                     let _ = send.send((ended, rt, counts));
@@ -118,14 +118,17 @@ pub(super) fn simulate_threads(
                 (ended, freed)
             })
             .collect();
-        let (ended, mut net, rt) = Ended::of(first, end, complete, true);
+        let (ended, mut net, rt) = Ended::of(first, end, complete, (true, tables));
         // Every partition's counts are added (in partition order) before any is joined,
         // so none waits for another's network to be freed.
         let received: Vec<_> = (1..)
             .zip(others)
             .map(|(part, (other, freed))| {
                 let got = other.recv().ok().map(|(ended, rt, counts)| {
-                    net.add_counts_of(part, &counts);
+                    match tables {
+                        true => net.add_counts_of(part, &counts),
+                        false => net.stats.counters.add(&counts.counters),
+                    }
                     (ended, rt)
                 });
                 (got, freed)
@@ -152,13 +155,7 @@ pub(super) fn simulate_threads(
         crossings: count.crossings,
     };
     options.phases.lap("end partitions");
-    finish(
-        net,
-        runtimes,
-        ends,
-        (stopped, parallel),
-        (started, &options.phases),
-    )
+    finish(net, runtimes, ends, (stopped, parallel), (started, options))
 }
 
 /// A partition's tally: events handled, ranks finished, interrupted.
@@ -321,12 +318,13 @@ impl Ended {
     /// Partition `p` ended at `end` (`complete`: with nothing left to do). Its network
     /// keeps its counts (`keeps_counts`) on threads, where they are added whole
     /// (`PacketNetwork::add_counts_of`), and in process 0's first partition; the other
-    /// processes' partitions make them sparse to send them, reading the links they send on.
+    /// processes' partitions make them sparse to send them, reading the links they send on,
+    /// or send only the totals when the run makes no `tables`.
     pub(super) fn of(
         p: ProgramPart<PacketNetwork>,
         end: Ps,
         complete: bool,
-        keeps_counts: bool,
+        (keeps_counts, tables): (bool, bool),
     ) -> (Ended, PacketNetwork, Runtime) {
         let ProgramPart {
             mut net, mut rt, q, ..
@@ -350,10 +348,10 @@ impl Ended {
             in_flight: net.in_flight(),
             stuck: net.stuck_summary(),
             runtime_end: if complete { rt.check_end() } else { Ok(()) },
-            stats: if keeps_counts {
-                SparseStats::default()
-            } else {
-                net.take_sparse_stats()
+            stats: match (keeps_counts, tables) {
+                (true, _) => SparseStats::default(),
+                (false, true) => net.take_sparse_stats(),
+                (false, false) => net.stats.totals(),
             },
         };
         (ended, net, rt)
@@ -367,8 +365,9 @@ pub(super) fn finish(
     runtimes: Vec<Runtime>,
     ends: Vec<Ended>,
     (stopped, parallel): (Option<(StopReason, Ps)>, Parallel),
-    (started, phases): (std::time::Instant, &Phases),
+    (started, options): (std::time::Instant, &Options),
 ) -> Result<Results> {
+    let phases = &options.phases;
     let broken = |v: &str| Error::Internal(format!("model invariant broken: {v}"));
     // What only a running network needs goes first: the end needs only its counts. A run
     // given several threads frees it on another (`free_aside`).
@@ -429,7 +428,7 @@ pub(super) fn finish(
         events,
         wall,
         partial,
-        parallel.threads as usize,
+        (parallel.threads as usize, !options.no_tables),
     );
     r.parallel = Some(parallel);
     // What is left of the network and the runtime: the program's operations, the ranks'
