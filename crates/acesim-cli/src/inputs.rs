@@ -175,7 +175,7 @@ pub(crate) fn machine_inputs<'a>(
 }
 
 /// The replay options of the command line, as the library reads them.
-fn replay_args(t: &crate::args::TraceArgs) -> acesim::frontends::replay::ReplayArgs {
+pub(crate) fn replay_args(t: &crate::args::TraceArgs) -> acesim::frontends::replay::ReplayArgs {
     acesim::frontends::replay::ReplayArgs {
         ignore_calls: t.ignore_call.clone(),
         compute_scale: t.compute_scale,

@@ -6,10 +6,12 @@ use crate::exit_codes::EXIT_STOPPED;
 use crate::inputs::{bytes, load_machine, load_program, machine_inputs, record_timeout_arg};
 use crate::output::{check_distinct, write_all, Output, Producer};
 use crate::signals::{interrupt_flag, signal_exit_code};
+use acesim::engine::Exchange;
 use acesim::error::{Error, Location};
-use acesim::frontends::record::RecordOptions;
+use acesim::frontends::record::{OnlyRanks, RecordOptions};
 use acesim::frontends::schedule;
 use acesim::network::Model;
+use acesim::run::options::ReadWhole;
 use acesim::run::phases::Phases;
 use std::path::PathBuf;
 
@@ -54,7 +56,10 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
         check_distinct(&outputs, &inputs)?;
     }
     phases.lap("load machine");
-    let (program, schedule_text) = read_program(&a, &config, &interrupt)?;
+    // Under mpirun, one block of the machine per process; process 0 prints and writes.
+    let processes = crate::processes::start()?;
+    let (program, schedule_text, read_whole) =
+        read_program(&a, &config, &interrupt, (processes.as_deref(), model))?;
     phases.lap("read program");
     let trace = a.trace || a.timeline.is_some();
     let max_sim_time = acesim::run::simulate::parse_time_limit(
@@ -65,8 +70,6 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
     if let Some(t) = a.threads {
         crate::traffic::warn_if_more_than_cores(t);
     }
-    // Under mpirun, one block of the machine per process; process 0 prints and writes.
-    let processes = crate::processes::start()?;
     let first = processes.as_ref().is_none_or(|p| p.me() == 0);
     // Where the run is, on a terminal unless --quiet (cleared before the summary).
     let terminal = (!a.quiet && first)
@@ -90,6 +93,7 @@ pub(crate) fn run(a: RunArgs) -> acesim::Result<i32> {
         summary_only,
         // Nor does it read the per-rank, per-link or per-NIC tables.
         no_tables: summary_only && links_out.is_none(),
+        read_whole,
         ..Default::default()
     };
     let results = match &processes {
@@ -187,12 +191,15 @@ fn threads_of_the_process(threads: Option<u32>) -> usize {
 
 /// The program of `a`, read (recorded, parsed, streamed) with `a`'s options, and its
 /// schedule text when `--schedule-out` asks for it; the job layout applied after the text
-/// is made (the text is the program as read, without jobs).
+/// is made (the text is the program as read, without jobs). Under mpirun a process reads
+/// whole only its own ranks' blocks of a schedule file (`schedule::parse_only`): the
+/// program is then `partial`, and comes with the way to read it whole again.
 fn read_program(
     a: &RunArgs,
     config: &acesim::Machine,
     interrupt: &std::sync::Arc<std::sync::atomic::AtomicBool>,
-) -> acesim::Result<(acesim::Program, Option<String>)> {
+    (processes, model): (Option<&dyn Exchange>, Model),
+) -> acesim::Result<(acesim::Program, Option<String>, Option<ReadWhole>)> {
     let options = RecordOptions {
         interrupt: Some(interrupt.clone()),
         timeout_s: record_timeout_arg(a.record_timeout.as_deref())?,
@@ -203,6 +210,7 @@ fn read_program(
         // A run on threads reads a large schedule on them too; a serial run on every core,
         // unless mpirun started several processes (which share the cores).
         read_threads: threads_of_the_process(a.threads),
+        only_ranks: None,
     };
     let args = crate::inputs::program_args(&a.program, &a.params, &a.args)?;
     if a.schedule_out.is_some()
@@ -215,19 +223,89 @@ fn read_program(
             "a motif is generated as the run goes: it has no schedule to write",
         ));
     }
-    let program = load_program(
-        &a.program,
-        &a.trace_args.format,
-        a.machine.ranks,
-        &args,
-        &options,
-    )?;
+    let source = ProgramSource {
+        path: a.program.clone(),
+        format: a.trace_args.format.clone(),
+        ranks: a.machine.ranks,
+        args,
+        options,
+        layout: crate::inputs::replay_args(&a.trace_args),
+        machine: config.clone(),
+    };
+    // A split run's own ranks: the whole schedule is still needed to write it out, to
+    // repeat it as jobs (which renumbers its ranks) and by models that do not split.
+    let split = processes.filter(|_| {
+        a.schedule_out.is_none()
+            && a.trace_args.jobs.is_none()
+            && model == Model::Packet
+            && a.partitions.is_none()
+    });
+    if let Some(ex) = split {
+        let (count, me, threads) = (ex.count(), ex.me(), a.threads);
+        let machine = config.clone();
+        let only = OnlyRanks(std::sync::Arc::new(move |ranks| {
+            acesim::run::simulate_processes::own_ranks(&machine, ranks, (count, me), threads)
+        }));
+        let mine = source.read(Some(only));
+        // Every process goes on only if every one read its share: else all read the whole
+        // program, and return its first error as one process would.
+        let all = acesim::engine::gather_all(ex, &mine.is_ok()).map_err(Error::Internal)?;
+        let program = match (mine, all.iter().all(|&ok| ok)) {
+            (Ok(program), true) => program,
+            _ => source.read(None)?,
+        };
+        let read_whole = program.partial.then(|| {
+            ReadWhole(std::sync::Arc::new(move || {
+                let whole = source.read(None)?;
+                acesim::run::simulate::linked(&source.machine, whole)
+            }))
+        });
+        return Ok((program, None, read_whole));
+    }
+    let program = source.load(None)?;
     let schedule_text = match &a.schedule_out {
         Some(_) => Some(schedule::write(&program).map_err(|m| {
             Error::input(Location::file("command line").with_field("schedule-out"), m)
         })?),
         None => None,
     };
-    let program = crate::inputs::adjust_program(program, &a.trace_args, config)?;
-    Ok((program, schedule_text))
+    let program = source.lay_out(program)?;
+    Ok((program, schedule_text, None))
+}
+
+/// Where a run's program comes from, and how it is read: enough to read it again.
+struct ProgramSource {
+    path: PathBuf,
+    format: String,
+    ranks: Option<u32>,
+    args: Vec<String>,
+    options: RecordOptions,
+    /// The job layout applied after reading (`--jobs`, `--max-message`, `--collectives`).
+    layout: acesim::frontends::replay::ReplayArgs,
+    machine: acesim::Machine,
+}
+
+impl ProgramSource {
+    /// The program as read, whole or (`only`) with only some ranks' operations.
+    fn load(&self, only: Option<OnlyRanks>) -> acesim::Result<acesim::Program> {
+        let options = RecordOptions {
+            only_ranks: only,
+            ..self.options.clone()
+        };
+        load_program(&self.path, &self.format, self.ranks, &self.args, &options)
+    }
+
+    /// The job layout applied to `program`.
+    fn lay_out(&self, program: acesim::Program) -> acesim::Result<acesim::Program> {
+        self.layout.lay_out(
+            program,
+            &self.machine,
+            &acesim::frontends::replay::COMMAND_LINE,
+        )
+    }
+
+    /// The program read and laid out.
+    fn read(&self, only: Option<OnlyRanks>) -> acesim::Result<acesim::Program> {
+        self.lay_out(self.load(only)?)
+    }
 }

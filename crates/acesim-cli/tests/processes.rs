@@ -283,3 +283,93 @@ fn a_build_without_mpi_refuses_to_run_as_copies() {
     assert!(stderr(&o).contains("built without MPI"), "{}", stderr(&o));
     assert!(!json.exists());
 }
+
+/// Each process reads whole only its own ranks' blocks of a schedule: a program whose
+/// ranks on both processes exchange, wait for request lists, meet in collective calls and
+/// regions and name source files gives the files of one process; a line wrong in one
+/// process's rank fails every process with the error of one process; a rank on each
+/// process calling a third that never answers is reported as one process reports it.
+#[cfg(feature = "mpi")]
+#[test]
+fn processes_reading_their_own_ranks_give_the_results_and_errors_of_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let torus = repo().join("examples/machines/torus-4x4.toml");
+    let schedule = |name: &str, extra: &dyn Fn(u32) -> String| -> String {
+        let mut t = "ranks 16\n".to_string();
+        for r in 0..16u32 {
+            let (next, prev) = ((r + 1) % 16, (r + 15) % 16);
+            t += &format!(
+                "rank {r}\nregion_begin step\nisend {next} 5000 req=a tag=1\nirecv {prev} 5000 req=b tag=1 @src/x.c:{r}\nwaitall a b\nsendrecv {prev} 64 {next} 64\nput {} 9000 tag=2 handle=h\ncomplete h\nallreduce 2KiB\nregion_end step\n{}",
+                (r + 3) % 16,
+                extra(r)
+            );
+        }
+        let path = dir.path().join(name);
+        std::fs::write(&path, t).unwrap();
+        path.display().to_string()
+    };
+    let run = |mpi: Option<Command>, sched: &str, json: Option<&Path>| -> Output {
+        let mut cmd = match mpi {
+            Some(mut m) => {
+                m.args(["-np", "2", ACESIM]);
+                m
+            }
+            None => Command::new(ACESIM),
+        };
+        cmd.args(["run", sched, "-m", torus.to_str().unwrap(), "-q"]);
+        if let Some(j) = json {
+            cmd.args(["--json", j.to_str().unwrap()]);
+        }
+        cmd.output().unwrap()
+    };
+    let Some(mpi) = mpirun() else { return };
+    let good = schedule("good.sched", &|_| String::new());
+    let (one, two) = (dir.path().join("one.json"), dir.path().join("two.json"));
+    let o = run(None, &good, Some(&one));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(Some(mpi), &good, Some(&two));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let strip = |p: &Path| {
+        let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap();
+        for k in ["wall_seconds", "parallel"] {
+            v.as_object_mut().unwrap().remove(k);
+        }
+        v
+    };
+    assert_eq!(strip(&one), strip(&two));
+    // Rank 13 (on process 1) puts to a rank that does not exist; rank 14 (also there)
+    // names a NIC the machine does not have.
+    for (name, bad) in [("dst", 13), ("nic", 14)] {
+        let line = match name {
+            "dst" => "put 99 4KB tag=3\n",
+            _ => "put 1 4KB tag=3 nic=5\n",
+        };
+        let sched = schedule(&format!("{name}.sched"), &|r| match r == bad {
+            true => line.to_string(),
+            false => String::new(),
+        });
+        let single = run(None, &sched, None);
+        assert_eq!(single.status.code(), Some(2), "{}", stderr(&single));
+        let o = run(mpirun(), &sched, None);
+        assert_ne!(o.status.code(), Some(0));
+        // Both processes print it.
+        let first = stderr(&single)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        assert!(first.contains(&format!("field `{name}`")), "{first}");
+        assert!(stderr(&o).contains(&first), "{}", stderr(&o));
+    }
+    // Rank 2 (process 0) and rank 13 (process 1) wait for rank 7, which never sends.
+    let sched = schedule("dead.sched", &|r| match r {
+        2 | 13 => "recv 7 8 tag=77\n".to_string(),
+        _ => String::new(),
+    });
+    let single = run(None, &sched, None);
+    assert_eq!(single.status.code(), Some(3), "{}", stderr(&single));
+    assert!(stderr(&single).contains("rank 13"), "{}", stderr(&single));
+    let o = run(mpirun(), &sched, None);
+    assert_ne!(o.status.code(), Some(0));
+    assert!(stderr(&o).starts_with(&stderr(&single)), "{}", stderr(&o));
+}

@@ -90,8 +90,9 @@ pub fn load(
         Format::Goal => with_text_of(source, |text| {
             goal::parse_on(&name, text, options.read_threads)
         })?,
-        Format::Schedule => with_text_of(source, |text| {
-            schedule::parse_on(&name, text, options.read_threads)
+        Format::Schedule => with_text_of(source, |text| match &options.only_ranks {
+            Some(only) => schedule::parse_only(&name, text, options.read_threads, &*only.0),
+            None => schedule::parse_on(&name, text, options.read_threads),
         })?,
         Format::Dumpi => {
             let path = match source {

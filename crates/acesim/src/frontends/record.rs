@@ -39,6 +39,19 @@ pub struct RecordOptions {
     /// Threads a large schedule or GOAL file is read on (0 or 1: one; `schedule::parse_on`,
     /// `goal::parse_on`).
     pub read_threads: usize,
+    /// The ranks whose operations a schedule file's reading keeps (a process of a run
+    /// across processes: its own; `schedule::parse_only`); `None`: every rank's.
+    pub only_ranks: Option<OnlyRanks>,
+}
+
+/// Given a schedule's rank count, the ranks whose operations are read whole (`None`: all).
+#[derive(Clone)]
+pub struct OnlyRanks(pub Arc<dyn Fn(u32) -> Option<Vec<bool>> + Send + Sync>);
+
+impl std::fmt::Debug for OnlyRanks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OnlyRanks")
+    }
 }
 
 impl RecordOptions {

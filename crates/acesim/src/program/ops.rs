@@ -487,6 +487,11 @@ pub struct Program {
     /// For a trace read as the run goes: its collective calls, once per distinct call
     /// (`ops` then holds only its communicator creations).
     pub call_seqs: Option<crate::program::call_seqs::CallSeqs<CollCall>>,
+    /// Only some ranks' operations were read (a process's own, `RecordOptions::only_ranks`):
+    /// the other ranks' lists hold only what ties ranks together (collective calls,
+    /// communicators, regions, operations with a source location), so that the rest of
+    /// the program is numbered as in a whole reading.
+    pub partial: bool,
 }
 
 // A program read as the run goes (`program::stream` runs it).

@@ -47,6 +47,32 @@ pub struct Options {
     pub threads: Option<u32>,
     /// Times the run's phases (`acesim run --timings`); off by default.
     pub phases: crate::run::phases::Phases,
+    /// Reads the whole program again, checked and linked (`simulate::linked`): for a run
+    /// across processes given a `partial` program, whose first error, or deadlock report,
+    /// may need ranks that no process read whole.
+    pub read_whole: Option<ReadWhole>,
+}
+
+/// How a partial program is read whole again (`Options::read_whole`).
+#[derive(Clone)]
+pub struct ReadWhole(pub Arc<dyn Fn() -> crate::Result<crate::Program> + Send + Sync>);
+
+impl std::fmt::Debug for ReadWhole {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ReadWhole")
+    }
+}
+
+impl Options {
+    /// The whole program, read again (`read_whole`).
+    pub(crate) fn whole_program(&self) -> crate::Result<crate::Program> {
+        match &self.read_whole {
+            Some(read) => (read.0)(),
+            None => Err(crate::error::Error::Internal(
+                "a partial program with no way to read it whole".into(),
+            )),
+        }
+    }
 }
 
 impl Options {

@@ -67,6 +67,15 @@ pub fn check_program(machine: &Machine, program: &Program) -> Result<()> {
     Ok(())
 }
 
+/// `program` checked against the machine and linked, as a run links it (a program read
+/// whole again for a partial one: `Options::read_whole`).
+pub fn linked(machine: &Machine, program: Program) -> Result<Program> {
+    let mut program = program;
+    check_program(machine, &program)?;
+    crate::program::link::link_keeping(&mut program, &machine.collectives)?;
+    Ok(program)
+}
+
 /// A time limit given as text (`10ms`), or the input error naming `source` and `field`.
 pub fn parse_time_limit(text: Option<&str>, source: &str, field: &str) -> Result<Option<Ps>> {
     text.map(|t| {

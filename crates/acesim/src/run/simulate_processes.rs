@@ -9,6 +9,7 @@
 use crate::engine::{gather_all, gather_first, run_processes, Bounds, Exchange, Group, Partition};
 use crate::error::{Error, Location, Result};
 use crate::machine::loaded::Machine;
+use crate::network::packet::PacketNetwork;
 use crate::program::Program;
 use crate::results::partitions::Parallel;
 use crate::results::provenance::MachineId;
@@ -18,7 +19,7 @@ use crate::run::progress::Reporter;
 use crate::run::simulate::{simulate_with, whole_of};
 use crate::run::simulate_threads::{
     finish, partitions, refuse_unsplittable, stop_of, stop_rule, threads_for, watch_run, Ended,
-    Tally,
+    Tally, Whole,
 };
 use crate::runtime::{Runtime, RuntimeShare};
 use crate::units::Ps;
@@ -40,7 +41,10 @@ pub fn simulate_across(
     agree(ex, machine, &program, options)?;
     options.phases.lap("agree on inputs");
     let internal = |e: String| Error::Internal(e);
-    let whole = whole_of(machine, program, options)?;
+    let whole = match program.partial {
+        false => whole_of(machine, program, options)?,
+        true => agreed_whole(ex, machine, whole_of(machine, program, options), options)?,
+    };
     options.phases.lap("link and lay out");
     let ranks = whole.program.ranks;
     // Each process runs `threads` partitions, on as many threads.
@@ -125,6 +129,49 @@ pub fn simulate_across(
     Ok(Some(results))
 }
 
+/// The ranks whose operations process `me` of `processes` needs (those on the nodes of its
+/// partitions: `partitions`), for a program of `ranks` ranks run on `threads` threads a
+/// process (`Options::threads`); `None` when the machine cannot take the ranks or be split
+/// (the run then says why, from the whole program).
+pub fn own_ranks(
+    machine: &Machine,
+    ranks: u32,
+    (processes, me): (usize, usize),
+    threads: Option<u32>,
+) -> Option<Vec<bool>> {
+    let (topo, placement) = crate::run::simulate::layout(machine, ranks).ok()?;
+    let routers = topo.num_routers / processes as u32;
+    let threads = threads_for(threads.unwrap_or(1), routers);
+    let blocks = processes as u32 * threads;
+    let split = PacketNetwork::partition_machine(&topo, machine, blocks, "mpirun -np").ok()?;
+    let mine = me as u32 * threads..(me as u32 + 1) * threads;
+    let nic = |node: u32| topo.node_nic(node, 0);
+    Some(
+        placement
+            .node
+            .iter()
+            .map(|&node| mine.contains(&split.of_router[topo.nic_router(nic(node)) as usize]))
+            .collect(),
+    )
+}
+
+/// The run's whole program laid out, given what this process made of its partial program
+/// (`mine`): when any process failed, every process reads the program whole and returns
+/// what a run of the whole program returns (its first error), so that none waits for the
+/// others in a run they left.
+fn agreed_whole<'a>(
+    ex: &dyn Exchange,
+    machine: &'a Machine,
+    mine: Result<Whole<'a>>,
+    options: &Options,
+) -> Result<Whole<'a>> {
+    let all = gather_all(ex, &mine.is_ok()).map_err(Error::Internal)?;
+    match (mine, all.iter().all(|&ok| ok)) {
+        (Ok(whole), true) => Ok(whole),
+        _ => whole_of(machine, options.whole_program()?, options),
+    }
+}
+
 /// A process's tally: its partitions' events and finished ranks added up.
 fn sum_tallies(tallies: &[Tally]) -> Tally {
     tallies
@@ -136,11 +183,19 @@ fn sum_tallies(tallies: &[Tally]) -> Tally {
 
 /// Checks that every process was given the same machine, program and options.
 fn agree(ex: &dyn Exchange, machine: &Machine, program: &Program, options: &Options) -> Result<()> {
-    let ops: usize = program.ops.iter().map(Vec::len).sum();
+    // A partial program holds each process's own ranks' operations, and every rank's
+    // collective calls, regions and request lists.
+    let ops: usize = match program.partial {
+        false => program.ops.iter().map(Vec::len).sum(),
+        true => 0,
+    };
     let mine = format!(
-        "{} {} {ops} {:?} {:?} {} {} {} {}",
+        "{} {} {ops} {} {} {} {:?} {:?} {} {} {} {}",
         MachineId::of(machine, "").hash,
         program.ranks,
+        program.coll_calls.len(),
+        program.regions.len(),
+        program.req_lists.len(),
         options.max_events,
         options.max_sim_time,
         options.trace,

@@ -415,6 +415,11 @@ pub(super) fn finish(
         }
         None => {
             let stuck = (!stuck.is_empty()).then(|| stuck.join("; "));
+            if rt.program.partial && rt.ranks_finished() < rt.program.ranks {
+                // The report reads what blocked ranks still have to do, whichever process
+                // ran them: from the whole program, read again.
+                rt.program = Arc::new(options.whole_program()?);
+            }
             if let Some(report) = rt.deadlock_report(now, in_flight, stuck) {
                 return Err(Error::Deadlock(Box::new(report)));
             }

@@ -9,7 +9,7 @@ mod repeat;
 mod tokens;
 mod write;
 
-pub use parts::parse_on;
+pub use parts::{parse_on, parse_only};
 pub use read::parse;
 pub use write::write;
 

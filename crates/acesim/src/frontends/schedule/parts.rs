@@ -10,12 +10,47 @@ use crate::frontends::stretches::{
     read_in_stretches, stretch_count, StretchReader, Stretches, MIN_STRETCH_BYTES,
 };
 use crate::program::ops::Program;
+use std::sync::Arc;
 
 /// Reads a schedule on up to `threads` threads: a large one's rank blocks are split into
 /// stretches read side by side. The same program, or the same first error, on any number
 /// of threads.
 pub fn parse_on(file: &str, text: &str, threads: usize) -> Result<Program> {
     parse(file, text, threads, MIN_STRETCH_BYTES)
+}
+
+/// `parse_on`, reading whole only the blocks of the ranks `only` marks, given the rank
+/// count (`Reader::only`; `None`: every rank's); the program is then `partial`. A schedule
+/// whose rank count cannot be read, that has `repeat` blocks, or whose partial reading
+/// fails is read whole: its error is the whole reading's first.
+pub fn parse_only(
+    file: &str,
+    text: &str,
+    threads: usize,
+    only: &dyn Fn(u32) -> Option<Vec<bool>>,
+) -> Result<Program> {
+    let own = rank_count(file, text).and_then(only);
+    let Some(own) = own else {
+        return parse_on(file, text, threads);
+    };
+    let own: Arc<[bool]> = own.into();
+    match read_own(file, text, threads, MIN_STRETCH_BYTES, &own) {
+        // A loop's operations stream from the ranks' whole lists.
+        Ok(p) if p.stream.is_none() => Ok(p),
+        _ => parse_on(file, text, threads),
+    }
+}
+
+/// The rank count of `ranks N`, if the schedule's head gives one.
+fn rank_count(file: &str, text: &str) -> Option<u32> {
+    let mut head = Reader::new(file, text);
+    for (i, line) in crate::frontends::lines::lines(text).enumerate() {
+        if let Some(ranks) = head.rank_count() {
+            return Some(ranks);
+        }
+        head.read(line, i + 1).ok()?;
+    }
+    head.rank_count()
 }
 
 /// Reads `text` on up to `threads` threads, in stretches of at least `min_part` bytes.
@@ -25,6 +60,29 @@ fn parse(file: &str, text: &str, threads: usize, min_part: usize) -> Result<Prog
         return read::parse(file, text);
     }
     match read_in_stretches(file, text, parts, is_rank_line, Outcome::of)? {
+        Stretches::NoRanks(head) => head.finish(),
+        Stretches::Read { first, others } => merge(first, others),
+    }
+}
+
+/// `parse`, reading whole only the blocks of the ranks `own` marks.
+fn read_own<'a>(
+    file: &'a str,
+    text: &'a str,
+    threads: usize,
+    min_part: usize,
+    own: &Arc<[bool]>,
+) -> Result<Program> {
+    let parts = stretch_count(text.len(), threads, min_part);
+    if parts < 2 {
+        let mut reader = Reader::new(file, text).only(own.clone());
+        reader.read(text, 1)?;
+        return reader.finish();
+    }
+    let outcome = |reader: Reader<'a>, stretch: &'a str, first_line: usize| {
+        Outcome::of(reader.only(own.clone()), stretch, first_line)
+    };
+    match read_in_stretches(file, text, parts, is_rank_line, outcome)? {
         Stretches::NoRanks(head) => head.finish(),
         Stretches::Read { first, others } => merge(first, others),
     }
@@ -199,6 +257,54 @@ mod tests {
             let one = outcome(read::parse("s.sched", &text));
             prop_assert_eq!(&outcome(parse("s.sched", &text, threads, 1)), &one);
             prop_assert_eq!(&outcome(parse("s.sched", &text, threads, 16)), &one);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1000))]
+        /// A partial reading, by one reader or in parts, keeps its own ranks' operations as
+        /// a whole reading has them, and numbers what ties ranks together (collective
+        /// calls, regions, files, request lists) as it does; a schedule that fails, or has
+        /// loops, is read whole. A line wrong in another rank's block may pass unread: that
+        /// rank's reader finds it (the run then reads the program whole).
+        #[test]
+        fn a_partial_reading_keeps_its_ranks_and_the_whole_numbering(
+            text in schedule(),
+            mask in 0u8..8,
+            threads in 2usize..4,
+        ) {
+            let own: Vec<bool> = (0..3).map(|r| mask >> r & 1 == 1).collect();
+            let whole = read::parse("s.sched", &text);
+            let only = |_: u32| Some(own.clone());
+            let part = parse_only("s.sched", &text, 1, &only);
+            let Ok(w) = whole.as_ref().map_err(|e| e.to_string()) else {
+                match part {
+                    Ok(p) => prop_assert!(p.partial && own.contains(&false)),
+                    part => prop_assert_eq!(outcome(part), outcome(whole)),
+                }
+                return Ok(());
+            };
+            if w.stream.is_some() {
+                prop_assert_eq!(outcome(part), outcome(whole));
+                return Ok(());
+            }
+            let mask: Arc<[bool]> = own.clone().into();
+            let in_parts = read_own("s.sched", &text, threads, 1, &mask);
+            for p in [part, in_parts] {
+                let p = p.map_err(|e| TestCaseError::fail(e.to_string()))?;
+                prop_assert!(p.partial);
+                for r in (0..3).filter(|&r| own[r]) {
+                    prop_assert_eq!(format!("{:?}", p.ops[r]), format!("{:?}", w.ops[r]));
+                    prop_assert_eq!(
+                        (p.handles[r], p.comm_handles[r]),
+                        (w.handles[r], w.comm_handles[r])
+                    );
+                }
+                prop_assert_eq!(format!("{:?}", p.coll_calls), format!("{:?}", w.coll_calls));
+                prop_assert_eq!(&p.regions, &w.regions);
+                prop_assert_eq!(&p.files, &w.files);
+                prop_assert_eq!(p.req_lists.len(), w.req_lists.len());
+            }
         }
     }
 

@@ -43,6 +43,8 @@ pub(super) struct Reader<'a> {
     last_block_ops: usize,
     /// The blocks started, in order (kept by the readers of parts after the first).
     pub starts: Option<Vec<BlockStart>>,
+    /// The ranks whose operations are read whole (`only`); `None`: every rank's.
+    own: Option<std::sync::Arc<[bool]>>,
 }
 
 impl<'a> StretchReader<'a> for Reader<'a> {
@@ -58,6 +60,7 @@ impl<'a> StretchReader<'a> for Reader<'a> {
             loops: Vec::new(),
             last_block_ops: 0,
             starts: None,
+            own: None,
         }
     }
 
@@ -94,7 +97,55 @@ impl<'a> StretchReader<'a> for Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    /// This reader reads whole the blocks of the ranks `own` marks; of the others' it skips
+    /// the operations that concern their rank alone (`skips`).
+    pub fn only(mut self, own: std::sync::Arc<[bool]>) -> Self {
+        self.own = Some(own);
+        self
+    }
+
+    /// Whether `raw`, a line of the block being read, is skipped (`only`): an operation of
+    /// another rank that ties it to no other, outside a `repeat` (whose operations are
+    /// counted by position). Collective calls, communicators, regions and `repeat` lines
+    /// are read; of a skipped line, the file of its source location (files are numbered
+    /// by their first appearance); of a request list (`waitall`, `waitany`, and the two
+    /// requests of a `sendrecv`) its length too, which numbers the lists after it.
+    fn skips(&self, raw: &str) -> Skip {
+        let (Some(own), Some(rank)) = (&self.own, self.block.rank) else {
+            return Skip::No;
+        };
+        if own[rank as usize] || !self.block.open_loops.is_empty() {
+            return Skip::No;
+        }
+        match raw.split_ascii_whitespace().next().unwrap_or("") {
+            "put" | "get" | "poll" | "complete" | "compute" | "send" | "recv" | "isend"
+            | "irecv" | "wait" | "test" => Skip::Operation,
+            "sendrecv" => Skip::Pair,
+            "waitall" | "waitany" => Skip::List,
+            _ => Skip::No,
+        }
+    }
+
     pub fn line(&mut self, at: At, raw: &'a str, toks: &mut Vec<Tok<'a>>) -> Result<()> {
+        match self.skips(raw) {
+            Skip::No => {}
+            Skip::Operation if !raw.contains('@') => return Ok(()),
+            skip => {
+                // What is wrong with the line is its rank's reader's to report (a partial
+                // reading that fails is done again whole: `parse_only`).
+                if tokenize(raw, toks).is_ok() && self.source(at, toks).is_ok() {
+                    let listed = match skip {
+                        Skip::List => toks.len().saturating_sub(1),
+                        Skip::Pair => 2,
+                        _ => 0,
+                    };
+                    if let (true, Some(prog)) = (listed > 0, self.program.as_mut()) {
+                        prog.req_list(&vec![crate::program::NONE; listed]);
+                    }
+                }
+                return Ok(());
+            }
+        }
         tokenize(raw, toks).map_err(|(c, m)| at.err(c, None, m))?;
         if toks.is_empty() {
             return Ok(());
@@ -378,11 +429,23 @@ impl<'a> Reader<'a> {
         })?;
         self.block.check_closed(self.file, &prog.regions)?;
         prog.files = self.files;
+        prog.partial = self.own.is_some();
         if !self.loops.is_empty() {
             repeat::stream(&mut prog, &self.loops);
         }
         Ok(prog)
     }
+}
+
+/// What `Reader::only` does with a line.
+#[derive(Clone, Copy)]
+enum Skip {
+    No,
+    Operation,
+    /// A `sendrecv`: two requests in a list.
+    Pair,
+    /// A `waitall` or `waitany`: its requests in a list.
+    List,
 }
 
 /// `op` of a part, numbered as in the whole: `files` and `regions` map the part's ids,
