@@ -55,7 +55,9 @@ pub struct Options {
 
 /// How a partial program is read whole again (`Options::read_whole`).
 #[derive(Clone)]
-pub struct ReadWhole(pub Arc<dyn Fn() -> crate::Result<crate::Program> + Send + Sync>);
+pub struct ReadWhole(
+    pub Arc<dyn Fn() -> crate::error::Result<crate::program::Program> + Send + Sync>,
+);
 
 impl std::fmt::Debug for ReadWhole {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -65,7 +67,7 @@ impl std::fmt::Debug for ReadWhole {
 
 impl Options {
     /// The whole program, read again (`read_whole`).
-    pub(crate) fn whole_program(&self) -> crate::Result<crate::Program> {
+    pub(crate) fn whole_program(&self) -> crate::error::Result<crate::program::Program> {
         match &self.read_whole {
             Some(read) => (read.0)(),
             None => Err(crate::error::Error::Internal(
