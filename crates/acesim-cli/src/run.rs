@@ -246,14 +246,11 @@ fn read_program(
         let only = OnlyRanks(std::sync::Arc::new(move |ranks| {
             acesim::run::simulate_processes::own_ranks(&machine, ranks, (count, me), threads)
         }));
-        let mine = source.read(Some(only));
         // Every process goes on only if every one read its share: else all read the whole
         // program, and return its first error as one process would.
-        let all = acesim::engine::gather_all(ex, &mine.is_ok()).map_err(Error::Internal)?;
-        let program = match (mine, all.iter().all(|&ok| ok)) {
-            (Ok(program), true) => program,
-            _ => source.read(None)?,
-        };
+        let program = acesim::run::simulate_processes::agreed(ex, source.read(Some(only)), || {
+            source.read(None)
+        })?;
         let read_whole = program.partial.then(|| {
             ReadWhole(std::sync::Arc::new(move || {
                 let whole = source.read(None)?;

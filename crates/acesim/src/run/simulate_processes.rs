@@ -19,7 +19,7 @@ use crate::run::progress::Reporter;
 use crate::run::simulate::{simulate_with, whole_of};
 use crate::run::simulate_threads::{
     finish, partitions, refuse_unsplittable, stop_of, stop_rule, threads_for, watch_run, Ended,
-    Tally, Whole,
+    Tally,
 };
 use crate::runtime::{Runtime, RuntimeShare};
 use crate::units::Ps;
@@ -43,7 +43,11 @@ pub fn simulate_across(
     let internal = |e: String| Error::Internal(e);
     let whole = match program.partial {
         false => whole_of(machine, program, options)?,
-        true => agreed_whole(ex, machine, whole_of(machine, program, options), options)?,
+        // Linking a partial program reads only some ranks' operations: a process that
+        // failed makes every process lay out the whole program, for its first error.
+        true => agreed(ex, whole_of(machine, program, options), || {
+            whole_of(machine, options.whole_program()?, options)
+        })?,
     };
     options.phases.lap("link and lay out");
     let ranks = whole.program.ranks;
@@ -155,20 +159,19 @@ pub fn own_ranks(
     )
 }
 
-/// The run's whole program laid out, given what this process made of its partial program
-/// (`mine`): when any process failed, every process reads the program whole and returns
-/// what a run of the whole program returns (its first error), so that none waits for the
-/// others in a run they left.
-fn agreed_whole<'a>(
+/// What this process made of its share of a step (`mine`: reading or linking only its own
+/// ranks' operations) when every process's succeeded; else what the step gives done on
+/// the whole program (`whole`), in every process: one process's first error, and no
+/// process waits for others in a run they left.
+pub fn agreed<T>(
     ex: &dyn Exchange,
-    machine: &'a Machine,
-    mine: Result<Whole<'a>>,
-    options: &Options,
-) -> Result<Whole<'a>> {
+    mine: Result<T>,
+    whole: impl FnOnce() -> Result<T>,
+) -> Result<T> {
     let all = gather_all(ex, &mine.is_ok()).map_err(Error::Internal)?;
     match (mine, all.iter().all(|&ok| ok)) {
-        (Ok(whole), true) => Ok(whole),
-        _ => whole_of(machine, options.whole_program()?, options),
+        (Ok(value), true) => Ok(value),
+        _ => whole(),
     }
 }
 
