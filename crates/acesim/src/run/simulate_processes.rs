@@ -82,12 +82,13 @@ pub fn simulate_across(
     for (i, p) in parts.into_iter().enumerate() {
         // Process 0's first network is the one the counts are added to.
         let keeps_counts = ex.me() == 0 && i == 0;
-        let (ended, net, rt) = Ended::of(
+        let (ended, net, mut rt) = Ended::of(
             p,
             end,
             stopped.is_none(),
             (keeps_counts, !options.no_tables),
         );
+        rt.leave_free_slots();
         ends.push(ended);
         nets.push(net);
         runtimes.push(rt);

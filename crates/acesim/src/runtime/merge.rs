@@ -141,6 +141,48 @@ fn kept_slots(p: &Runtime) -> Option<Vec<u32>> {
     Some(kept)
 }
 
+impl Runtime {
+    /// A partition's free transfer slots, left behind where it ran rather than in the
+    /// merge (`kept_slots`): the other records close up, and what names them is renumbered
+    /// (`names`, `by_name` and `xfer_order` too). The merge then finds none free. Done on
+    /// each partition's own thread, or by each process before it sends its share, a
+    /// million-rank run's millions of free slots are neither copied nor sent, and process
+    /// 0 does not fill fresh memory with vacant records (`share.rs`).
+    pub fn leave_free_slots(&mut self) {
+        if self.free_xfers.is_empty() {
+            return;
+        }
+        let Some(kept) = kept_slots(self) else {
+            return;
+        };
+        let closed_up = Offsets {
+            xfers: 0,
+            recvs: 0,
+            kept: Some(&kept),
+        };
+        renumber(self, closed_up);
+        if let Some(s) = self.split.as_deref_mut() {
+            retain_kept(&mut s.names, &kept);
+            retain_kept(&mut s.xfer_order, &kept);
+            s.by_name.retain(|_, id| kept[*id as usize] != NONE);
+            s.by_name
+                .values_mut()
+                .for_each(|id| *id = kept[*id as usize]);
+        }
+        leave_free_slots(self, &kept);
+    }
+}
+
+/// The entries of a list by transfer slot (which may stop short of the last slot) whose
+/// slots `kept` gives a place.
+fn retain_kept<T>(by_slot: &mut Vec<T>, kept: &[u32]) {
+    let mut slot = 0;
+    by_slot.retain(|_| {
+        slot += 1;
+        kept[slot - 1] != NONE
+    });
+}
+
 /// Drops the free slots of partition `p`'s transfer records, those `kept` (`kept_slots`)
 /// gives no place.
 fn leave_free_slots(p: &mut Runtime, kept: &[u32]) {

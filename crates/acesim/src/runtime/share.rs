@@ -59,7 +59,8 @@ struct CollPlace {
 
 impl Runtime {
     /// This partition's runtime as process 0 needs it (its own ranks; the others idle).
-    pub fn into_share(self) -> RuntimeShare {
+    pub fn into_share(mut self) -> RuntimeShare {
+        self.leave_free_slots();
         let split = self.split.map(|s| *s).unwrap_or_default();
         // A partition holds its own ranks only, in rank order: they go as they lie.
         let (rank_ids, mut ranks) = self.ranks.into_own();
