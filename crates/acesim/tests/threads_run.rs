@@ -563,6 +563,29 @@ fn a_run_that_makes_no_tables_prints_the_summary_of_one_that_does() {
         assert!(without.nics.is_empty());
     }
     // Across threads and processes, whose shares then carry the totals alone.
-    let one = same_on_threads(&m, &p, bare);
+    let one = same_on_threads(&m, &p, bare.clone());
     assert!(one.contains("\"packet_hops\""), "{one}");
+    // Every rank finishes, so a process leaves the ranks that finished cleanly out of its
+    // share (`Runtime::into_share`): those with a put never polled or a message never
+    // received are still sent, and the summary's notes count them as one process does.
+    let mut t = "ranks 16\n".to_string();
+    for r in 0..16u32 {
+        t += &format!("rank {r}\nput {} 9000 tag=1\npoll 1\n", (r + 5) % 16);
+        if r % 3 == 0 {
+            t += &format!("put {} 64 tag=9\n", (r + 3) % 16);
+        }
+        if [1, 6, 14].contains(&r) {
+            t += &format!("isend {} 32 tag=4 req=q\nwait q\n", (r + 7) % 16);
+        }
+    }
+    let p = parse(&t);
+    let one = simulate_with(&m, p.clone(), &bare)
+        .expect("the run ends")
+        .summary();
+    assert!(one.contains("puts landed but were never polled"), "{one}");
+    assert!(
+        one.contains("never received") || one.contains("unmatched"),
+        "{one}"
+    );
+    same_on_threads(&m, &p, bare);
 }

@@ -96,12 +96,17 @@ pub fn simulate_across(
     // Only the first partition's network is kept (for the counts merged into it).
     nets.truncate(1);
     options.phases.lap("end partitions");
-    // Process 0 keeps its own shares; the others send theirs.
+    // Process 0 keeps its own shares; the others send theirs. When every rank finished
+    // and the results read no rank's row, those that finished cleanly stay behind: process
+    // 0 neither decodes nor holds half a million states it would not read.
+    let finished: u32 = status.iter().map(|s| s.1 .1).sum();
+    let without_finished =
+        options.no_tables && finished == ranks && split.program.traced_windows.is_none();
     let sent: Option<Vec<(Ended, RuntimeShare)>> = match ex.me() {
         0 => None,
         _ => Some(
             ends.drain(..)
-                .zip(runtimes.drain(..).map(Runtime::into_share))
+                .zip(runtimes.drain(..).map(|rt| rt.into_share(without_finished)))
                 .collect(),
         ),
     };

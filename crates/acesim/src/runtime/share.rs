@@ -59,11 +59,37 @@ struct CollPlace {
 
 impl Runtime {
     /// This partition's runtime as process 0 needs it (its own ranks; the others idle).
-    pub fn into_share(mut self) -> RuntimeShare {
+    /// `without_finished`: a run whose every rank finished and whose results read no rank's
+    /// row (a summary-only run) leaves out the ranks that finished with nothing left over
+    /// (no landed put unpolled, no message or receive unmatched, no region open): the
+    /// results read those only by rank, and process 0 then holds no state for them.
+    pub fn into_share(mut self, without_finished: bool) -> RuntimeShare {
         self.leave_free_slots();
         let split = self.split.map(|s| *s).unwrap_or_default();
         // A partition holds its own ranks only, in rank order: they go as they lie.
-        let (rank_ids, mut ranks) = self.ranks.into_own();
+        let (mut rank_ids, mut ranks) = self.ranks.into_own();
+        if without_finished {
+            let left_over = |st: &RankState| {
+                st.finish.is_none()
+                    || st.landed.values().any(|&n| n > 0)
+                    || !st.unexpected.is_empty()
+                    || !st.posted.is_empty()
+                    || !st.regions.is_empty()
+                    || st.in_coll.is_some()
+                    || st.dag.is_some()
+            };
+            let keep: Vec<bool> = ranks.iter().map(left_over).collect();
+            let mut i = 0;
+            rank_ids.retain(|_| {
+                i += 1;
+                keep[i - 1]
+            });
+            let mut i = 0;
+            ranks.retain(|_| {
+                i += 1;
+                keep[i - 1]
+            });
+        }
         let mut in_colls = Vec::new();
         for (&r, st) in rank_ids.iter().zip(&mut ranks) {
             if let Some(c) = st.in_coll.take() {
