@@ -144,10 +144,11 @@ fn kept_slots(p: &Runtime) -> Option<Vec<u32>> {
 impl Runtime {
     /// A partition's free transfer slots, left behind where it ran rather than in the
     /// merge (`kept_slots`): the other records close up, and what names them is renumbered
-    /// (`names`, `by_name` and `xfer_order` too). The merge then finds none free. Done on
-    /// each partition's own thread, or by each process before it sends its share, a
-    /// million-rank run's millions of free slots are neither copied nor sent, and process
-    /// 0 does not fill fresh memory with vacant records (`share.rs`).
+    /// (`names`, `by_name` and `xfer_order` too). The merge then finds none free. Done by
+    /// each process of a run across processes before it sends its share (process 0 before
+    /// the merge), a million-rank run's millions of free slots are neither sent nor made
+    /// again as vacant records in process 0's fresh memory (`share.rs`). (Partitions on
+    /// threads leave them to the merge, which drops them in place.)
     pub fn leave_free_slots(&mut self) {
         if self.free_xfers.is_empty() {
             return;
@@ -186,11 +187,7 @@ fn retain_kept<T>(by_slot: &mut Vec<T>, kept: &[u32]) {
 /// Drops the free slots of partition `p`'s transfer records, those `kept` (`kept_slots`)
 /// gives no place.
 fn leave_free_slots(p: &mut Runtime, kept: &[u32]) {
-    let mut slot = 0;
-    p.xfers.retain(|_| {
-        slot += 1;
-        kept[slot - 1] != NONE
-    });
+    retain_kept(&mut p.xfers, kept);
     p.free_xfers.clear();
 }
 

@@ -78,17 +78,11 @@ impl Runtime {
                     || st.in_coll.is_some()
                     || st.dag.is_some()
             };
-            let keep: Vec<bool> = ranks.iter().map(left_over).collect();
-            let mut i = 0;
-            rank_ids.retain(|_| {
-                i += 1;
-                keep[i - 1]
-            });
-            let mut i = 0;
-            ranks.retain(|_| {
-                i += 1;
-                keep[i - 1]
-            });
+            (rank_ids, ranks) = rank_ids
+                .into_iter()
+                .zip(ranks)
+                .filter(|(_, st)| left_over(st))
+                .unzip();
         }
         let mut in_colls = Vec::new();
         for (&r, st) in rank_ids.iter().zip(&mut ranks) {
