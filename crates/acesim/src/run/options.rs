@@ -75,9 +75,7 @@ impl Options {
             )),
         }
     }
-}
 
-impl Options {
     /// What the run records beyond its results (for the memory estimate).
     pub fn tracing(&self) -> Tracing {
         match (self.trace, self.timeline) {

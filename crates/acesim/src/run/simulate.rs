@@ -69,8 +69,7 @@ pub fn check_program(machine: &Machine, program: &Program) -> Result<()> {
 
 /// `program` checked against the machine and linked, as a run links it (a program read
 /// whole again for a partial one: `Options::read_whole`).
-pub fn linked(machine: &Machine, program: Program) -> Result<Program> {
-    let mut program = program;
+pub fn linked(machine: &Machine, mut program: Program) -> Result<Program> {
     check_program(machine, &program)?;
     crate::program::link::link_keeping(&mut program, &machine.collectives)?;
     Ok(program)

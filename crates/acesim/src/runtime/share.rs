@@ -61,8 +61,8 @@ impl Runtime {
     /// This partition's runtime as process 0 needs it (its own ranks; the others idle).
     /// `without_finished`: a run whose every rank finished and whose results read no rank's
     /// row (a summary-only run) leaves out the ranks that finished with nothing left over
-    /// (no landed put unpolled, no message or receive unmatched, no region open): the
-    /// results read those only by rank, and process 0 then holds no state for them.
+    /// (no landed put unpolled, no message or receive unmatched, no region open): only a
+    /// rank's row would read them, and process 0 then holds no state for them.
     pub fn into_share(mut self, without_finished: bool) -> RuntimeShare {
         self.leave_free_slots();
         let split = self.split.map(|s| *s).unwrap_or_default();
