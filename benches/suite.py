@@ -15,6 +15,7 @@ import json
 import os
 import random
 import shutil
+import statistics
 import re
 import subprocess
 import sys
@@ -341,9 +342,11 @@ def main() -> int:
             return r
         cases.append(("nn-1m", nn))
         # Issue 20: the same program on 2 threads (or 2 MPI processes of one thread each)
-        # against `--threads 1`, timed in turn (1, 2, 1, 2) in this run; the least of each
-        # counts, for the whole process and for the simulation (the summary's wall: after
-        # the schedule is read). Each turn times the run twice: as the summary alone (the
+        # against `--threads 1`, timed in turn (1, 2, 1, 2, 1, 2) in this run; the least of
+        # each counts, for the whole process and for the simulation (the summary's wall:
+        # after the schedule is read). Beside it, the median of each turn's own ratio: a
+        # slow stretch of this machine's hour that falls on one run of a pair moves the
+        # ratio of the least times, where the two runs of a turn share most of it. Each turn times the run twice: as the summary alone (the
         # speed-up the case reports) and with its 2.5 GB `--json` written into a new file
         # (each run's file is removed first: replacing a file makes ext4 write the old one
         # out first, docs/performance.md), whose bytes must be the same for 1 and 2. Each
@@ -361,7 +364,7 @@ def main() -> int:
             peaks: dict[tuple[int, bool], float] = {}
             # The phases of each count's fastest run (`--timings`).
             phases: dict[tuple[int, bool], dict[str, float]] = {}
-            for _ in range(1 if smoke else 2):
+            for _ in range(1 if smoke else 3):
                 for n in (1, 2):
                     for with_json in (False, True):
                         js = os.path.join(tmp, f"nn-{by}{n}.json")
@@ -397,10 +400,13 @@ def main() -> int:
             r = json.load(open(os.path.join(tmp, f"nn-{by}1.json")))
             best = {k: min(v) for k, v in walls.items()}
             sim = {k: min(v) for k, v in sims.items()}
+            turns = {j: [a / b for a, b in zip(walls[(1, j)], walls[(2, j)])] for j in (False, True)}
             return {"wall_seconds": best[(2, False)], "sim_seconds": sim[(2, False)], "wall_seconds_1": best[(1, False)], "split_by": by,
                     "speedup_2": best[(1, False)] / best[(2, False)], "sim_speedup_2": sim[(1, False)] / sim[(2, False)],
                     "wall_seconds_json": best[(2, True)], "wall_seconds_1_json": best[(1, True)],
                     "speedup_2_json": best[(1, True)] / best[(2, True)],
+                    "speedup_2_turns": turns[False], "speedup_2_turns_median": statistics.median(turns[False]),
+                    "speedup_2_json_turns": turns[True], "walls": {f"{n}{' json' if j else ''}": w for (n, j), w in walls.items()},
                     "peak_mib": peaks[(2, True)], "peak_mib_1": peaks[(1, True)],
                     "phases_1": phases[(1, False)], "phases_2": phases[(2, False)],
                     "phases_1_json": phases[(1, True)], "phases_2_json": phases[(2, True)], "events": r["events"],
@@ -483,6 +489,8 @@ def main() -> int:
                 one = {"threads": "thread", "processes": "process"}[by]
                 extra += f"  1 {one} {r['wall_seconds_1']:.2f} s: 2 {by} {r['speedup_2']:.2f}x (simulation {r['sim_speedup_2']:.2f}x)"
                 extra += f"; with --json 1 {one} {r['wall_seconds_1_json']:.2f} s, 2 {by} {r['wall_seconds_json']:.2f} s: {r['speedup_2_json']:.2f}x"
+                turns = ", ".join(f"{t:.2f}x" for t in r["speedup_2_turns"])
+                extra += f"\n    each turn's own ratio: {turns} (median {r['speedup_2_turns_median']:.2f}x)"
                 for suffix, what in (("", ""), ("_json", " with --json")):
                     for n in (1, 2):
                         laps = ", ".join(f"{k} {v:.2f}" for k, v in r[f"phases_{n}{suffix}"].items() if k != "total")
