@@ -109,3 +109,20 @@ impl Runtime {
         self.ranks.iter().map(|(_, st)| st.posted.len()).sum()
     }
 }
+
+impl RankState {
+    /// Whether the end of the run reads anything of this rank beyond its row: it did not
+    /// finish, or it left over what the readers above count (puts never polled, messages or
+    /// receives never matched), or a region, a collective call or a dependency graph open.
+    /// A rank that leaves nothing over need not reach process 0 in a summary-only run
+    /// (`Runtime::into_share`): a reader added above must be reflected here.
+    pub(super) fn leaves_something_over(&self) -> bool {
+        self.finish.is_none()
+            || self.landed.values().any(|&n| n > 0)
+            || !self.unexpected.is_empty()
+            || !self.posted.is_empty()
+            || !self.regions.is_empty()
+            || self.in_coll.is_some()
+            || self.dag.is_some()
+    }
+}

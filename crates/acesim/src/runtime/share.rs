@@ -69,19 +69,10 @@ impl Runtime {
         // A partition holds its own ranks only, in rank order: they go as they lie.
         let (mut rank_ids, mut ranks) = self.ranks.into_own();
         if without_finished {
-            let left_over = |st: &RankState| {
-                st.finish.is_none()
-                    || st.landed.values().any(|&n| n > 0)
-                    || !st.unexpected.is_empty()
-                    || !st.posted.is_empty()
-                    || !st.regions.is_empty()
-                    || st.in_coll.is_some()
-                    || st.dag.is_some()
-            };
             (rank_ids, ranks) = rank_ids
                 .into_iter()
                 .zip(ranks)
-                .filter(|(_, st)| left_over(st))
+                .filter(|(_, st)| st.leaves_something_over())
                 .unzip();
         }
         let mut in_colls = Vec::new();
