@@ -169,7 +169,7 @@ impl PacketNetwork {
             pending_credits: Vec::new(),
             big_credits: Vec::new(),
             free_big_credits: Vec::new(),
-            free_pending_credits: Vec::new(),
+            free_pending_credit: NO_CREDIT,
             inputs,
             fifos,
             long_crossings: HashMap::new(),

@@ -43,7 +43,6 @@ impl PacketNetwork {
                 std::mem::take(&mut self.links),
                 std::mem::take(&mut self.notices),
                 std::mem::take(&mut self.pending_credits),
-                std::mem::take(&mut self.free_pending_credits),
             ),
         )
     }

@@ -239,7 +239,8 @@ pub struct PacketNetwork {
     /// Link, VC and bytes of each `BigCredit` event in the queue, and free slots.
     pub(super) big_credits: Vec<(u32, u8, u32)>,
     pub(super) free_big_credits: Vec<u32>,
-    pub(super) free_pending_credits: Vec<u32>,
+    /// The first free slot of `pending_credits`, a list through `PendingCredit::next`.
+    pub(super) free_pending_credit: u32,
     /// Router input ports.
     pub(super) inputs: ZeroPages<Input>,
     /// Input FIFOs per router port and VC when there are more than `INLINE_VCS` VCs (see
