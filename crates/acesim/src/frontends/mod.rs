@@ -21,6 +21,7 @@ pub mod replay;
 pub mod schedule;
 pub mod stretches;
 pub mod ti;
+pub mod words;
 
 pub use format::Format;
 pub use load::{load, Source};

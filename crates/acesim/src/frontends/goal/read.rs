@@ -7,6 +7,7 @@ use crate::frontends::goal::operation::parse_op;
 use crate::frontends::goal::text::{blank_block_comments, col_of, err, word_col};
 use crate::frontends::lines::{before_comment, lines};
 use crate::frontends::stretches::StretchReader;
+use crate::frontends::words;
 use crate::program::ops::{Communicator, Op, Program, RankDeps, SrcLoc};
 use rustc_hash::FxHashMap as HashMap;
 use smallvec::SmallVec;
@@ -121,11 +122,11 @@ impl<'a> Reader<'a> {
         if content.is_empty() {
             return Ok(());
         }
-        // Any Unicode space separates words; ASCII lines (all that tools write) split faster.
-        let words: SmallVec<[&'a str; 12]> = if content.is_ascii() {
-            content.split_ascii_whitespace().collect()
-        } else {
-            content.split_whitespace().collect()
+        // Any Unicode space separates words; short ASCII lines (nearly all that tools
+        // write) split from masks of their bytes.
+        let words: SmallVec<[&'a str; 12]> = match words::ascii_words(content, (1, 0)) {
+            Some(words) => words.map(|(_, w)| w).collect(),
+            None => content.split_whitespace().collect(),
         };
         if words[0] == "num_ranks" {
             return self.num_ranks(line, raw, &words);

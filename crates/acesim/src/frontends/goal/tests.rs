@@ -68,3 +68,33 @@ fn dependents_are_in_operation_order_whatever_the_line_order() {
     assert_eq!(d.irequires, vec![0, 0, 0, 1, 0, 0]);
     assert_eq!(&d.labels[5], "f");
 }
+
+/// Any space separates words, a vertical tab or a form feed too, on lines short (split from
+/// masks) and long alike; the columns of errors count them as `word_col` does.
+#[test]
+fn every_space_separates_words_on_short_and_long_lines() {
+    let spaced = "num_ranks 2\nrank 0 {\nl1: calc 100\nl2: send 8b to 1 tag 3\nl2 requires l1\n}\nrank 1 {\nl1: recv 8b from 0 tag 3 cpu 0\n}\n";
+    let long_pad = " ".repeat(70);
+    for sep in ["\x0b", "\x0c", "\t", "\u{a0}"] {
+        for pad in ["", long_pad.as_str()] {
+            let text = spaced.replace(' ', sep).replace('\n', &format!("{pad}\n"));
+            let p = parse("t.goal", &text).expect("reads");
+            let q = parse("t.goal", spaced).expect("reads");
+            assert_eq!(
+                p.ops,
+                q.ops,
+                "separator {sep:?}, line padded by {}",
+                pad.len()
+            );
+        }
+    }
+    // An error's column past a vertical tab, on a short line and on a long one.
+    for pad in ["", long_pad.as_str()] {
+        let text = format!("num_ranks 2\nrank 0 {{\nl1: send\x0b8b to 5 tag 0{pad}\n}}\n");
+        assert!(
+            e(&text).starts_with("bad.goal:3:16: field `dst`"),
+            "{}",
+            e(&text)
+        );
+    }
+}

@@ -1,5 +1,7 @@
 //! Splitting a schedule line into tokens.
 
+use crate::frontends::words;
+
 /// A token and the 1-based column where it starts. Borrowed from the line unless it was
 /// quoted with escapes (a million-rank schedule has tens of millions of tokens).
 #[derive(Debug, Clone)]
@@ -86,86 +88,19 @@ fn tokenize_general<'a>(
     Ok(())
 }
 
-/// Lines shorter than this are split from bit masks of their bytes (one bit a byte).
-const SHORT_LINE: usize = 64;
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
-
-/// The high bit of each byte of `x` (every byte ASCII) that is at least `n` (1 to 128):
-/// `b + 128 - n` reaches 128 exactly then, and never carries into the next byte.
-#[inline(always)]
-fn at_least(x: u64, n: u8) -> u64 {
-    x.wrapping_add((128 - n as u64) * ONES) & HIGHS
-}
-
-/// Bit `i` of the result is the high bit of byte `i` of `m` (a mask of high bits).
-#[inline(always)]
-fn gather(m: u64) -> u64 {
-    ((m >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
-}
-
-/// The bytes of `bytes` from `at` (up to 8, little-endian; zeros past the end), read
-/// without a copy of variable length: a copy's jump on the length was guessed wrong on
-/// most lines.
-#[inline(always)]
-fn word(bytes: &[u8], at: usize) -> u64 {
-    let load8 = |i: usize| u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
-    let load4 = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().expect("4 bytes")) as u64;
-    let left = bytes.len() - at;
-    if left >= 8 {
-        load8(at)
-    } else if bytes.len() >= 8 {
-        // The last 8 bytes of the line, the ones before `at` shifted out.
-        load8(bytes.len() - 8) >> (8 * (8 - left))
-    } else if left >= 4 {
-        // A line of 4 to 7 bytes: two loads that overlap on equal bytes.
-        load4(at) | load4(bytes.len() - 4) << (8 * (left - 4))
-    } else {
-        bytes[at..].iter().rev().fold(0, |w, &b| w << 8 | b as u64)
-    }
-}
-
 /// `tokenize` for a line of ASCII without quotes before its comment (nearly every line: a
 /// million-rank schedule has tens of millions), a byte's column its offset + 1; `false`
 /// (tokens half made) at a quote or a non-ASCII byte, which the general reader then takes.
-/// A short line without `#`, quotes or non-ASCII bytes is split from masks of its spaces,
-/// eight bytes at a time: a branch on each byte guessed wrong at about three token edges a
-/// line (cachegrind: 37 % of a schedule run's mispredicted branches).
+/// A short line without `#`, quotes or non-ASCII bytes is split from masks of its bytes
+/// (`frontends::words`).
 fn tokenize_plain<'a>(line: &'a str, toks: &mut Vec<Tok<'a>>) -> bool {
-    let bytes = line.as_bytes();
-    if bytes.len() >= SHORT_LINE {
+    // `"` and `#` (neighbours, 0x22 and 0x23) send the line to the byte loop.
+    let Some(words) = words::ascii_words(line, (b'"', b'#')) else {
         return tokenize_plain_long(line, toks);
-    }
-    // Bit i: byte i is a space (the ASCII characters `char::is_whitespace` accepts: tab to
-    // carriage return, and space), or past the line's end.
-    let mut space = !0u64 << bytes.len();
-    let mut rare = 0u64;
-    for k in 0..bytes.len().div_ceil(8) {
-        let x = word(bytes, 8 * k);
-        rare |= x & HIGHS;
-        let x = x & !HIGHS;
-        let blank = (at_least(x, b'\t') & !at_least(x, b'\r' + 1))
-            | (at_least(x, b' ') & !at_least(x, b' ' + 1));
-        // `"` and `#` are neighbours (0x22, 0x23).
-        rare |= at_least(x, b'"') & !at_least(x, b'#' + 1);
-        space |= gather(blank) << (8 * k);
-    }
-    if rare != 0 {
-        return tokenize_plain_long(line, toks);
-    }
-    // A token starts where a byte that is no space follows a space (or the line's start),
-    // and ends at the first space after.
-    let before = (space << 1) | 1;
-    let (mut starts, mut ends) = (!space & before, space & !before);
-    while starts != 0 {
-        let (start, end) = (
-            starts.trailing_zeros() as usize,
-            ends.trailing_zeros() as usize,
-        );
-        starts &= starts - 1;
-        ends &= ends - 1;
+    };
+    for (start, text) in words {
         toks.push(Tok {
-            text: std::borrow::Cow::Borrowed(&line[start..end]),
+            text: std::borrow::Cow::Borrowed(text),
             col: start + 1,
         });
     }
