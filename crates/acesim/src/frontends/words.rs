@@ -73,7 +73,7 @@ fn masks(bytes: &[u8], marks: (u8, u8)) -> Masks {
     for k in 0..full {
         add_word(&mut m, load8(bytes, 8 * k), k, marks);
     }
-    if bytes.len() % 8 != 0 {
+    if !bytes.len().is_multiple_of(8) {
         add_word(&mut m, tail(bytes), full, marks);
     }
     m
