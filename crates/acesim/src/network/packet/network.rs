@@ -29,6 +29,8 @@ impl PacketNetwork {
     /// taken out once the run is over: `release_run_state` frees it at once, a parallel
     /// run's end on another thread.
     pub(crate) fn take_run_state(&mut self) -> impl Send + 'static {
+        // The free slots' list runs through the records taken.
+        self.free_pending_credit = NO_CREDIT;
         (
             (
                 std::mem::take(&mut self.packets),
