@@ -8,6 +8,9 @@ const SHORT_LINE: usize = 64;
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 
+/// `marks` that mark no byte (the first above the second).
+pub const NO_MARKS: (u8, u8) = (1, 0);
+
 /// The masks of a line shorter than `SHORT_LINE` bytes.
 struct Masks {
     /// Bit i: byte i is a space (the ASCII characters `char::is_whitespace` accepts: tab
@@ -160,13 +163,13 @@ mod tests {
             }
             prop_assert_eq!(m.space >> line.len(), !0u64 >> line.len());
             prop_assert_eq!(m.marked >> line.len(), 0);
-            prop_assert_eq!(masks(&line, (2, 1)).marked, m.marked & gather_high(&line));
+            prop_assert_eq!(masks(&line, NO_MARKS).marked, m.marked & gather_high(&line));
             if line.is_ascii() {
                 let text = String::from_utf8(line.clone()).expect("ASCII");
                 let words: Vec<&str> = spans(m.space).map(|(s, e)| &text[s..e]).collect();
                 prop_assert_eq!(&words, &text.split_whitespace().collect::<Vec<_>>());
                 let unmarked: Option<Vec<&str>> =
-                    ascii_words(&text, (2, 1)).map(|w| w.map(|(_, w)| w).collect());
+                    ascii_words(&text, NO_MARKS).map(|w| w.map(|(_, w)| w).collect());
                 prop_assert_eq!(unmarked, Some(words));
             }
             let text = String::from_utf8_lossy(&line);

@@ -124,7 +124,7 @@ impl<'a> Reader<'a> {
         }
         // Any Unicode space separates words; short ASCII lines (nearly all that tools
         // write) split from masks of their bytes.
-        let words: SmallVec<[&'a str; 12]> = match words::ascii_words(content, (1, 0)) {
+        let words: SmallVec<[&'a str; 12]> = match words::ascii_words(content, words::NO_MARKS) {
             Some(words) => words.map(|(_, w)| w).collect(),
             None => content.split_whitespace().collect(),
         };
