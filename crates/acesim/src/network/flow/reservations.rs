@@ -9,7 +9,8 @@
 
 use crate::units::Ps;
 
-/// No interval (a place's list is empty, or an interval is its place's last).
+/// No interval (a place's list of earlier intervals is empty, or an interval is its
+/// list's last).
 const END: u32 = 0;
 
 /// A busy interval of a place, and the next one of the same place.
@@ -20,13 +21,15 @@ struct Interval {
     next: u32,
 }
 
-/// A place's intervals: the first and the last, and what a reservation reads of them, so
-/// that most reservations read nothing else. All zero when untouched (no interval), so the
-/// pages of places no packet crosses are never written.
+/// A place's intervals. The last one is held here: most places hold one interval still to
+/// come, or none, and then a reservation reads and writes this row alone. Those before it
+/// are a list of `Interval`s, from `first` to `tail` (`first_end` is the first one's end).
+/// All zero when untouched (the last interval is `0..0`, over at any time), so the pages of
+/// places no packet crosses are never written.
 #[derive(Debug, Clone, Copy, Default, bytemuck::Zeroable)]
 struct Place {
     first: u32,
-    last: u32,
+    tail: u32,
     first_end: Ps,
     last_start: Ps,
     last_end: Ps,
@@ -35,8 +38,8 @@ struct Place {
 #[derive(Debug, Clone)]
 pub(super) struct Reservations {
     places: Vec<Place>,
-    /// Intervals of every place, linked in time order; slot `END` is never used. Forgotten
-    /// ones are linked from `free`.
+    /// The intervals before each place's last, linked in time order; slot `END` is never
+    /// used. Forgotten ones are linked from `free`.
     intervals: Vec<Interval>,
     free: u32,
 }
@@ -59,116 +62,137 @@ impl Reservations {
     /// Takes `place` from the first time at or after `arrive` at which it is free for
     /// `len` and until at least `until` (a packet's tail cannot leave before it came in),
     /// without overlapping what is reserved already: the interval taken, `(start, end)`.
-    /// `now` is the time of the reservation.
+    /// `now` is the time of the reservation; nothing taken from now on arrives before it.
     pub(super) fn take(&mut self, place: u32, now: Ps, arrive: Ps, len: Ps, until: Ps) -> (Ps, Ps) {
         let mut pl = self.places[place as usize];
-        if pl.first != END && pl.last_end <= now {
-            // All over: the whole list is forgotten at once.
-            self.intervals[pl.last as usize].next = self.free;
-            self.free = pl.first;
-            pl.first = END;
+        if pl.last_end <= now {
+            // All over: the list before the last is forgotten at once.
+            if pl.first != END {
+                self.intervals[pl.tail as usize].next = self.free;
+                self.free = pl.first;
+                pl.first = END;
+            }
         } else if pl.first != END && pl.first_end <= now {
             // Forget one interval for each one reserved: the list stays as long as what is
             // still to come.
-            let next = self.intervals[pl.first as usize].next;
-            self.intervals[pl.first as usize].next = self.free;
+            let first = pl.first as usize;
+            let next = self.intervals[first].next;
+            self.intervals[first].next = self.free;
             self.free = pl.first;
             pl.first = next;
             pl.first_end = self.intervals[next as usize].end;
         }
-        let taken = if pl.first == END || pl.last_start <= arrive {
+        let taken = if pl.last_start <= arrive {
             // Most packets arrive after every one reserved before them has started: no gap
             // before the last one can hold them, they go after it.
-            let start = match pl.first {
-                END => arrive,
-                _ => arrive.max(pl.last_end),
-            };
+            let start = arrive.max(pl.last_end);
             let end = (start + len).max(until);
             if end > start {
-                if pl.first != END && start == pl.last_end {
-                    // Right behind the last one (a queue): one busy interval, no gap.
-                    self.intervals[pl.last as usize].end = end;
-                    pl.last_end = end;
-                    if pl.first == pl.last {
-                        pl.first_end = end;
-                    }
-                } else {
-                    let id = self.slot(start, end, END);
-                    match pl.first {
-                        END => (pl.first, pl.first_end) = (id, end),
-                        _ => self.intervals[pl.last as usize].next = id,
-                    }
-                    (pl.last, pl.last_start, pl.last_end) = (id, start, end);
-                }
+                self.append(&mut pl, now, start, end);
             }
             (start, end)
         } else {
-            self.insert(&mut pl, arrive, len, until)
+            self.insert(&mut pl, now, arrive, len, until)
         };
         self.places[place as usize] = pl;
         taken
     }
 
-    /// `take` when the packet arrives before the last one reserved starts: the first gap
-    /// that holds it, from the place's first interval on.
-    fn insert(&mut self, pl: &mut Place, arrive: Ps, len: Ps, until: Ps) -> (Ps, Ps) {
-        let (mut prev, mut cur, mut start) = (END, pl.first, arrive);
-        let end = loop {
-            let end = (start + len).max(until);
-            if cur == END {
-                break end;
+    /// `start..end`, at or after the place's last interval, becomes its last.
+    #[inline(always)]
+    fn append(&mut self, pl: &mut Place, now: Ps, start: Ps, end: Ps) {
+        if start == pl.last_end && pl.last_end > now {
+            // Right behind the last one (a queue): one busy interval, no gap.
+            pl.last_end = end;
+            return;
+        }
+        if pl.last_end > now {
+            // The last one is still to come: it joins the list.
+            let id = self.slot(pl.last_start, pl.last_end, END);
+            match pl.first {
+                END => (pl.first, pl.first_end) = (id, pl.last_end),
+                _ => self.intervals[pl.tail as usize].next = id,
             }
+            pl.tail = id;
+        }
+        (pl.last_start, pl.last_end) = (start, end);
+    }
+
+    /// `take` when the packet arrives before the last interval starts (which is then still
+    /// to come): the first gap that holds it, from the place's first interval on.
+    fn insert(&mut self, pl: &mut Place, now: Ps, arrive: Ps, len: Ps, until: Ps) -> (Ps, Ps) {
+        // `prev` and the one before it, `cur` the first interval not before the packet.
+        let (mut before_prev, mut prev, mut cur, mut start) = (END, END, pl.first, arrive);
+        let mut end = (start + len).max(until);
+        while cur != END {
             let i = self.intervals[cur as usize];
             if end <= i.start {
-                break end;
+                break;
             }
             start = start.max(i.end);
-            (prev, cur) = (cur, i.next);
-        };
+            end = (start + len).max(until);
+            (before_prev, prev, cur) = (prev, cur, i.next);
+        }
+        if cur == END && end > pl.last_start {
+            // No gap before the last one holds it.
+            let start = start.max(pl.last_end);
+            let end = (start + len).max(until);
+            if end > start {
+                self.append(pl, now, start, end);
+            }
+            return (start, end);
+        }
         if end <= start {
             return (start, end);
         }
-        // Busy intervals that touch are kept as one: no gap lies between them.
+        // Busy intervals that touch are kept as one: no gap lies between them. The next
+        // one is `cur`, or the place's last when `cur` is `END`.
         let joins_prev = prev != END && self.intervals[prev as usize].end == start;
-        let joins_next = cur != END && self.intervals[cur as usize].start == end;
-        let id = match (joins_prev, joins_next) {
-            (true, true) => {
+        let next_start = match cur {
+            END => pl.last_start,
+            _ => self.intervals[cur as usize].start,
+        };
+        let joins_next = next_start == end;
+        match (joins_prev, joins_next, cur) {
+            (true, true, END) => {
+                // `prev`, the list's tail, joins the last one.
+                pl.last_start = self.intervals[prev as usize].start;
+                match before_prev {
+                    END => pl.first = END,
+                    _ => {
+                        self.intervals[before_prev as usize].next = END;
+                        pl.tail = before_prev;
+                    }
+                }
+                self.intervals[prev as usize].next = self.free;
+                self.free = prev;
+            }
+            (true, true, _) => {
                 let next = self.intervals[cur as usize];
                 let p = &mut self.intervals[prev as usize];
                 (p.end, p.next) = (next.end, next.next);
                 self.intervals[cur as usize].next = self.free;
                 self.free = cur;
-                if pl.last == cur {
-                    pl.last = prev;
+                if pl.tail == cur {
+                    pl.tail = prev;
                 }
-                prev
             }
-            (true, false) => {
-                self.intervals[prev as usize].end = end;
-                prev
-            }
-            (false, true) => {
-                self.intervals[cur as usize].start = start;
-                cur
-            }
-            (false, false) => {
+            (true, false, _) => self.intervals[prev as usize].end = end,
+            (false, true, END) => pl.last_start = start,
+            (false, true, _) => self.intervals[cur as usize].start = start,
+            (false, false, _) => {
                 let id = self.slot(start, end, cur);
                 match prev {
                     END => pl.first = id,
                     _ => self.intervals[prev as usize].next = id,
                 }
                 if cur == END {
-                    pl.last = id;
+                    pl.tail = id;
                 }
-                id
             }
-        };
-        if pl.first == id {
-            pl.first_end = self.intervals[id as usize].end;
         }
-        if pl.last == id {
-            let i = self.intervals[id as usize];
-            (pl.last_start, pl.last_end) = (i.start, i.end);
+        if pl.first != END {
+            pl.first_end = self.intervals[pl.first as usize].end;
         }
         (start, end)
     }
@@ -189,15 +213,19 @@ impl Reservations {
         }
     }
 
-    /// Intervals kept (tests).
+    /// Intervals kept (tests): the list, then the last one unless the place is untouched.
     #[cfg(test)]
     fn kept(&self, place: u32) -> Vec<(Ps, Ps)> {
+        let pl = self.places[place as usize];
         let mut out = Vec::new();
-        let mut cur = self.places[place as usize].first;
+        let mut cur = pl.first;
         while cur != END {
             let i = self.intervals[cur as usize];
             out.push((i.start, i.end));
             cur = i.next;
+        }
+        if pl.last_end > 0 {
+            out.push((pl.last_start, pl.last_end));
         }
         out
     }
@@ -234,7 +262,7 @@ mod tests {
         assert_eq!(r.take(0, 0, 25, 60, 0), (30, 90));
         assert_eq!(r.kept(0), vec![(20, 120)]);
         assert_eq!(r.take(0, 0, 0, 5, 0), (0, 5));
-        assert_eq!(r.intervals.len(), 3, "a slot given back is taken again");
+        assert_eq!(r.intervals.len(), 2, "a slot given back is taken again");
     }
 
     #[test]
@@ -252,7 +280,11 @@ mod tests {
         r.take(1, 0, 0, 10, 0);
         assert_eq!(r.take(0, 10, 10, 10, 0), (10, 20));
         assert_eq!(r.kept(0), vec![(10, 20)]);
-        assert_eq!(r.intervals.len(), 3, "the slot of 0..10 was reused");
+        assert_eq!(
+            r.intervals.len(),
+            1,
+            "a place's last interval takes no slot"
+        );
         assert_eq!(r.kept(1), vec![(0, 10)], "other places keep theirs");
     }
 
