@@ -70,51 +70,57 @@ impl Runtime {
         xfer: u32,
     ) {
         let x = &self.xfers[xfer as usize];
-        let key = (x.src_rank, x.dst_rank, x.ctx);
-        if self.early.is_empty() {
-            // Most runs never have an envelope ahead of its turn: then one lookup of the
-            // pair's counts, dropped (both start again from 0, as below) once the last
-            // message sent on it is in; one sent while this one is matched starts them
-            // again. A partition that did not count the send goes the general way below.
-            if let Entry::Occupied(mut e) = self.seq.entry(key) {
-                let s = e.get_mut();
-                if x.seq == s.received {
-                    s.received += 1;
-                    if s.sent == s.received {
-                        e.remove();
-                    }
-                    self.match_envelope(q, net, now, xfer);
-                    return;
-                }
-            }
-        }
-        if x.seq != self.seq.entry(key).or_default().received {
-            self.early.entry(key).or_default().insert(x.seq, xfer);
+        let (key, seq) = ((x.src_rank, x.dst_rank, x.ctx), x.seq);
+        let Some((mut want, mut drained)) = self.take_turn(key, seq) else {
+            self.early.entry(key).or_default().insert(seq, xfer);
             return;
-        }
-        let mut next = Some(xfer);
-        let mut want = 0;
-        while let Some(x) = next {
-            let s = self.seq.entry(key).or_default();
-            s.received += 1;
-            want = s.received;
-            self.match_envelope(q, net, now, x);
+        };
+        let mut next = xfer;
+        loop {
+            self.match_envelope(q, net, now, next);
             // (Most runs never have an envelope ahead of its turn: no lookup then.)
-            next = match self.early.is_empty() {
-                true => None,
-                false => self.early.get_mut(&key).and_then(|m| m.remove(&want)),
-            };
-        }
-        // Every message sent on this (sender, receiver, context) has arrived: both counts
-        // start again from 0 with the next one, so a run keeps counts only for pairs with
-        // messages in flight (an all-to-all on 2,704 ranks has 7.3 million pairs).
-        if self.seq.get(&key).is_some_and(|s| s.sent == want) {
-            self.seq.remove(&key);
-            if !self.early.is_empty() {
-                self.early.remove(&key);
+            if self.early.is_empty() || drained {
+                break;
             }
-        } else if self.early.get(&key).is_some_and(|m| m.is_empty()) {
+            let Some(x) = self.early.get_mut(&key).and_then(|m| m.remove(&want)) else {
+                break;
+            };
+            let Some(turn) = self.take_turn(key, want) else {
+                break;
+            };
+            (next, (want, drained)) = (x, turn);
+        }
+        if self.early.get(&key).is_some_and(|m| m.is_empty()) {
             self.early.remove(&key);
+        }
+    }
+
+    /// Counts envelope `seq` of pair `key` (sender, receiver, context) as arrived if it is
+    /// the pair's next (`None`: it is ahead of its turn): the pair's count of arrivals, and
+    /// whether every message sent on it has now arrived. Then both counts are dropped, to
+    /// start again from 0 with the next message, so that a run keeps counts only for pairs
+    /// with messages in flight (an all-to-all on 2,704 ranks has 7.3 million pairs). One
+    /// lookup an envelope. A partition that did not count the sends (they were made in
+    /// another) counts arrivals only, and keeps them.
+    fn take_turn(&mut self, key: (u32, u32, u32), seq: u32) -> Option<(u32, bool)> {
+        match self.seq.entry(key) {
+            Entry::Occupied(mut e) => {
+                let s = e.get_mut();
+                if seq != s.received {
+                    return None;
+                }
+                s.received += 1;
+                let (received, drained) = (s.received, s.sent == s.received);
+                if drained {
+                    e.remove();
+                }
+                Some((received, drained))
+            }
+            Entry::Vacant(v) => {
+                let received = u32::from(seq == 0);
+                v.insert(Seq { sent: 0, received });
+                (seq == 0).then_some((received, false))
+            }
         }
     }
 
