@@ -147,6 +147,62 @@ impl FatTree {
         }
     }
 
+    /// The whole way from node `src_node` to NIC `dst_nic` (of another node) that `route`
+    /// gives hop by hop, written from the two nodes' digits without walking the wiring:
+    /// the ports it leaves switches by go into `links`, and it returns the router-to-router
+    /// hops. Going up, `choose_up(router, first up port, d-mod-k hop)` picks the up port
+    /// (any of them keeps the path minimal: the level it turns at depends on the nodes
+    /// alone). A message routed at once (the flow model) pays no division chain and no
+    /// load of the next router per hop.
+    pub fn path(
+        &self,
+        ports: &Ports,
+        (src_node, dst_nic): (u32, u32),
+        mut choose_up: impl FnMut(u32, u32, Hop) -> Hop,
+        links: &mut Vec<u32>,
+    ) -> u32 {
+        let (k, n) = (self.k, self.n as usize);
+        let dst_node = ports.nic_node(dst_nic);
+        // Node digits, least significant first: digit 0 is the node's port on its leaf,
+        // digit l + 1 is digit l of its leaf's index.
+        let digit = |node: u32, l: usize| node / self.pows[l] % k;
+        // The level where the way turns: switch (l, w) covers the nodes whose digits from
+        // l + 1 on are w's from l on; a leaf's digits are its source's, and going up from
+        // level l replaces digit l only.
+        let turn = (1..n)
+            .rev()
+            .find(|&l| digit(src_node, l) != digit(dst_node, l))
+            .unwrap_or(0);
+        // Switch (l, w) is router l * per_level + w; up port j of (l, w) leads to
+        // (l + 1, w with digit l set to j), and down port p of (l + 1, w) to (l, w with
+        // digit l set to p) (`FatTreeSpec::build`).
+        let mut w = src_node / k;
+        let mut chosen = [0u32; MAX_LEVELS];
+        for (l, up) in chosen.iter_mut().enumerate().take(turn) {
+            let router = l as u32 * self.per_level + w;
+            let first =
+                ports.port_base[router as usize] + if l == 0 { k * ports.nics_per_node } else { k };
+            let d_mod_k = Hop {
+                port: first + digit(dst_node, l),
+                class: 0,
+            };
+            let port = choose_up(router, first, d_mod_k).port;
+            links.push(port);
+            *up = port - first;
+            // Digit l of w is still the source's (digit l + 1 of the node).
+            w = w - digit(src_node, l + 1) * self.pows[l] + *up * self.pows[l];
+        }
+        for l in (1..=turn).rev() {
+            let router = l as u32 * self.per_level + w;
+            let down = digit(dst_node, l);
+            links.push(ports.port_base[router as usize] + down);
+            // Digit l - 1 of w is the up port taken from level l - 1.
+            w = w - chosen[l - 1] * self.pows[l - 1] + down * self.pows[l - 1];
+        }
+        links.push(ports.nic_port[dst_nic as usize]);
+        2 * turn as u32
+    }
+
     /// `router.routing = "random"`: going up, one of the k up ports drawn at random (the
     /// level reached, and so the path's length, is the same); going down, `hop` itself.
     pub fn random_up(&self, ports: &Ports, router: u32, hop: Hop, rng: &mut Rng) -> Hop {

@@ -424,6 +424,69 @@ mod tests {
         }
     }
 
+    /// A fat tree's whole path written from the digits is the walk of the routing function
+    /// over the wiring, hop by hop, between every two NICs of different nodes, with the
+    /// d-mod-k up port and with any other up port chosen the same way on both.
+    #[test]
+    fn fat_tree_paths_are_the_walk_of_the_routing_function() {
+        for (k, n, nics) in [
+            (2u32, 1u32, 1u32),
+            (2, 4, 1),
+            (3, 3, 1),
+            (4, 2, 2),
+            (5, 3, 1),
+            (3, 4, 2),
+        ] {
+            let t = topo(
+                &format!("[topology]\nkind='fat_tree'\nk={k}\nn={n}\n[nic]\ncount={nics}"),
+                1,
+            );
+            let Shape::FatTree(f) = &t.shape else {
+                panic!("a fat tree")
+            };
+            // An up port that is not d-mod-k's, from the router and the destination.
+            let other = |router: u32, first: u32, dst: u32| first + (router * 7 + dst * 3) % k;
+            for src in 0..t.num_nics() {
+                for dst in 0..t.num_nics() {
+                    if t.ports.nic_node(src) == t.ports.nic_node(dst) {
+                        continue;
+                    }
+                    for choose in [false, true] {
+                        let mut walked = Vec::new();
+                        let mut router = t.nic_router(src);
+                        loop {
+                            let mut hop = t.route(router, src, dst);
+                            if let (true, Some(first)) = (choose, f.up_ports(&t.ports, router, hop))
+                            {
+                                hop.port = other(router, first, dst);
+                            }
+                            walked.push(hop.port);
+                            match t.ports.peer[hop.port as usize] {
+                                Peer::Router(p) => router = t.ports.port_router[p as usize],
+                                _ => break,
+                            }
+                        }
+                        let mut path = Vec::new();
+                        let hops = f.path(
+                            &t.ports,
+                            (t.ports.nic_node(src), dst),
+                            |router, first, hop| match choose {
+                                true => Hop {
+                                    port: other(router, first, dst),
+                                    ..hop
+                                },
+                                false => hop,
+                            },
+                            &mut path,
+                        );
+                        assert_eq!(path, walked, "k={k} n={n} NIC {src} to {dst}");
+                        assert_eq!(hops as usize, walked.len() - 1);
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn mesh_and_fat_tree_and_leaf_spine_route_everywhere() {
         let mesh = topo(

@@ -34,6 +34,9 @@ impl FlowNetwork {
                 minimal: true,
             };
         }
+        if matches!(topo.shape, Shape::FatTree(_)) {
+            return self.fat_tree_route((src_nic, dst_nic), links);
+        }
         let (src, dst) = (topo.nic_router(src_nic), topo.nic_router(dst_nic));
         let (via, copy) = match &topo.shape {
             Shape::Dragonfly(d) => {
@@ -55,7 +58,7 @@ impl FlowNetwork {
         // HyperX with DAL: the dimensions derouted in so far.
         let mut derouted = 0u32;
         loop {
-            let mut hop = match &topo.shape {
+            let hop = match &topo.shape {
                 Shape::Dragonfly(d) => {
                     if via_left != NO_GROUP && d.group_of(router) == via_left {
                         via_left = NO_GROUP;
@@ -103,23 +106,6 @@ impl FlowNetwork {
                 }
                 _ => topo.route_between(router, src, dst, dst_nic),
             };
-            if let Shape::FatTree(f) = &topo.shape {
-                match self.params.routing {
-                    Routing::RandomUp => hop = f.random_up(&topo.ports, router, hop, &mut self.rng),
-                    Routing::Adaptive => {
-                        if let Some(first) = f.up_ports(&topo.ports, router, hop) {
-                            let (solver, resource) = (&self.solver, &self.link_resource);
-                            hop = FatTree::least_loaded_up(f.k, first, hop, |port| match resource
-                                [port as usize]
-                            {
-                                NONE => 0,
-                                r => solver.flows_on(r) as u64,
-                            });
-                        }
-                    }
-                    _ => {}
-                }
-            }
             links.push(hop.port);
             match topo.ports.peer[hop.port as usize] {
                 Peer::Router(p) => {
@@ -132,6 +118,52 @@ impl FlowNetwork {
         Route {
             hops,
             minimal: via == NO_GROUP && derouted == 0,
+        }
+    }
+
+    /// A fat tree's route, written at once (`FatTree::path`), the up ports chosen as the
+    /// routing says.
+    fn fat_tree_route(&mut self, (src_nic, dst_nic): (u32, u32), links: &mut Vec<u32>) -> Route {
+        let Shape::FatTree(f) = &self.topo.shape else {
+            unreachable!("a fat tree's route")
+        };
+        let ports = &self.topo.ports;
+        links.push(self.topo.num_ports() + src_nic);
+        let ends = (ports.nic_node(src_nic), dst_nic);
+        let hops = match self.params.routing {
+            Routing::RandomUp => {
+                let rng = &mut self.rng;
+                f.path(
+                    ports,
+                    ends,
+                    |_, first, hop| Hop {
+                        port: first + rng.below(f.k as u64) as u32,
+                        ..hop
+                    },
+                    links,
+                )
+            }
+            Routing::Adaptive => {
+                let (solver, resource) = (&self.solver, &self.link_resource);
+                f.path(
+                    ports,
+                    ends,
+                    |_, first, hop| {
+                        FatTree::least_loaded_up(f.k, first, hop, |port| {
+                            match resource[port as usize] {
+                                NONE => 0,
+                                r => solver.flows_on(r) as u64,
+                            }
+                        })
+                    },
+                    links,
+                )
+            }
+            _ => f.path(ports, ends, |_, _, hop| hop, links),
+        };
+        Route {
+            hops,
+            minimal: true,
         }
     }
 
