@@ -57,26 +57,33 @@ pub(super) struct Control {
 }
 
 /// A message: waiting for its NIC, moving (a flow of the max-min solver), or delivering.
+/// What its send-DMA-done and landing events read (most messages are one packet, which
+/// read nothing else then) comes first, in 64 bytes (`repr(C)`: in declaration order);
+/// what only a moving flow needs comes after.
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub(super) struct Message {
     pub(super) token: u64,
-    pub(super) kind: Kind,
-    pub(super) src_nic: u32,
-    pub(super) dst_nic: u32,
     pub(super) payload: u64,
     pub(super) packets: u64,
     /// Wire bytes (headers included).
     pub(super) wire: u64,
+    pub(super) src_nic: u32,
+    pub(super) dst_nic: u32,
     /// Its links, `route[route_at .. route_at + route_len]`.
     pub(super) route_at: u32,
     pub(super) route_len: u32,
     /// Router-to-router links on its route, and whether the route is minimal.
     pub(super) hops: u32,
-    pub(super) minimal: bool,
-    /// Alone on its route (from its first DMA): milestones and the work of its bottleneck.
-    pub(super) timing: Timing,
     /// Its flow in the solver (`NONE` when it moves no data).
     pub(super) flow: u32,
+    pub(super) kind: Kind,
+    pub(super) minimal: bool,
+    /// Its send DMA is done (the NIC may start the next message).
+    pub(super) tx_done: bool,
+    pub(super) version: u32,
+    /// Alone on its route (from its first DMA): milestones and the work of its bottleneck.
+    pub(super) timing: Timing,
     /// The rate it would have alone (bytes of the wire per ps) and the one it has.
     pub(super) alone: f64,
     pub(super) rate: f64,
@@ -87,9 +94,6 @@ pub(super) struct Message {
     pub(super) started: Ps,
     /// When its flow started (its NIC's earlier message had left the network's way).
     pub(super) activated: Ps,
-    /// Its send DMA is done (the NIC may start the next message).
-    pub(super) tx_done: bool,
-    pub(super) version: u32,
 }
 
 /// A message waiting for its NIC's send DMA engine: what it will be.
@@ -171,4 +175,17 @@ pub struct FlowNetwork {
     pub(super) violation: Option<String>,
     /// How its solves would tie partitions together, when measured (`--partitions`).
     pub(super) coupling: Option<super::coupling::Coupling>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a message's delivery reads is its first 64 bytes, and the record stays 144.
+    #[test]
+    fn a_message_delivers_from_its_first_64_bytes() {
+        assert_eq!(std::mem::offset_of!(Message, version) + 4, 64);
+        assert_eq!(std::mem::offset_of!(Message, timing), 64);
+        assert_eq!(std::mem::size_of::<Message>(), 144);
+    }
 }
