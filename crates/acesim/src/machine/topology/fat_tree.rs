@@ -87,11 +87,15 @@ impl FatTreeSpec {
         for (i, p) in pows.iter_mut().enumerate().take(n as usize + 1) {
             *p = k.pow(i as u32);
         }
+        let switches = (0..n)
+            .flat_map(|l| (0..per_level).map(move |w| (l, w / k.pow(l))))
+            .collect();
         FatTree {
             k,
             n,
             per_level,
             pows,
+            switches,
         }
     }
 }
@@ -107,6 +111,10 @@ pub struct FatTree {
     pub per_level: u32,
     /// `k^i` for `i` in `0..=n`: routing divides by them at every hop.
     pows: [u32; MAX_LEVELS + 1],
+    /// Per router: its level, and its index's digits from its level on (the nodes it
+    /// covers are those whose digits from level + 1 on are these), so that a hop divides
+    /// only the destination.
+    switches: Vec<(u32, u32)>,
 }
 
 impl FatTree {
@@ -118,17 +126,20 @@ impl FatTree {
     /// destinations over the up ports (d-mod-k).
     #[inline]
     pub fn route(&self, ports: &Ports, base: u32, router: u32, dst_nic: u32) -> Hop {
-        let (k, per_level) = (self.k, self.per_level);
-        let (level, w) = (router / per_level, router % per_level);
+        let k = self.k;
+        let (level, top) = self.switches[router as usize];
         let dst_node = ports.nic_node(dst_nic);
         // This switch reaches dst downwards when digits level..n-2 of its index match
         // digits level+1..n-1 of the destination node: its index's top digits, from
-        // `level` on, are the node's from `level + 1` on.
-        let below = self.pows[level as usize];
-        let covers = w / below == dst_node / self.pows[level as usize + 1];
+        // `level` on, are the node's from `level + 1` on. (Two divisions side by side.)
+        let (from_level, above) = (
+            dst_node / self.pows[level as usize],
+            dst_node / self.pows[level as usize + 1],
+        );
+        let covers = top == above;
         // Going down from level l changes index digit l-1 to node digit l; going up,
         // digit `level` of the node picks the up port (d-mod-k).
-        let digit = dst_node / below % k;
+        let digit = from_level - above * k;
         if covers {
             Hop {
                 port: base + digit,

@@ -27,7 +27,7 @@ pub fn planned_size(machine: &Machine, ranks: u32) -> PlannedSize {
 impl Topology {
     /// Bytes a topology of `size` takes.
     pub fn estimate_bytes(size: &PlannedSize) -> u64 {
-        // Grids also keep up to 6 coordinates per router.
+        // Grids also keep up to 6 coordinates per router (fat trees a level and an index).
         size.ports * (std::mem::size_of::<Peer>() as u64 + 4) + size.routers * 28 + size.nics * 4
     }
 
