@@ -424,6 +424,50 @@ mod tests {
         }
     }
 
+    /// A mesh's or torus's whole path written at once is the walk of dimension order
+    /// over the wiring, between every two NICs of different nodes.
+    #[test]
+    fn grid_paths_are_the_walk_of_dimension_order() {
+        for (kind, dims, npr) in [
+            ("torus", "[5]", 1u32),
+            ("torus", "[4,3]", 2),
+            ("torus", "[2,5,4]", 1),
+            ("mesh", "[4,3]", 1),
+            ("mesh", "[3,1,4]", 2),
+            ("torus", "[6,6]", 1),
+        ] {
+            let t = topo(
+                &format!("[topology]\nkind='{kind}'\ndims={dims}\nnodes_per_router={npr}"),
+                1,
+            );
+            let Shape::Grid(g) = &t.shape else {
+                panic!("a grid")
+            };
+            for src in 0..t.num_nics() {
+                for dst in 0..t.num_nics() {
+                    if t.ports.nic_node(src) == t.ports.nic_node(dst) {
+                        continue;
+                    }
+                    let mut walked = Vec::new();
+                    let mut router = t.nic_router(src);
+                    loop {
+                        let hop = t.route(router, src, dst);
+                        walked.push(hop.port);
+                        match t.ports.peer[hop.port as usize] {
+                            Peer::Router(p) => router = t.ports.port_router[p as usize],
+                            _ => break,
+                        }
+                    }
+                    let mut path = Vec::new();
+                    let ends = (t.nic_router(src), t.nic_router(dst));
+                    let hops = g.path(&t.ports, ends, dst, &mut path);
+                    assert_eq!(path, walked, "{kind} {dims}: NIC {src} to {dst}");
+                    assert_eq!(hops as usize, walked.len() - 1);
+                }
+            }
+        }
+    }
+
     /// A fat tree's whole path written from the digits is the walk of the routing function
     /// over the wiring, hop by hop, between every two NICs of different nodes, with the
     /// d-mod-k up port and with any other up port chosen the same way on both.

@@ -3,7 +3,7 @@
 //! shortest direction of each ring, deadlock-free with two VC classes (a dateline).
 
 use super::check::{grid_dims, grid_routers, positive, Bad};
-use super::ports::{Builder, Hop};
+use super::ports::{Builder, Hop, Ports};
 use crate::error::Result;
 use crate::machine::config::TopologyConfig;
 use crate::machine::options::Dateline;
@@ -301,6 +301,49 @@ impl Grid {
             port: base + local,
             class: wrapped as u8,
         }
+    }
+
+    /// The whole dimension-order way from `src_router` to NIC `dst_nic` (on `dst_router`)
+    /// that `route` gives hop by hop, written at once: each dimension's direction is the
+    /// same on every hop of it, and the next router is one stride on (round the ring at its
+    /// end), so no hop waits for a load of the last. The ports it leaves routers by go
+    /// into `links`; it returns the router-to-router hops.
+    pub fn path(
+        &self,
+        ports: &Ports,
+        (src_router, dst_router): (u32, u32),
+        dst_nic: u32,
+        links: &mut Vec<u32>,
+    ) -> u32 {
+        let n = self.dims.len();
+        let (mut router, mut stride, mut hops) = (src_router, 1u32, 0);
+        for (d, (&size, &wrap)) in self.dims.iter().zip(&self.wrap).enumerate() {
+            let (mut c, t) = (
+                self.coords.get(src_router, d, n),
+                self.coords.get(dst_router, d, n),
+            );
+            if c != t {
+                let fwd = if t > c { t - c } else { t + size - c };
+                let plus = if wrap { fwd <= size - fwd } else { t > c };
+                let (steps, local) = match plus {
+                    true => (fwd, 2 * d as u32),
+                    false => (size - fwd, 2 * d as u32 + 1),
+                };
+                for _ in 0..steps {
+                    links.push(ports.port_base[router as usize] + local);
+                    (c, router) = match (plus, c) {
+                        (true, c) if c + 1 == size => (0, router - c * stride),
+                        (true, c) => (c + 1, router + stride),
+                        (false, 0) => (size - 1, router + (size - 1) * stride),
+                        (false, c) => (c - 1, router - stride),
+                    };
+                }
+                hops += steps;
+            }
+            stride *= size;
+        }
+        links.push(ports.nic_port[dst_nic as usize]);
+        hops
     }
 
     /// The most router-to-router hops of a route: half of each ring, all of each line.

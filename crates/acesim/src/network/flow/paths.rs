@@ -34,10 +34,21 @@ impl FlowNetwork {
                 minimal: true,
             };
         }
-        if matches!(topo.shape, Shape::FatTree(_)) {
-            return self.fat_tree_route((src_nic, dst_nic), links);
-        }
         let (src, dst) = (topo.nic_router(src_nic), topo.nic_router(dst_nic));
+        // Routes that depend on the two ends alone (and the up ports' choice) are written
+        // at once; the others are walked hop by hop.
+        match &topo.shape {
+            Shape::FatTree(_) => return self.fat_tree_route((src_nic, dst_nic), links),
+            Shape::Grid(g) if self.params.routing != Routing::Adaptive => {
+                links.push(topo.num_ports() + src_nic);
+                let hops = g.path(&topo.ports, (src, dst), dst_nic, links);
+                return Route {
+                    hops,
+                    minimal: true,
+                };
+            }
+            _ => {}
+        }
         let (via, copy) = match &topo.shape {
             Shape::Dragonfly(d) => {
                 let d = *d;
