@@ -161,7 +161,7 @@ impl FatTree {
     /// The whole way from node `src_node` to NIC `dst_nic` (of another node) that `route`
     /// gives hop by hop, written from the two nodes' digits without walking the wiring:
     /// the ports it leaves switches by go into `links`, and it returns the router-to-router
-    /// hops. Going up, `choose_up(router, first up port, d-mod-k hop)` picks the up port
+    /// hops. Going up, `choose_up(first up port, d-mod-k hop)` picks the up port
     /// (any of them keeps the path minimal: the level it turns at depends on the nodes
     /// alone). A message routed at once (the flow model) pays no division chain and no
     /// load of the next router per hop.
@@ -169,7 +169,7 @@ impl FatTree {
         &self,
         ports: &Ports,
         (src_node, dst_nic): (u32, u32),
-        mut choose_up: impl FnMut(u32, u32, Hop) -> Hop,
+        mut choose_up: impl FnMut(u32, Hop) -> Hop,
         links: &mut Vec<u32>,
     ) -> u32 {
         let (k, n) = (self.k, self.n as usize);
@@ -197,7 +197,7 @@ impl FatTree {
                 port: first + digit(dst_node, l),
                 class: 0,
             };
-            let port = choose_up(router, first, d_mod_k).port;
+            let port = choose_up(first, d_mod_k).port;
             links.push(port);
             *up = port - first;
             // Digit l of w is still the source's (digit l + 1 of the node).

@@ -488,8 +488,9 @@ mod tests {
             let Shape::FatTree(f) = &t.shape else {
                 panic!("a fat tree")
             };
-            // An up port that is not d-mod-k's, from the router and the destination.
-            let other = |router: u32, first: u32, dst: u32| first + (router * 7 + dst * 3) % k;
+            // An up port that is not d-mod-k's, from the router's first up port and the
+            // destination.
+            let other = |first: u32, dst: u32| first + (first * 7 + dst * 3) % k;
             for src in 0..t.num_nics() {
                 for dst in 0..t.num_nics() {
                     if t.ports.nic_node(src) == t.ports.nic_node(dst) {
@@ -502,7 +503,7 @@ mod tests {
                             let mut hop = t.route(router, src, dst);
                             if let (true, Some(first)) = (choose, f.up_ports(&t.ports, router, hop))
                             {
-                                hop.port = other(router, first, dst);
+                                hop.port = other(first, dst);
                             }
                             walked.push(hop.port);
                             match t.ports.peer[hop.port as usize] {
@@ -514,9 +515,9 @@ mod tests {
                         let hops = f.path(
                             &t.ports,
                             (t.ports.nic_node(src), dst),
-                            |router, first, hop| match choose {
+                            |first, hop| match choose {
                                 true => Hop {
-                                    port: other(router, first, dst),
+                                    port: other(first, dst),
                                     ..hop
                                 },
                                 false => hop,

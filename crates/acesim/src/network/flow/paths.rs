@@ -15,6 +15,7 @@ use crate::machine::topology::dragonfly::{Dragonfly, NO_GROUP};
 use crate::machine::topology::fat_tree::FatTree;
 use crate::machine::topology::hyperx::HyperX;
 use crate::machine::topology::{Hop, Peer, Ports, Shape};
+use crate::rng::Rng;
 
 /// A route's router-to-router hops, and whether it is minimal.
 pub(super) struct Route {
@@ -38,7 +39,11 @@ impl FlowNetwork {
         // Routes that depend on the two ends alone (and the up ports' choice) are written
         // at once; the others are walked hop by hop.
         match &topo.shape {
-            Shape::FatTree(_) => return self.fat_tree_route((src_nic, dst_nic), links),
+            Shape::FatTree(f) => {
+                let by = (self.params.routing, &mut self.rng);
+                let loads = (&self.solver, &self.link_resource[..]);
+                return fat_tree_route(f, &topo.ports, by, loads, (src_nic, dst_nic), links);
+            }
             Shape::Grid(g) if self.params.routing != Routing::Adaptive => {
                 links.push(topo.num_ports() + src_nic);
                 let hops = g.path(&topo.ports, (src, dst), dst_nic, links);
@@ -129,52 +134,6 @@ impl FlowNetwork {
         Route {
             hops,
             minimal: via == NO_GROUP && derouted == 0,
-        }
-    }
-
-    /// A fat tree's route, written at once (`FatTree::path`), the up ports chosen as the
-    /// routing says.
-    fn fat_tree_route(&mut self, (src_nic, dst_nic): (u32, u32), links: &mut Vec<u32>) -> Route {
-        let Shape::FatTree(f) = &self.topo.shape else {
-            unreachable!("a fat tree's route")
-        };
-        let ports = &self.topo.ports;
-        links.push(self.topo.num_ports() + src_nic);
-        let ends = (ports.nic_node(src_nic), dst_nic);
-        let hops = match self.params.routing {
-            Routing::RandomUp => {
-                let rng = &mut self.rng;
-                f.path(
-                    ports,
-                    ends,
-                    |_, first, hop| Hop {
-                        port: first + rng.below(f.k as u64) as u32,
-                        ..hop
-                    },
-                    links,
-                )
-            }
-            Routing::Adaptive => {
-                let (solver, resource) = (&self.solver, &self.link_resource);
-                f.path(
-                    ports,
-                    ends,
-                    |_, first, hop| {
-                        FatTree::least_loaded_up(f.k, first, hop, |port| {
-                            match resource[port as usize] {
-                                NONE => 0,
-                                r => solver.flows_on(r) as u64,
-                            }
-                        })
-                    },
-                    links,
-                )
-            }
-            _ => f.path(ports, ends, |_, _, hop| hop, links),
-        };
-        Route {
-            hops,
-            minimal: true,
         }
     }
 
@@ -301,4 +260,45 @@ fn hyperx_dal(
         *derouted |= 1 << dim;
     }
     Hop { port, class: 0 }
+}
+
+/// A fat tree's route, written at once (`FatTree::path`), the up ports chosen as the
+/// routing says (at random, or the least loaded by the solver's flows on each link).
+fn fat_tree_route(
+    f: &FatTree,
+    ports: &Ports,
+    (routing, rng): (Routing, &mut Rng),
+    (solver, resource): (&MaxMin, &[u32]),
+    (src_nic, dst_nic): (u32, u32),
+    links: &mut Vec<u32>,
+) -> Route {
+    links.push(ports.peer.len() as u32 + src_nic);
+    let ends = (ports.nic_node(src_nic), dst_nic);
+    let hops = match routing {
+        Routing::RandomUp => f.path(
+            ports,
+            ends,
+            |first, hop| Hop {
+                port: first + rng.below(f.k as u64) as u32,
+                ..hop
+            },
+            links,
+        ),
+        Routing::Adaptive => f.path(
+            ports,
+            ends,
+            |first, hop| {
+                FatTree::least_loaded_up(f.k, first, hop, |port| match resource[port as usize] {
+                    NONE => 0,
+                    r => solver.flows_on(r) as u64,
+                })
+            },
+            links,
+        ),
+        _ => f.path(ports, ends, |_, hop| hop, links),
+    };
+    Route {
+        hops,
+        minimal: true,
+    }
 }
