@@ -382,18 +382,7 @@ mod tests {
     /// the topology computes with its powers of k.
     #[test]
     fn fat_tree_routes_follow_the_digits() {
-        for (k, n, nics) in [
-            (2u32, 1u32, 1u32),
-            (2, 4, 1),
-            (3, 3, 1),
-            (4, 2, 2),
-            (5, 3, 1),
-            (3, 4, 2),
-        ] {
-            let t = topo(
-                &format!("[topology]\nkind='fat_tree'\nk={k}\nn={n}\n[nic]\ncount={nics}"),
-                1,
-            );
+        for (k, n, nics, t) in fat_trees() {
             let Shape::FatTree(f) = &t.shape else {
                 panic!("a fat tree")
             };
@@ -424,6 +413,41 @@ mod tests {
         }
     }
 
+    /// Six k-ary n-trees (k, n, NICs a node, the tree), from one level to four.
+    fn fat_trees() -> impl Iterator<Item = (u32, u32, u32, Topology)> {
+        [
+            (2u32, 1u32, 1u32),
+            (2, 4, 1),
+            (3, 3, 1),
+            (4, 2, 2),
+            (5, 3, 1),
+            (3, 4, 2),
+        ]
+        .into_iter()
+        .map(|(k, n, nics)| {
+            let toml = format!("[topology]\nkind='fat_tree'\nk={k}\nn={n}\n[nic]\ncount={nics}");
+            (k, n, nics, topo(&toml, 1))
+        })
+    }
+
+    /// The ports a message from NIC `src` to NIC `dst` leaves routers by, following the
+    /// routing function over the wiring hop by hop; `choose` may replace each hop.
+    fn walk_ports(
+        t: &Topology,
+        (src, dst): (u32, u32),
+        choose: impl Fn(u32, Hop) -> Hop,
+    ) -> Vec<u32> {
+        let (mut ports, mut router) = (Vec::new(), t.nic_router(src));
+        loop {
+            let hop = choose(router, t.route(router, src, dst));
+            ports.push(hop.port);
+            match t.ports.peer[hop.port as usize] {
+                Peer::Router(p) => router = t.ports.port_router[p as usize],
+                _ => return ports,
+            }
+        }
+    }
+
     /// A mesh's or torus's whole path written at once is the walk of dimension order
     /// over the wiring, between every two NICs of different nodes.
     #[test]
@@ -448,16 +472,7 @@ mod tests {
                     if t.ports.nic_node(src) == t.ports.nic_node(dst) {
                         continue;
                     }
-                    let mut walked = Vec::new();
-                    let mut router = t.nic_router(src);
-                    loop {
-                        let hop = t.route(router, src, dst);
-                        walked.push(hop.port);
-                        match t.ports.peer[hop.port as usize] {
-                            Peer::Router(p) => router = t.ports.port_router[p as usize],
-                            _ => break,
-                        }
-                    }
+                    let walked = walk_ports(&t, (src, dst), |_, hop| hop);
                     let mut path = Vec::new();
                     let ends = (t.nic_router(src), t.nic_router(dst));
                     let hops = g.path(&t.ports, ends, dst, &mut path);
@@ -473,18 +488,7 @@ mod tests {
     /// d-mod-k up port and with any other up port chosen the same way on both.
     #[test]
     fn fat_tree_paths_are_the_walk_of_the_routing_function() {
-        for (k, n, nics) in [
-            (2u32, 1u32, 1u32),
-            (2, 4, 1),
-            (3, 3, 1),
-            (4, 2, 2),
-            (5, 3, 1),
-            (3, 4, 2),
-        ] {
-            let t = topo(
-                &format!("[topology]\nkind='fat_tree'\nk={k}\nn={n}\n[nic]\ncount={nics}"),
-                1,
-            );
+        for (k, n, _, t) in fat_trees() {
             let Shape::FatTree(f) = &t.shape else {
                 panic!("a fat tree")
             };
@@ -497,20 +501,15 @@ mod tests {
                         continue;
                     }
                     for choose in [false, true] {
-                        let mut walked = Vec::new();
-                        let mut router = t.nic_router(src);
-                        loop {
-                            let mut hop = t.route(router, src, dst);
-                            if let (true, Some(first)) = (choose, f.up_ports(&t.ports, router, hop))
-                            {
-                                hop.port = other(first, dst);
+                        let walked = walk_ports(&t, (src, dst), |router, hop| {
+                            match (choose, f.up_ports(&t.ports, router, hop)) {
+                                (true, Some(first)) => Hop {
+                                    port: other(first, dst),
+                                    ..hop
+                                },
+                                _ => hop,
                             }
-                            walked.push(hop.port);
-                            match t.ports.peer[hop.port as usize] {
-                                Peer::Router(p) => router = t.ports.port_router[p as usize],
-                                _ => break,
-                            }
-                        }
+                        });
                         let mut path = Vec::new();
                         let hops = f.path(
                             &t.ports,
