@@ -254,6 +254,23 @@ fn dumpi_counts_that_add_up_past_2_to_the_64() {
 }
 
 #[test]
+fn dumpi_sends_whose_bytes_add_up_past_2_to_the_64() {
+    // fuzz/artifacts/dumpi/crash-3647794a...: the trace summary's point-to-point bytes were
+    // added with `+=`, which overflowed on sends of corrupt sizes (the OTF2 and TI readers
+    // already saturated). The summary now saturates; the program is read.
+    use acesim::frontends::dumpi::{self, TraceOptions};
+    let bytes = include_bytes!("fuzz-artifacts/dumpi-crash-3647794a.bin");
+    let cursor = std::io::Cursor::new(&bytes[..]);
+    match dumpi::read_rank(cursor, "fuzz-0000.bin", 4, &TraceOptions::default()) {
+        Ok(p) => assert_eq!(p.ops.len(), 4),
+        Err(e) => {
+            let (loc, msg) = input_error::<()>(Err(e));
+            assert!(loc.file.starts_with("fuzz-0000.bin"), "{loc:?}: {msg}");
+        }
+    }
+}
+
+#[test]
 fn set_value_with_a_run_of_quotes() {
     // fuzz/artifacts/machine_toml/crash-d2878ea8...: a `--set` value that is not TOML was
     // handed to toml_edit as a bare string, and its choice of quotes for a run of 267 `"`

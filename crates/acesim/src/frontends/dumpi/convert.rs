@@ -69,7 +69,7 @@ impl TraceSummary {
         for (name, n) in rank.calls {
             *self.calls.entry(name).or_default() += n;
         }
-        self.p2p_bytes += rank.p2p_bytes;
+        self.p2p_bytes = self.p2p_bytes.saturating_add(rank.p2p_bytes);
         self.collective_calls += rank.collective_calls;
         self.comms_created += rank.comms_created;
         self.windows.extend(rank.windows);
@@ -334,7 +334,7 @@ impl<R: Read + Seek, S: Sink> RankConverter<R, S> {
 
     fn message(&mut self, send: bool, peer: i64, size: u64, tag: i64, comm: u32, req: Option<u32>) {
         if send {
-            self.summary.p2p_bytes += size;
+            self.summary.p2p_bytes = self.summary.p2p_bytes.saturating_add(size);
         }
         let m = crate::program::ops::Message {
             send,
