@@ -280,13 +280,10 @@ impl Grid {
         };
         let size = self.dims[d];
         let s = self.coords.get(src_router, d, n);
-        // Coordinates are below `size`: wrap around by comparing, not dividing.
         // Written as selects, not branches: the direction is data, not a pattern
         // a branch predictor learns.
         let w = self.wrap[d];
-        let fwd = if t > c { t - c } else { t + size - c };
-        // Shortest direction; ties go plus so the choice is deterministic.
-        let plus = if w { fwd <= size - fwd } else { t > c };
+        let (plus, _) = way(size, w, c, t);
         // Dateline: once a packet has wrapped in this dimension it uses class 1
         // (`crossing`); or, `route`, class 1 on every hop of this dimension when
         // its route wraps: the packet entered the dimension at `s` (DOR changes
@@ -323,8 +320,7 @@ impl Grid {
                 self.coords.get(dst_router, d, n),
             );
             if c != t {
-                let fwd = if t > c { t - c } else { t + size - c };
-                let plus = if wrap { fwd <= size - fwd } else { t > c };
+                let (plus, fwd) = way(size, wrap, c, t);
                 let (steps, local) = match plus {
                     true => (fwd, 2 * d as u32),
                     false => (size - fwd, 2 * d as u32 + 1),
@@ -356,6 +352,15 @@ impl Grid {
     }
 }
 
+/// Which way dimension order goes along a dimension of `size` from coordinate `c` to `t`
+/// (`c != t`), and the hops the plus way takes: on a ring the shorter way (ties go plus, so
+/// the choice is deterministic), on a line towards `t`.
+#[inline(always)]
+fn way(size: u32, wrap: bool, c: u32, t: u32) -> (bool, u32) {
+    // Coordinates are below `size`: wrap around by comparing, not dividing.
+    let fwd = if t > c { t - c } else { t + size - c };
+    (if wrap { fwd <= size - fwd } else { t > c }, fwd)
+}
 #[cfg(test)]
 mod tests {
     use super::*;
